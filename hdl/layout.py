@@ -1,0 +1,110 @@
+"""Stream payload layouts and error kinds shared by every utfhw core.
+
+Every stream carries its framing (``last``) and its errors (``error``) in the payload, never on
+side signals. Streams that can carry more than one item per beat are *lane* streams: ``lanes`` is
+an array of items, packed from lane 0, ``count`` says how many are valid (0 to the number of
+lanes), and ``last`` marks the final beat of a message. A beat with ``count == 0`` is legal: it
+carries no item, only (possibly) the end of a message, like an AXI-Stream beat with TKEEP all zero.
+"""
+
+from amaranth.hdl import unsigned
+from amaranth.lib import data, enum
+
+
+__all__ = [
+    "ErrorKind", "REPLACEMENT_CHARACTER",
+    "Byte", "CodePoint", "UTF16Unit", "Lanes",
+    "CodePointLanes", "UTF16UnitLanes",
+]
+
+
+#: U+FFFD, emitted in place of every maximal ill-formed subsequence.
+REPLACEMENT_CHARACTER = 0xFFFD
+
+
+class ErrorKind(enum.Enum, shape=unsigned(3)):
+    """Why an item is a replacement (U+FFFD) rather than decoded data.
+
+    The shape is fixed at 3 bits so that later decoders can add kinds without changing any port.
+    The UTF-8 kinds correspond one to one to the ``reason`` of CPython's ``UnicodeDecodeError``.
+
+    Members
+    -------
+    NONE
+        The item is well-formed data.
+    INVALID_BYTE
+        UTF-8: a byte that cannot begin a sequence (80..BF, C0, C1, F5..FF).
+        CPython: "invalid start byte".
+    TRUNCATED
+        UTF-8: a sequence cut short by a byte that cannot continue it, including a second byte
+        outside the narrowed ranges of Unicode Table 3-7 (overlong, surrogate or above U+10FFFF).
+        CPython: "invalid continuation byte".
+    UNFINISHED
+        A sequence still unfinished at the end of the message (``last``).
+        CPython: "unexpected end of data".
+    """
+    NONE         = 0
+    INVALID_BYTE = 1
+    TRUNCATED    = 2
+    UNFINISHED   = 3
+
+
+#: One byte of a byte stream.
+Byte = data.StructLayout({
+    "data": unsigned(8),
+    "last": unsigned(1),
+})
+
+#: One Unicode code point (a scalar value, or U+FFFD with an error kind).
+CodePoint = data.StructLayout({
+    "data":  unsigned(21),
+    "error": ErrorKind,
+})
+
+#: One UTF-16 code unit. Before a byte order stage, ``data`` is the numeric value of the unit;
+#: after it, ``data[0:8]`` is the first byte on the wire and ``data[8:16]`` the second.
+UTF16Unit = data.StructLayout({
+    "data":  unsigned(16),
+    "error": ErrorKind,
+})
+
+
+class Lanes(data.StructLayout):
+    """Payload of a lane stream: up to ``count`` items of layout ``item`` in one beat.
+
+    Parameters
+    ----------
+    item : :class:`~amaranth.lib.data.Layout`
+        Layout of one lane.
+    count : :class:`int`
+        Number of lanes, at least 1.
+
+    Members
+    -------
+    lanes : :py:`ArrayLayout(item, count)`
+        The items, packed from lane 0.
+    count : :py:`range(count + 1)`
+        Number of valid lanes.
+    last : 1 bit
+        Final beat of the message.
+    """
+    def __init__(self, item, count):
+        if not isinstance(count, int) or count < 1:
+            raise ValueError(f"lane count must be a positive integer, not {count!r}")
+        self.item = item
+        self.lane_count = count
+        super().__init__({
+            "lanes": data.ArrayLayout(item, count),
+            "count": range(count + 1),
+            "last":  unsigned(1),
+        })
+
+    def __repr__(self):
+        return f"Lanes({self.item!r}, {self.lane_count})"
+
+
+#: Code points as emitted by :class:`~utfhw.hdl.utf8.UTF8Decoder`: up to two per beat.
+CodePointLanes = Lanes(CodePoint, 2)
+
+#: UTF-16 units as emitted by :class:`~utfhw.hdl.utf16.UTF16Encoder`: up to two per beat.
+UTF16UnitLanes = Lanes(UTF16Unit, 2)

@@ -1,0 +1,171 @@
+"""Run the gateware in Amaranth's simulator: ``simulate`` and ``transcode``."""
+
+import random
+from dataclasses import dataclass, field
+
+from amaranth.sim import Simulator
+
+from ..hdl.layout import ErrorKind
+from ..hdl.pipeline import UTF8ToUTF16
+from .reference import ERROR_REASONS, TARGETS, check_codecs, check_errors_argument
+from .stream import check_stall, stream_get, stream_put
+
+
+__all__ = ["Simulation", "simulate", "transcode", "build_pipeline", "beat_units"]
+
+
+#: Clock period given to the simulator; only VCD timestamps depend on it.
+CLOCK_PERIOD = 1e-8
+
+
+@dataclass
+class Simulation:
+    """The outcome of one simulated message.
+
+    Attributes
+    ----------
+    output : bytes
+        What the gateware emitted, in wire order.
+    cycles : int
+        Clocks from the first accepted input beat to the last output beat, both included.
+    input_bytes : int
+        Length of the input message.
+    beats : list
+        Output beats: one ``(units, last)`` tuple per beat, ``units`` a list of
+        ``(data, ErrorKind)`` in wire byte order.
+    """
+    output: bytes
+    cycles: int
+    input_bytes: int
+    beats: list = field(repr=False, default_factory=list)
+
+    @property
+    def bytes_per_clock(self):
+        return self.input_bytes / self.cycles if self.cycles else 0.0
+
+
+def build_pipeline(source="utf-8", target="utf-16-le", *, errors="replace"):
+    """The gateware for a codec pair. ``errors="strict"`` builds the ``"replace"`` core, whose
+    error kinds tell the consumer where to stop."""
+    check_codecs(source, target)
+    check_errors_argument(errors)
+    hardware_errors = "replace" if errors == "strict" else errors
+    return UTF8ToUTF16(byteorder=TARGETS[target], errors=hardware_errors)
+
+
+def beat_units(payload):
+    """``(data, ErrorKind)`` of each valid lane of a sampled lane-stream payload."""
+    return [(payload.lanes[index].data, ErrorKind(payload.lanes[index].error))
+            for index in range(payload.count)]
+
+
+def _first_error_span(beats):
+    """CPython's (start, end, reason) for the first error, from ``"replace"`` output beats.
+
+    Every utfhw pipeline emits exactly one output beat per input byte, and a byte that produces
+    no item is one that a pending sequence has taken in. So, before the first error, the bytes
+    after the last beat that carried items are the pending sequence that an error cuts short.
+    """
+    sequence_start = 0
+    for index, (units, _) in enumerate(beats):
+        for _, error in units:
+            if error == ErrorKind.INVALID_BYTE:
+                return index, index + 1, ERROR_REASONS[error]
+            if error == ErrorKind.TRUNCATED:
+                return sequence_start, index, ERROR_REASONS[error]
+            if error == ErrorKind.UNFINISHED:
+                return sequence_start, index + 1, ERROR_REASONS[error]
+        if units:
+            sequence_start = index + 1
+    return None
+
+
+def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,
+             seed=None, vcd=None, progress=None):
+    """Transcode ``data`` (one message) in Amaranth's simulation of the gateware.
+
+    Parameters
+    ----------
+    data : bytes-like
+        The message.
+    source, target : str
+        CPython codec names.
+    errors : str
+        ``"replace"``, ``"ignore"`` or ``"strict"``; strict raises :exc:`UnicodeDecodeError`
+        with CPython's ``start``, ``end`` and ``reason``, found from the hardware's error kinds.
+    stall : float
+        Probability of a stall clock on each side (input ``valid`` low, output ``ready`` low).
+    seed : int or None
+        Seed of the stall pattern.
+    vcd : str or path or None
+        Write a waveform file there.
+    progress : callable or None
+        Called as ``progress(bytes_accepted, total_bytes)`` as input is accepted.
+
+    Returns
+    -------
+    :class:`Simulation`
+    """
+    data = bytes(data)
+    check_stall(stall)
+    dut = build_pipeline(source, target, errors=errors)
+    if not data:
+        # A message has at least one beat; an empty input is no message at all.
+        return Simulation(output=b"", cycles=0, input_bytes=0)
+
+    rng = random.Random(seed)
+    producer_rng = random.Random(rng.getrandbits(64))
+    consumer_rng = random.Random(rng.getrandbits(64))
+    payloads = [{"data": byte, "last": index == len(data) - 1} for index, byte in enumerate(data)]
+    first_input_cycle = []
+    beats = []
+    output_cycles = []
+
+    def on_input(index, cycle):
+        if index == 0:
+            first_input_cycle.append(cycle)
+        if progress is not None and (index % 1024 == 1023 or index == len(data) - 1):
+            progress(index + 1, len(data))
+
+    def on_output(payload, cycle):
+        beats.append((beat_units(payload), bool(payload.last)))
+        output_cycles.append(cycle)
+
+    async def producer(ctx):
+        await stream_put(ctx, dut.i, payloads, stall=stall, rng=producer_rng,
+                         on_transfer=on_input)
+
+    async def consumer(ctx):
+        await stream_get(ctx, dut.o, stall=stall, rng=consumer_rng, on_transfer=on_output)
+
+    sim = Simulator(dut)
+    sim.add_clock(CLOCK_PERIOD)
+    sim.add_testbench(producer)
+    sim.add_testbench(consumer)
+    if vcd is not None:
+        with sim.write_vcd(str(vcd)):
+            sim.run()
+    else:
+        sim.run()
+
+    if errors == "strict":
+        span = _first_error_span(beats)
+        if span is not None:
+            start, end, reason = span
+            raise UnicodeDecodeError(source, data, start, end, reason)
+
+    output = bytearray()
+    for units, _ in beats:
+        for unit, _ in units:
+            output += unit.to_bytes(2, "little")    # data[0:8] is the first byte on the wire
+    return Simulation(output=bytes(output),
+                      cycles=output_cycles[-1] - first_input_cycle[0] + 1,
+                      input_bytes=len(data), beats=beats)
+
+
+def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,
+              seed=None, vcd=None, progress=None):
+    """``simulate(...).output``: what ``data.decode(source, errors).encode(target)`` gives, as
+    computed by the simulated gateware."""
+    return simulate(data, source, target, errors=errors, stall=stall, seed=seed, vcd=vcd,
+                    progress=progress).output
