@@ -1,6 +1,6 @@
 """UTF-8 decoding (RFC 3629; Unicode 15, ch. 3, D92 and Tables 3-7 to 3-11)."""
 
-from amaranth.hdl import Module, Signal, Cat, Const, Mux, unsigned
+from amaranth.hdl import Module, Signal, Cat, Const, unsigned
 from amaranth.lib import enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -92,7 +92,7 @@ class UTF8Decoder(wiring.Component):
                 m.d.comb += in_narrowed_range.eq(~byte[5])
             with m.Case(_NextByteRange._90_BF):
                 m.d.comb += in_narrowed_range.eq(byte[4:6] != 0)
-            with m.Case(_NextByteRange._80_8F):
+            with m.Default():    # _NextByteRange._80_8F
                 m.d.comb += in_narrowed_range.eq(byte[4:6] == 0)
         continues = (pending != 0) & byte.matches("10------") & in_narrowed_range
 

@@ -5,13 +5,14 @@ from dataclasses import dataclass, field
 
 from amaranth.sim import Simulator
 
-from ..hdl.layout import ErrorKind
+from ..hdl.layout import Byte, ErrorKind, UTF16UnitLanes
 from ..hdl.pipeline import UTF8ToUTF16
+from .payload import LaneFormat, pack_bytes
 from .reference import ERROR_REASONS, TARGETS, check_codecs, check_errors_argument
 from .stream import check_stall, stream_get, stream_put
 
 
-__all__ = ["Simulation", "simulate", "transcode", "build_pipeline", "beat_units"]
+__all__ = ["Simulation", "simulate", "transcode", "build_pipeline"]
 
 
 #: Clock period given to the simulator; only VCD timestamps depend on it.
@@ -51,12 +52,6 @@ def build_pipeline(source="utf-8", target="utf-16-le", *, errors="replace"):
     check_errors_argument(errors)
     hardware_errors = "replace" if errors == "strict" else errors
     return UTF8ToUTF16(byteorder=TARGETS[target], errors=hardware_errors)
-
-
-def beat_units(payload):
-    """``(data, ErrorKind)`` of each valid lane of a sampled lane-stream payload."""
-    return [(payload.lanes[index].data, ErrorKind(payload.lanes[index].error))
-            for index in range(payload.count)]
 
 
 def _first_error_span(beats):
@@ -116,7 +111,8 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
     rng = random.Random(seed)
     producer_rng = random.Random(rng.getrandbits(64))
     consumer_rng = random.Random(rng.getrandbits(64))
-    payloads = [{"data": byte, "last": index == len(data) - 1} for index, byte in enumerate(data)]
+    payloads = pack_bytes(Byte, data)
+    output_format = LaneFormat(UTF16UnitLanes)
     first_input_cycle = []
     beats = []
     output_cycles = []
@@ -128,7 +124,7 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
             progress(index + 1, len(data))
 
     def on_output(payload, cycle):
-        beats.append((beat_units(payload), bool(payload.last)))
+        beats.append(output_format.unpack(payload))
         output_cycles.append(cycle)
 
     async def producer(ctx):

