@@ -5,14 +5,15 @@ from dataclasses import dataclass, field
 
 from amaranth.sim import Simulator
 
-from ..hdl.layout import Byte, ErrorKind, UTF16UnitLanes
+from ..hdl.layout import Byte, ErrorKind
 from ..hdl.pipeline import UTF8ToUTF16
 from .payload import LaneFormat, pack_bytes
 from .reference import ERROR_REASONS, TARGETS, check_codecs, check_errors_argument
 from .stream import check_stall, stream_get, stream_put
 
 
-__all__ = ["Simulation", "simulate", "transcode", "build_pipeline"]
+__all__ = ["Simulation", "simulate", "transcode", "build_pipeline", "run_messages",
+           "units_to_bytes"]
 
 
 #: Clock period given to the simulator; only VCD timestamps depend on it.
@@ -75,6 +76,65 @@ def _first_error_span(beats):
     return None
 
 
+def run_messages(dut, messages, *, stall=0.0, seed=None, vcd=None, progress=None):
+    """Stream byte ``messages`` back to back through ``dut`` in Amaranth's simulator.
+
+    ``dut`` has a :data:`~utfhw.hdl.layout.Byte` input ``i`` and a lane-stream output ``o``.
+    Each message is a non-empty bytes-like object, sent with ``last`` on its final byte.
+
+    Returns ``(beats, cycles)``: ``beats`` holds, for each message, its output beats as
+    ``(items, last)`` tuples (see :class:`~utfhw.sim.payload.LaneFormat`); ``cycles`` counts the
+    clocks from the first accepted input beat to the last output beat, both included.
+    """
+    check_stall(stall)
+    messages = [bytes(message) for message in messages]
+    if not all(messages):
+        raise ValueError("every message must hold at least one byte")
+    payloads = [payload for message in messages for payload in pack_bytes(Byte, message)]
+    total = len(payloads)
+    output_format = LaneFormat(dut.o.payload.shape())
+
+    rng = random.Random(seed)
+    producer_rng = random.Random(rng.getrandbits(64))
+    consumer_rng = random.Random(rng.getrandbits(64))
+    first_input_cycle = []
+    beats = [[]]
+    last_output_cycle = []
+
+    def on_input(index, cycle):
+        if index == 0:
+            first_input_cycle.append(cycle)
+        if progress is not None and (index % 1024 == 1023 or index == total - 1):
+            progress(index + 1, total)
+
+    def on_output(payload, cycle):
+        items, last = output_format.unpack(payload)
+        beats[-1].append((items, last))
+        if last:
+            beats.append([])
+        last_output_cycle[:] = [cycle]
+
+    async def producer(ctx):
+        await stream_put(ctx, dut.i, payloads, stall=stall, rng=producer_rng,
+                         on_transfer=on_input)
+
+    async def consumer(ctx):
+        await stream_get(ctx, dut.o, until_last=len(messages), stall=stall, rng=consumer_rng,
+                         on_transfer=on_output)
+
+    sim = Simulator(dut)
+    sim.add_clock(CLOCK_PERIOD)
+    sim.add_testbench(producer)
+    sim.add_testbench(consumer)
+    if vcd is not None:
+        with sim.write_vcd(str(vcd)):
+            sim.run()
+    else:
+        sim.run()
+    beats.pop()
+    return beats, last_output_cycle[0] - first_input_cycle[0] + 1
+
+
 def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,
              seed=None, vcd=None, progress=None):
     """Transcode ``data`` (one message) in Amaranth's simulation of the gateware.
@@ -103,60 +163,31 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
     """
     data = bytes(data)
     check_stall(stall)
-    dut = build_pipeline(source, target, errors=errors)
+    check_codecs(source, target)
+    check_errors_argument(errors)
     if not data:
         # A message has at least one beat; an empty input is no message at all.
         return Simulation(output=b"", cycles=0, input_bytes=0)
+    dut = build_pipeline(source, target, errors=errors)
 
-    rng = random.Random(seed)
-    producer_rng = random.Random(rng.getrandbits(64))
-    consumer_rng = random.Random(rng.getrandbits(64))
-    payloads = pack_bytes(Byte, data)
-    output_format = LaneFormat(UTF16UnitLanes)
-    first_input_cycle = []
-    beats = []
-    output_cycles = []
-
-    def on_input(index, cycle):
-        if index == 0:
-            first_input_cycle.append(cycle)
-        if progress is not None and (index % 1024 == 1023 or index == len(data) - 1):
-            progress(index + 1, len(data))
-
-    def on_output(payload, cycle):
-        beats.append(output_format.unpack(payload))
-        output_cycles.append(cycle)
-
-    async def producer(ctx):
-        await stream_put(ctx, dut.i, payloads, stall=stall, rng=producer_rng,
-                         on_transfer=on_input)
-
-    async def consumer(ctx):
-        await stream_get(ctx, dut.o, stall=stall, rng=consumer_rng, on_transfer=on_output)
-
-    sim = Simulator(dut)
-    sim.add_clock(CLOCK_PERIOD)
-    sim.add_testbench(producer)
-    sim.add_testbench(consumer)
-    if vcd is not None:
-        with sim.write_vcd(str(vcd)):
-            sim.run()
-    else:
-        sim.run()
-
+    (beats,), cycles = run_messages(dut, [data], stall=stall, seed=seed, vcd=vcd,
+                                    progress=progress)
     if errors == "strict":
         span = _first_error_span(beats)
         if span is not None:
             start, end, reason = span
             raise UnicodeDecodeError(source, data, start, end, reason)
+    return Simulation(output=units_to_bytes(beats), cycles=cycles, input_bytes=len(data),
+                      beats=beats)
 
+
+def units_to_bytes(beats):
+    """The wire bytes of UTF-16 output beats (``data[0:8]`` of each unit goes first)."""
     output = bytearray()
     for units, _ in beats:
         for unit, _ in units:
-            output += unit.to_bytes(2, "little")    # data[0:8] is the first byte on the wire
-    return Simulation(output=bytes(output),
-                      cycles=output_cycles[-1] - first_input_cycle[0] + 1,
-                      input_bytes=len(data), beats=beats)
+            output += unit.to_bytes(2, "little")
+    return bytes(output)
 
 
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,

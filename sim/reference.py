@@ -16,7 +16,8 @@ from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER
 
 __all__ = [
     "Item", "ERROR_HANDLERS", "ERROR_REASONS",
-    "decode_utf8", "utf8_items", "encode_utf16", "transcode", "check_errors_argument",
+    "decode_utf8", "utf8_items", "utf16_units", "encode_utf16", "utf8_to_utf16_beats",
+    "transcode", "check_errors_argument", "check_codecs", "SOURCES", "TARGETS",
 ]
 
 
@@ -130,18 +131,40 @@ def decode_utf8(data, errors="replace"):
     return [item.code_point for item in _handle_errors(utf8_items(data), data, errors, "utf-8")]
 
 
+def utf16_units(code_point):
+    """The UTF-16 code units of a scalar value (RFC 2781, section 2.1)."""
+    if code_point < 0x10000:
+        return (code_point,)
+    offset = code_point - 0x10000
+    return (0xD800 | (offset >> 10), 0xDC00 | (offset & 0x3FF))
+
+
 def encode_utf16(code_points, byteorder="little"):
-    """Encode scalar values as UTF-16 (RFC 2781, section 2.1) in the given byte order."""
+    """Encode scalar values as UTF-16 in the given byte order."""
     output = bytearray()
     for code_point in code_points:
-        if code_point < 0x10000:
-            units = (code_point,)
-        else:
-            offset = code_point - 0x10000
-            units = (0xD800 | (offset >> 10), 0xDC00 | (offset & 0x3FF))
-        for unit in units:
+        for unit in utf16_units(code_point):
             output += unit.to_bytes(2, byteorder)
     return bytes(output)
+
+
+def utf8_to_utf16_beats(message, errors="replace", byteorder="little"):
+    """The output beats of :class:`~utfhw.hdl.pipeline.UTF8ToUTF16` for one message.
+
+    One beat per input byte, as ``(units, last)``: ``units`` a list of ``(data, ErrorKind)`` with
+    ``data`` in wire order (bits 0..7 the first byte on the wire), as
+    :meth:`~utfhw.sim.payload.LaneFormat.unpack` gives them.
+    """
+    if errors not in ("replace", "ignore"):
+        raise ValueError(f"errors must be 'replace' or 'ignore', not {errors!r}")
+    beats = [[] for _ in message]
+    for item in utf8_items(message):
+        if errors == "ignore" and item.error != ErrorKind.NONE:
+            continue
+        for unit in utf16_units(item.code_point):
+            wire = int.from_bytes(unit.to_bytes(2, byteorder), "little")
+            beats[item.beat].append((wire, item.error))
+    return [(units, index == len(message) - 1) for index, units in enumerate(beats)]
 
 
 #: Source and target codecs the model (and, for now, the gateware) supports.

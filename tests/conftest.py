@@ -1,0 +1,29 @@
+import os
+import pathlib
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+
+settings.register_profile(
+    "ci", max_examples=60, deadline=None, derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("UTFHW_HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI")
+                                     else "dev"))
+
+
+REPOSITORY = pathlib.Path(__file__).resolve().parent.parent
+
+
+def corpus_path():
+    return pathlib.Path(os.environ.get("UTFHW_CORPUS", REPOSITORY.parent / "shared" / "corpus"))
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    path = corpus_path()
+    if not path.is_dir():
+        pytest.skip(f"third-party corpus not found at {path}; set UTFHW_CORPUS to its folder")
+    return path

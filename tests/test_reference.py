@@ -1,0 +1,124 @@
+"""The reference model against CPython's codecs, exhaustively where feasible."""
+
+import itertools
+import re
+import multiprocessing
+import os
+
+import pytest
+from hypothesis import given, strategies as st
+
+from utfhw.hdl.layout import ErrorKind
+from utfhw.sim import reference
+from utfhw.sim.reference import decode_utf8, encode_utf16, transcode, utf8_items
+
+from inputs import byte_soup
+
+
+SCALAR_VALUES = [*range(0xD800), *range(0xE000, 0x110000)]
+
+
+def cpython_error(data):
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.start, error.end, error.reason
+    return None
+
+
+def model_error(data):
+    try:
+        decode_utf8(data, "strict")
+    except UnicodeDecodeError as error:
+        assert error.encoding == "utf-8" and error.object == data
+        return error.start, error.end, error.reason
+    return None
+
+
+def check_against_cpython(data):
+    for errors in ("replace", "ignore"):
+        text = data.decode("utf-8", errors)
+        assert decode_utf8(data, errors) == [ord(char) for char in text], (data.hex(), errors)
+        for target in ("utf-16-le", "utf-16-be"):
+            assert transcode(data, "utf-8", target, errors=errors) == text.encode(target)
+    assert model_error(data) == cpython_error(data), data.hex()
+
+
+def test_every_scalar_value_decodes():
+    text = "".join(map(chr, SCALAR_VALUES))
+    assert decode_utf8(text.encode("utf-8"), "strict") == SCALAR_VALUES
+
+
+@pytest.mark.parametrize("byteorder,codec", [("little", "utf-16-le"), ("big", "utf-16-be")])
+def test_every_scalar_value_encodes(byteorder, codec):
+    assert encode_utf16(SCALAR_VALUES, byteorder) == "".join(map(chr, SCALAR_VALUES)).encode(codec)
+
+
+def test_every_one_and_two_byte_input():
+    for length in (1, 2):
+        for combination in itertools.product(range(256), repeat=length):
+            check_against_cpython(bytes(combination))
+
+
+def _check_three_byte_inputs(first):
+    failures = []
+    for second, third in itertools.product(range(256), repeat=2):
+        data = bytes((first, second, third))
+        for errors in ("replace", "ignore"):
+            if transcode(data, errors=errors) != data.decode("utf-8", errors).encode("utf-16-le"):
+                failures.append((data.hex(), errors))
+        if model_error(data) != cpython_error(data):
+            failures.append((data.hex(), "strict"))
+    return failures
+
+
+# First bytes of every class of Table 3-7 and the bytes around them; `UTFHW_SWEEP=full` takes all.
+BOUNDED_FIRST_BYTES = [0x00, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED,
+                       0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+
+
+@pytest.mark.slow
+def test_every_three_byte_input():
+    full = os.environ.get("UTFHW_SWEEP") == "full"
+    first_bytes = range(256) if full else BOUNDED_FIRST_BYTES
+    with multiprocessing.Pool(os.cpu_count() or 1) as pool:
+        failures = [failure for chunk in pool.map(_check_three_byte_inputs, first_bytes)
+                    for failure in chunk]
+    assert failures == []
+
+
+@given(byte_soup())
+def test_byte_soup(data):
+    check_against_cpython(data)
+
+
+@given(byte_soup(min_size=1))
+def test_items_account_for_every_byte(data):
+    items = utf8_items(data)
+    assert [item.start for item in items] == [0] + [item.end for item in items[:-1]]
+    assert items[-1].end == len(data)
+    for item in items:
+        # The beat that carries an item is that of the byte that decides it: its last byte,
+        # or the byte after it when that byte cuts it short.
+        expected_beat = item.end if item.error == ErrorKind.TRUNCATED else item.end - 1
+        assert item.beat == expected_beat
+
+
+def test_error_reasons_are_cpythons():
+    for data, kind in [(b"\x80", ErrorKind.INVALID_BYTE), (b"\xe2\x28", ErrorKind.TRUNCATED),
+                       (b"\xe2\x82", ErrorKind.UNFINISHED)]:
+        assert utf8_items(data)[0].error == kind
+        assert reference.ERROR_REASONS[kind] == cpython_error(data)[2]
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: decode_utf8(b"", "surrogateescape"),
+     "errors must be one of 'replace', 'ignore', 'strict', not 'surrogateescape'"),
+    (lambda: transcode(b"", "latin-1", "utf-16-le"),
+     "source codec must be one of utf-8, not 'latin-1'"),
+    (lambda: transcode(b"", "utf-8", "utf-16"),
+     "target codec must be one of utf-16-le, utf-16-be, not 'utf-16'"),
+])
+def test_model_argument_errors(call, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        call()
