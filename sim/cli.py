@@ -82,6 +82,17 @@ def _parser():
     generate.add_argument("--errors", default="replace", choices=("replace", "ignore"))
     generate.add_argument("--name", help="module name (default: from the codecs, e.g. "
                                          "utf8_to_utf16le)")
+    bench = commands.add_parser(
+        "bench", help="measure input bytes per clock and simulator speed on files",
+        description="Run each FILE through the simulated gateware with the output always "
+                    "ready and print input bytes, cycles, input bytes per clock and the "
+                    "simulator's clocks per second of wall time.")
+    bench.add_argument("files", nargs="+", metavar="FILE")
+    bench.add_argument("--from", dest="source", default="utf-8", choices=SOURCES)
+    bench.add_argument("--to", dest="target", default="utf-16-le", choices=tuple(TARGETS))
+    bench.add_argument("--errors", default="replace", choices=("replace", "ignore"))
+    bench.add_argument("--limit", type=int, default=None, metavar="BYTES",
+                       help="use at most the first BYTES bytes of each file")
     return parser
 
 
@@ -155,13 +166,24 @@ def _generate(parser, args):
     print(f"utfhw: wrote module {name} to {args.output}", file=sys.stderr)
 
 
+def _bench(parser, args):
+    print(f"{'file':48} {'bytes':>9} {'cycles':>9} {'bytes/clock':>11} {'clocks/s':>9}")
+    for path in args.files:
+        try:
+            data = _read_input(path)[:args.limit]
+        except OSError as error:
+            parser.exit(1, f"utfhw: error: cannot read {path}: {error.strerror}\n")
+        started = time.perf_counter()
+        result = simulate(data, args.source, args.target, errors=args.errors)
+        elapsed = time.perf_counter() - started
+        print(f"{path[-48:]:48} {result.input_bytes:9} {result.cycles:9} "
+              f"{result.bytes_per_clock:11.4f} {result.cycles / elapsed:9.0f}", flush=True)
+
+
 def main(argv=None):
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command == "transcode":
-        _transcode(parser, args)
-    else:
-        _generate(parser, args)
+    {"transcode": _transcode, "generate": _generate, "bench": _bench}[args.command](parser, args)
     return 0
 
 
