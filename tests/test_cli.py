@@ -1,6 +1,5 @@
 """The ``utfhw`` command line."""
 
-import os
 import subprocess
 import sys
 

@@ -2,7 +2,6 @@
 byte against CPython, with random stalls on both sides."""
 
 import itertools
-import json
 import random
 
 import pytest
@@ -13,7 +12,7 @@ from utfhw.sim import simulate, transcode
 from utfhw.sim.harness import run_messages, units_to_bytes
 from utfhw.sim.reference import utf8_to_utf16_beats, utf16_units, encode_utf16
 
-from inputs import byte_soup
+from support import byte_soup, cpython_error
 
 
 TARGETS = {"utf-16-le": "little", "utf-16-be": "big"}
@@ -47,14 +46,6 @@ def check_messages(messages, *, target="utf-16-le", errors="replace", stall=0.0,
             message.hex()
         assert units_to_bytes(message_beats) == message.decode("utf-8", errors).encode(target)
     return cycles
-
-
-def cpython_error(data):
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return error.start, error.end, error.reason
-    return None
 
 
 def hardware_error(data, **kwargs):

@@ -6,24 +6,16 @@ import multiprocessing
 import os
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
 
 from utfhw.hdl.layout import ErrorKind
 from utfhw.sim import reference
 from utfhw.sim.reference import decode_utf8, encode_utf16, transcode, utf8_items
 
-from inputs import byte_soup
+from support import byte_soup, cpython_error
 
 
 SCALAR_VALUES = [*range(0xD800), *range(0xE000, 0x110000)]
-
-
-def cpython_error(data):
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return error.start, error.end, error.reason
-    return None
 
 
 def model_error(data):

@@ -1,4 +1,4 @@
-"""Input generators shared by the tests: byte soup biased toward the bytes that matter."""
+"""Shared by the tests: input generators biased toward the bytes that matter, and the oracle."""
 
 from hypothesis import strategies as st
 
@@ -25,3 +25,12 @@ fragment = st.one_of(tricky_byte, st.sampled_from(FRAGMENTS))
 def byte_soup(min_size=0, max_size=40):
     """Messages made of tricky bytes and (possibly truncated) well-formed sequences."""
     return st.lists(fragment, min_size=min_size, max_size=max_size).map(b"".join)
+
+
+def cpython_error(data):
+    """CPython's (start, end, reason) for malformed UTF-8, or None."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.start, error.end, error.reason
+    return None
