@@ -9,6 +9,10 @@ from utfhw.sim import simulate, transcode
 from utfhw.sim.harness import run_messages
 
 
+# A component whose __init__ raises was still created, and Amaranth warns that it went unused.
+pytestmark = pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
+
+
 def raises(exception, message):
     return pytest.raises(exception, match=f"^{re.escape(message)}$")
 
