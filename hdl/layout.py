@@ -25,8 +25,9 @@ REPLACEMENT_CHARACTER = 0xFFFD
 class ErrorKind(enum.Enum, shape=unsigned(3)):
     """Why an item is a replacement (U+FFFD) rather than decoded data.
 
-    The shape is fixed at 3 bits so that later decoders can add kinds without changing any port.
-    The UTF-8 kinds correspond one to one to the ``reason`` of CPython's ``UnicodeDecodeError``.
+    The shape is fixed at 3 bits and all eight values are assigned, so that every decoder shares
+    one port width. Together with the source codec, each kind determines the ``reason`` of
+    CPython's ``UnicodeDecodeError`` (see ``utfhw.sim.reference.error_reason``).
 
     Members
     -------
@@ -40,13 +41,28 @@ class ErrorKind(enum.Enum, shape=unsigned(3)):
         outside the narrowed ranges of Unicode Table 3-7 (overlong, surrogate or above U+10FFFF).
         CPython: "invalid continuation byte".
     UNFINISHED
-        A sequence still unfinished at the end of the message (``last``).
-        CPython: "unexpected end of data".
+        A UTF-8 sequence, or a UTF-16 high surrogate (with or without a trailing odd byte), still
+        unfinished at the end of the message (``last``). CPython: "unexpected end of data".
+    PARTIAL_UNIT
+        UTF-16 or UTF-32: a code unit cut short by the end of the message (an odd trailing byte,
+        1 to 3 trailing bytes). CPython: "truncated data".
+    UNPAIRED_HIGH_SURROGATE
+        UTF-16: a high surrogate not followed by a low one. CPython: "illegal UTF-16 surrogate".
+    SURROGATE
+        UTF-16: a low surrogate without a high one before it (CPython: "illegal encoding");
+        UTF-32: a unit in D800..DFFF (CPython: "code point in surrogate code point range(0xd800,
+        0xe000)").
+    OUT_OF_RANGE
+        UTF-32: a unit above 10FFFF. CPython: "code point not in range(0x110000)".
     """
-    NONE         = 0
-    INVALID_BYTE = 1
-    TRUNCATED    = 2
-    UNFINISHED   = 3
+    NONE                    = 0
+    INVALID_BYTE            = 1
+    TRUNCATED               = 2
+    UNFINISHED              = 3
+    PARTIAL_UNIT            = 4
+    UNPAIRED_HIGH_SURROGATE = 5
+    SURROGATE               = 6
+    OUT_OF_RANGE            = 7
 
 
 #: One byte of a byte stream.

@@ -2,11 +2,12 @@
 
 import argparse
 import os
+import pathlib
 import sys
 import time
 
-from .harness import build_pipeline, simulate
-from .reference import ERROR_HANDLERS, SOURCES, TARGETS
+from .harness import GATEWARE_SOURCES, GATEWARE_TARGETS, build_pipeline, simulate
+from .reference import ERROR_HANDLERS
 from .stream import check_stall
 
 
@@ -61,8 +62,8 @@ def _parser():
                     "Amaranth's simulation of the gateware; print cycles and bytes per clock.")
     run.add_argument("input", metavar="INPUT")
     run.add_argument("output", metavar="OUTPUT")
-    run.add_argument("--from", dest="source", default="utf-8", choices=SOURCES)
-    run.add_argument("--to", dest="target", default="utf-16-le", choices=tuple(TARGETS))
+    run.add_argument("--from", dest="source", default="utf-8", choices=GATEWARE_SOURCES)
+    run.add_argument("--to", dest="target", default="utf-16-le", choices=tuple(GATEWARE_TARGETS))
     run.add_argument("--errors", default="replace", choices=ERROR_HANDLERS)
     run.add_argument("--stall", type=_probability, default=0.0, metavar="P",
                      help="probability of a stall clock on each side (default: 0)")
@@ -77,8 +78,8 @@ def _parser():
         description="Write the transcoder top as Verilog (.v) or RTLIL (.il), chosen by the "
                     "extension of FILE.")
     generate.add_argument("-o", "--output", required=True, metavar="FILE")
-    generate.add_argument("--from", dest="source", default="utf-8", choices=SOURCES)
-    generate.add_argument("--to", dest="target", default="utf-16-le", choices=tuple(TARGETS))
+    generate.add_argument("--from", dest="source", default="utf-8", choices=GATEWARE_SOURCES)
+    generate.add_argument("--to", dest="target", default="utf-16-le", choices=tuple(GATEWARE_TARGETS))
     generate.add_argument("--errors", default="replace", choices=("replace", "ignore"))
     generate.add_argument("--name", help="module name (default: from the codecs, e.g. "
                                          "utf8_to_utf16le)")
@@ -88,8 +89,8 @@ def _parser():
                     "ready and print input bytes, cycles, input bytes per clock and the "
                     "simulator's clocks per second of wall time.")
     bench.add_argument("files", nargs="+", metavar="FILE")
-    bench.add_argument("--from", dest="source", default="utf-8", choices=SOURCES)
-    bench.add_argument("--to", dest="target", default="utf-16-le", choices=tuple(TARGETS))
+    bench.add_argument("--from", dest="source", default="utf-8", choices=GATEWARE_SOURCES)
+    bench.add_argument("--to", dest="target", default="utf-16-le", choices=tuple(GATEWARE_TARGETS))
     bench.add_argument("--errors", default="replace", choices=("replace", "ignore"))
     bench.add_argument("--limit", type=int, default=None, metavar="BYTES",
                        help="use at most the first BYTES bytes of each file")
@@ -176,7 +177,7 @@ def _bench(parser, args):
         started = time.perf_counter()
         result = simulate(data, args.source, args.target, errors=args.errors)
         elapsed = time.perf_counter() - started
-        print(f"{path[-48:]:48} {result.input_bytes:9} {result.cycles:9} "
+        print(f"{os.path.join(*pathlib.Path(path).parts[-2:]):48} {result.input_bytes:9} {result.cycles:9} "
               f"{result.bytes_per_clock:11.4f} {result.cycles / elapsed:9.0f}", flush=True)
 
 

@@ -8,11 +8,26 @@ from amaranth.sim import Simulator
 from ..hdl.layout import Byte, ErrorKind
 from ..hdl.pipeline import UTF8ToUTF16
 from .payload import LaneFormat, pack_bytes
-from .reference import ERROR_REASONS, TARGETS, check_codecs, check_errors_argument
+from .reference import check_codec, check_errors_argument, error_reason
 from .stream import check_stall, stream_get, stream_put
 
 
-__all__ = ["Simulation", "simulate", "transcode", "build_pipeline", "run_messages",
+#: Codec pairs the gateware implements so far: UTF-8 to UTF-16 in either byte order.
+GATEWARE_SOURCES = ("utf-8",)
+GATEWARE_TARGETS = {"utf-16-le": "little", "utf-16-be": "big"}
+
+
+def check_pair(source, target):
+    """Reject unknown codec names, and known ones the gateware cannot transcode yet."""
+    check_codec("source", source)
+    check_codec("target", target)
+    if source not in GATEWARE_SOURCES or target not in GATEWARE_TARGETS:
+        raise ValueError(f"the gateware does not transcode {source} to {target} yet; it "
+                         f"transcodes {' or '.join(GATEWARE_SOURCES)} to "
+                         f"{' or '.join(GATEWARE_TARGETS)}")
+
+
+__all__ = ["GATEWARE_SOURCES", "GATEWARE_TARGETS", "check_pair", "Simulation", "simulate", "transcode", "build_pipeline", "run_messages",
            "units_to_bytes"]
 
 
@@ -49,13 +64,13 @@ class Simulation:
 def build_pipeline(source="utf-8", target="utf-16-le", *, errors="replace"):
     """The gateware for a codec pair. ``errors="strict"`` builds the ``"replace"`` core, whose
     error kinds tell the consumer where to stop."""
-    check_codecs(source, target)
+    check_pair(source, target)
     check_errors_argument(errors)
     hardware_errors = "replace" if errors == "strict" else errors
-    return UTF8ToUTF16(byteorder=TARGETS[target], errors=hardware_errors)
+    return UTF8ToUTF16(byteorder=GATEWARE_TARGETS[target], errors=hardware_errors)
 
 
-def _first_error_span(beats):
+def _first_error_span(beats, source):
     """CPython's (start, end, reason) for the first error, from ``"replace"`` output beats.
 
     Every utfhw pipeline emits exactly one output beat per input byte, and a byte that produces
@@ -66,11 +81,11 @@ def _first_error_span(beats):
     for index, (units, _) in enumerate(beats):
         for _, error in units:
             if error == ErrorKind.INVALID_BYTE:
-                return index, index + 1, ERROR_REASONS[error]
+                return index, index + 1, error_reason(error, source)
             if error == ErrorKind.TRUNCATED:
-                return sequence_start, index, ERROR_REASONS[error]
+                return sequence_start, index, error_reason(error, source)
             if error == ErrorKind.UNFINISHED:
-                return sequence_start, index + 1, ERROR_REASONS[error]
+                return sequence_start, index + 1, error_reason(error, source)
         if units:
             sequence_start = index + 1
     return None
@@ -163,7 +178,7 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
     """
     data = bytes(data)
     check_stall(stall)
-    check_codecs(source, target)
+    check_pair(source, target)
     check_errors_argument(errors)
     if not data:
         # A message has at least one beat; an empty input is no message at all.
@@ -173,7 +188,7 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
     (beats,), cycles = run_messages(dut, [data], stall=stall, seed=seed, vcd=vcd,
                                     progress=progress)
     if errors == "strict":
-        span = _first_error_span(beats)
+        span = _first_error_span(beats, source)
         if span is not None:
             start, end, reason = span
             raise UnicodeDecodeError(source, data, start, end, reason)

@@ -4,9 +4,11 @@ It never calls CPython's codecs; the tests compare it with them. Besides the dec
 records, for each item, the source bytes it accounts for and the index of the input byte whose
 beat carries it in the gateware, so the gateware can be checked beat by beat.
 
-Specifications: RFC 3629 (UTF-8); Unicode 15, ch. 3, D92 and Table 3-7 (well-formed byte
-sequences), D93b and Tables 3-8 to 3-11 (U+FFFD substitution of maximal subparts); RFC 2781,
-section 2.1 (UTF-16 encoding).
+Specifications: RFC 3629 (UTF-8); Unicode 15, ch. 3, D90 to D92 (UTF-32, UTF-16, UTF-8
+encoding forms), Table 3-7 (well-formed byte sequences), D93b and Tables 3-8 to 3-11 (U+FFFD
+substitution of maximal subparts); RFC 2781 (UTF-16, byte order marks); Unicode 15, sec. 23.8
+(the byte order mark). Where the specifications leave the extent of a replacement open (UTF-16
+and UTF-32), the model follows CPython's documented codec behaviour, recorded in the comments.
 """
 
 from dataclasses import dataclass
@@ -15,21 +17,43 @@ from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER
 
 
 __all__ = [
-    "Item", "ERROR_HANDLERS", "ERROR_REASONS",
-    "decode_utf8", "utf8_items", "utf16_units", "encode_utf16", "utf8_to_utf16_beats",
-    "transcode", "check_errors_argument", "check_codecs", "SOURCES", "TARGETS",
+    "Item", "CODECS", "ERROR_HANDLERS", "error_reason", "check_errors_argument", "check_codec",
+    "utf8_items", "utf16_items", "utf32_items", "decode_items", "decode", "decode_utf8",
+    "utf16_units", "encode", "encode_utf16", "utf8_to_utf16_beats", "transcode",
 ]
+
+
+#: CPython's names of the codecs the model covers.
+CODECS = ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be",
+          "utf-32", "utf-32-le", "utf-32-be")
 
 
 #: Error handlers of the model and the harness (the gateware implements the first two).
 ERROR_HANDLERS = ("replace", "ignore", "strict")
 
-#: CPython's ``UnicodeDecodeError.reason`` for each UTF-8 error kind.
-ERROR_REASONS = {
-    ErrorKind.INVALID_BYTE: "invalid start byte",
-    ErrorKind.TRUNCATED:    "invalid continuation byte",
-    ErrorKind.UNFINISHED:   "unexpected end of data",
+_REASONS = {
+    ErrorKind.INVALID_BYTE:            "invalid start byte",
+    ErrorKind.TRUNCATED:               "invalid continuation byte",
+    ErrorKind.UNFINISHED:              "unexpected end of data",
+    ErrorKind.PARTIAL_UNIT:            "truncated data",
+    ErrorKind.UNPAIRED_HIGH_SURROGATE: "illegal UTF-16 surrogate",
+    ErrorKind.OUT_OF_RANGE:            "code point not in range(0x110000)",
 }
+
+
+def error_reason(kind, source):
+    """CPython's ``UnicodeDecodeError.reason`` for an error kind met decoding ``source``."""
+    kind = ErrorKind(kind)
+    if kind == ErrorKind.SURROGATE:
+        if source.startswith("utf-32"):
+            return "code point in surrogate code point range(0xd800, 0xe000)"
+        return "illegal encoding"
+    return _REASONS[kind]
+
+
+def check_codec(name, codec):
+    if codec not in CODECS:
+        raise ValueError(f"{name} codec must be one of {', '.join(CODECS)}, not {codec!r}")
 
 
 def check_errors_argument(errors):
@@ -113,22 +137,126 @@ def utf8_items(data):
     return items
 
 
+def utf16_items(data, byteorder="little"):
+    """Decode one message of UTF-16 in the given byte order into :class:`Item` s.
+
+    ``beat`` counts 16-bit code units (a trailing odd byte has a beat of its own). Replacements,
+    as CPython makes them: a high surrogate not followed by a low one is one U+FFFD, decided by
+    the unit after it; a lone low surrogate is one U+FFFD; a high surrogate at the end of the
+    message, even with an odd byte after it, is one U+FFFD; an odd trailing byte alone is one.
+    """
+    items = []
+    units = len(data) // 2
+    pending_high = None    # index of a high surrogate waiting for its low half
+
+    def unit_at(index):
+        return int.from_bytes(data[2 * index:2 * index + 2], byteorder)
+
+    for index in range(units):
+        unit = unit_at(index)
+        if pending_high is not None:
+            high = pending_high
+            pending_high = None
+            if 0xDC00 <= unit <= 0xDFFF:
+                code_point = 0x10000 + ((unit_at(high) - 0xD800) << 10) + (unit - 0xDC00)
+                items.append(Item(code_point, ErrorKind.NONE, 2 * high, 2 * index + 2, index))
+                continue
+            items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.UNPAIRED_HIGH_SURROGATE,
+                              2 * high, 2 * high + 2, index))
+        if 0xD800 <= unit <= 0xDBFF:
+            pending_high = index
+        elif 0xDC00 <= unit <= 0xDFFF:
+            items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.SURROGATE,
+                              2 * index, 2 * index + 2, index))
+        else:
+            items.append(Item(unit, ErrorKind.NONE, 2 * index, 2 * index + 2, index))
+    last_beat = (len(data) + 1) // 2 - 1
+    if pending_high is not None:
+        items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.UNFINISHED,
+                          2 * pending_high, len(data), last_beat))
+    elif len(data) % 2:
+        items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.PARTIAL_UNIT,
+                          len(data) - 1, len(data), last_beat))
+    return items
+
+
+def utf32_items(data, byteorder="little"):
+    """Decode one message of UTF-32 in the given byte order into :class:`Item` s.
+
+    ``beat`` counts 32-bit code units. Each unit that is not a scalar value (D90) is one
+    U+FFFD; 1 to 3 trailing bytes are one U+FFFD.
+    """
+    items = []
+    units = len(data) // 4
+    for index in range(units):
+        unit = int.from_bytes(data[4 * index:4 * index + 4], byteorder)
+        if unit > 0x10FFFF:
+            kind = ErrorKind.OUT_OF_RANGE
+        elif 0xD800 <= unit <= 0xDFFF:
+            kind = ErrorKind.SURROGATE
+        else:
+            kind = ErrorKind.NONE
+        code_point = unit if kind == ErrorKind.NONE else REPLACEMENT_CHARACTER
+        items.append(Item(code_point, kind, 4 * index, 4 * index + 4, index))
+    if len(data) % 4:
+        items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.PARTIAL_UNIT,
+                          4 * units, len(data), units))
+    return items
+
+
+_BYTE_ORDER_MARK = 0xFEFF
+
+
+def _strip_byte_order_mark(items):
+    if items and items[0].code_point == _BYTE_ORDER_MARK and items[0].error == ErrorKind.NONE:
+        return items[1:]
+    return items
+
+
+def decode_items(data, source):
+    """Decode one message from codec ``source`` into :class:`Item` s (errors replaced).
+
+    ``utf-16`` and ``utf-32`` take their byte order from a leading byte order mark and drop it,
+    and are little-endian without one; ``utf-8-sig`` drops one leading EF BB BF.
+    """
+    check_codec("source", source)
+    data = bytes(data)
+    if source in ("utf-8", "utf-8-sig"):
+        items = utf8_items(data)
+        # EF BB BF is the only way for the first item to be a well-formed U+FEFF.
+        return _strip_byte_order_mark(items) if source == "utf-8-sig" else items
+    family, _, order = source.partition("-")[2].partition("-")
+    decoder, width = (utf16_items, 2) if family == "16" else (utf32_items, 4)
+    if order:
+        return decoder(data, "little" if order == "le" else "big")
+    # A leading U+FEFF read in the detected byte order is exactly the byte order mark.
+    big_endian_mark = _BYTE_ORDER_MARK.to_bytes(width, "big")
+    byteorder = "big" if data[:width] == big_endian_mark else "little"
+    return _strip_byte_order_mark(decoder(data, byteorder))
+
+
 def _handle_errors(items, data, errors, encoding):
     if errors == "strict":
         for item in items:
             if item.error != ErrorKind.NONE:
                 raise UnicodeDecodeError(encoding, bytes(data), item.start, item.end,
-                                         ERROR_REASONS[item.error])
+                                         error_reason(item.error, encoding))
         return items
     if errors == "ignore":
         return [item for item in items if item.error == ErrorKind.NONE]
     return items
 
 
+def decode(data, source, errors="replace"):
+    """Decode one message to a list of code points, with CPython's error handlers."""
+    check_errors_argument(errors)
+    items = _handle_errors(decode_items(data, source), data, errors, source)
+    return [item.code_point for item in items]
+
+
 def decode_utf8(data, errors="replace"):
     """Decode UTF-8 to a list of code points, with CPython's error handlers."""
-    check_errors_argument(errors)
-    return [item.code_point for item in _handle_errors(utf8_items(data), data, errors, "utf-8")]
+    return decode(data, "utf-8", errors)
 
 
 def utf16_units(code_point):
@@ -146,6 +274,38 @@ def encode_utf16(code_points, byteorder="little"):
         for unit in utf16_units(code_point):
             output += unit.to_bytes(2, byteorder)
     return bytes(output)
+
+
+def utf8_sequence(code_point):
+    """The UTF-8 bytes of a scalar value (RFC 3629, section 3)."""
+    if code_point < 0x80:
+        return bytes((code_point,))
+    if code_point < 0x800:
+        return bytes((0xC0 | code_point >> 6, 0x80 | code_point & 0x3F))
+    if code_point < 0x10000:
+        return bytes((0xE0 | code_point >> 12, 0x80 | code_point >> 6 & 0x3F,
+                      0x80 | code_point & 0x3F))
+    return bytes((0xF0 | code_point >> 18, 0x80 | code_point >> 12 & 0x3F,
+                  0x80 | code_point >> 6 & 0x3F, 0x80 | code_point & 0x3F))
+
+
+def encode(code_points, target):
+    """Encode scalar values with codec ``target``.
+
+    ``utf-16``, ``utf-32`` and ``utf-8-sig`` begin with a byte order mark (little-endian for the
+    first two), even when there is nothing else to encode; the other codecs never write one.
+    """
+    check_codec("target", target)
+    if target in ("utf-8", "utf-8-sig"):
+        prefix = utf8_sequence(_BYTE_ORDER_MARK) if target == "utf-8-sig" else b""
+        return prefix + b"".join(utf8_sequence(code_point) for code_point in code_points)
+    family, _, order = target.partition("-")[2].partition("-")
+    byteorder = "big" if order == "be" else "little"
+    if not order:
+        code_points = [_BYTE_ORDER_MARK, *code_points]
+    if family == "16":
+        return encode_utf16(code_points, byteorder)
+    return b"".join(code_point.to_bytes(4, byteorder) for code_point in code_points)
 
 
 def utf8_to_utf16_beats(message, errors="replace", byteorder="little"):
@@ -167,19 +327,8 @@ def utf8_to_utf16_beats(message, errors="replace", byteorder="little"):
     return [(units, index == len(message) - 1) for index, units in enumerate(beats)]
 
 
-#: Source and target codecs the model (and, for now, the gateware) supports.
-SOURCES = ("utf-8",)
-TARGETS = {"utf-16-le": "little", "utf-16-be": "big"}
-
-
-def check_codecs(source, target):
-    if source not in SOURCES:
-        raise ValueError(f"source codec must be one of {', '.join(SOURCES)}, not {source!r}")
-    if target not in TARGETS:
-        raise ValueError(f"target codec must be one of {', '.join(TARGETS)}, not {target!r}")
-
-
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace"):
     """What ``data.decode(source, errors).encode(target)`` gives, computed from the specs."""
-    check_codecs(source, target)
-    return encode_utf16(decode_utf8(data, errors), TARGETS[target])
+    check_codec("source", source)
+    check_codec("target", target)
+    return encode(decode(data, source, errors), target)

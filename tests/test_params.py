@@ -50,9 +50,11 @@ def test_stall(stall):
 
 
 def test_codec_names():
-    with raises(ValueError, "source codec must be one of utf-8, not 'utf8'"):
+    with raises(ValueError, "source codec must be one of utf-8, utf-8-sig, utf-16, utf-16-le, "
+                            "utf-16-be, utf-32, utf-32-le, utf-32-be, not 'utf8'"):
         transcode(b"a", "utf8", "utf-16-le")
-    with raises(ValueError, "target codec must be one of utf-16-le, utf-16-be, not 'utf-32'"):
+    with raises(ValueError, "the gateware does not transcode utf-8 to utf-32 yet; it transcodes "
+                            "utf-8 to utf-16-le or utf-16-be"):
         transcode(b"a", "utf-8", "utf-32")
 
 

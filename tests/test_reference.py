@@ -100,16 +100,18 @@ def test_error_reasons_are_cpythons():
     for data, kind in [(b"\x80", ErrorKind.INVALID_BYTE), (b"\xe2\x28", ErrorKind.TRUNCATED),
                        (b"\xe2\x82", ErrorKind.UNFINISHED)]:
         assert utf8_items(data)[0].error == kind
-        assert reference.ERROR_REASONS[kind] == cpython_error(data)[2]
+        assert reference.error_reason(kind, "utf-8") == cpython_error(data)[2]
 
 
 @pytest.mark.parametrize("call,message", [
     (lambda: decode_utf8(b"", "surrogateescape"),
      "errors must be one of 'replace', 'ignore', 'strict', not 'surrogateescape'"),
     (lambda: transcode(b"", "latin-1", "utf-16-le"),
-     "source codec must be one of utf-8, not 'latin-1'"),
-    (lambda: transcode(b"", "utf-8", "utf-16"),
-     "target codec must be one of utf-16-le, utf-16-be, not 'utf-16'"),
+     "source codec must be one of utf-8, utf-8-sig, utf-16, utf-16-le, utf-16-be, utf-32, "
+     "utf-32-le, utf-32-be, not 'latin-1'"),
+    (lambda: transcode(b"", "utf-8", "utf16"),
+     "target codec must be one of utf-8, utf-8-sig, utf-16, utf-16-le, utf-16-be, utf-32, "
+     "utf-32-le, utf-32-be, not 'utf16'"),
 ])
 def test_model_argument_errors(call, message):
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):

@@ -1,0 +1,143 @@
+"""The reference model for every codec and every pair, against CPython."""
+
+import itertools
+
+import pytest
+from hypothesis import given, strategies as st
+
+from utfhw.sim.reference import CODECS, decode, encode, transcode, error_reason, decode_items
+
+from support import byte_soup
+
+
+SCALAR_VALUES = [*range(0xD800), *range(0xE000, 0x110000)]
+UNIT_CODECS = [codec for codec in CODECS if codec.startswith(("utf-16", "utf-32"))]
+
+
+def cpython_outcome(data, source):
+    try:
+        return data.decode(source)
+    except UnicodeDecodeError as error:
+        return (error.start, error.end, error.reason)
+
+
+def model_outcome(data, source):
+    try:
+        return "".join(map(chr, decode(data, source, "strict")))
+    except UnicodeDecodeError as error:
+        assert error.encoding == source
+        return (error.start, error.end, error.reason)
+
+
+def check_decode(data, source):
+    for errors in ("replace", "ignore"):
+        assert decode(data, source, errors) == [ord(c) for c in data.decode(source, errors)], \
+            (source, errors, data.hex())
+    assert model_outcome(data, source) == cpython_outcome(data, source), (source, data.hex())
+
+
+@pytest.mark.parametrize("target", CODECS)
+def test_every_scalar_value_encodes(target):
+    assert encode(SCALAR_VALUES, target) == "".join(map(chr, SCALAR_VALUES)).encode(target)
+
+
+@pytest.mark.parametrize("target", CODECS)
+def test_empty_input_encodes(target):
+    assert encode([], target) == "".encode(target)
+
+
+@pytest.mark.parametrize("source", CODECS)
+def test_every_scalar_value_decodes(source):
+    text = "".join(map(chr, SCALAR_VALUES))
+    assert decode(text.encode(source), source, "strict") == SCALAR_VALUES
+
+
+@pytest.mark.parametrize("source", CODECS)
+def test_every_short_input(source):
+    for length in (0, 1, 2):
+        for combination in itertools.product(range(256), repeat=length):
+            check_decode(bytes(combination), source)
+
+
+@pytest.mark.parametrize("source", ["utf-16-le", "utf-16-be", "utf-16"])
+def test_every_16_bit_unit_alone_and_before_a_surrogate(source):
+    order = "big" if source.endswith("be") else "little"
+    for unit in range(0x10000):
+        data = unit.to_bytes(2, order)
+        check_decode(data, source)
+        for follower in (0xD800, 0xDBFF, 0xDC00, 0xDFFF):
+            check_decode(data + follower.to_bytes(2, order), source)
+        check_decode(data + b"\x41", source)
+
+
+@pytest.mark.parametrize("source", ["utf-16-le", "utf-16-be"])
+def test_every_surrogate_pair(source):
+    order = "big" if source.endswith("be") else "little"
+    data = b"".join(high.to_bytes(2, order) + low.to_bytes(2, order)
+                    for high in range(0xD800, 0xDC00) for low in range(0xDC00, 0xE000))
+    assert decode(data, source, "strict") == [ord(c) for c in data.decode(source)]
+
+
+@pytest.mark.parametrize("source", ["utf-32-le", "utf-32-be"])
+def test_utf32_units_around_the_edges(source):
+    order = "big" if source.endswith("be") else "little"
+    units = [*range(0xD7F0, 0xE010), *range(0x10FFF0, 0x110010), 0x7FFFFFFF, 0x80000000,
+             0xFFFFFFFF, 0x00FFFFFF, 0x01000000]
+    for unit in units:
+        check_decode(unit.to_bytes(4, order), source)
+        check_decode(unit.to_bytes(4, order) + b"\x41\x00", source)
+
+
+BOM_CASES = ["", "FFFE", "FEFF", "FFFE FFFE", "FEFF FEFF", "FFFE 4100", "FEFF 0041", "FFFE 41",
+             "FF", "FFFE0000", "0000FEFF", "FFFE0000 FFFE0000", "0000FEFF 00000041", "FFFE00",
+             "EFBBBF", "EFBBBF EFBBBF", "EFBB", "EF", "EFBBBF 41", "80 EFBBBF", "41 EFBBBF"]
+
+
+@pytest.mark.parametrize("source", CODECS)
+@pytest.mark.parametrize("case", BOM_CASES)
+def test_byte_order_marks(source, case):
+    check_decode(bytes.fromhex(case), source)
+
+
+def _unit_fragment(width):
+    values = [0x41, 0xE9, 0xFEFF, 0xFFFE, 0xFFFD, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0x10FFFF,
+              0x110000, 0xFFFFFFFF, 0x1F600]
+    orders = st.sampled_from(["little", "big"])
+    unit = st.builds(lambda value, order: (value % (1 << 8 * width)).to_bytes(width, order),
+                     st.one_of(st.sampled_from(values), st.integers(0, (1 << 8 * width) - 1)),
+                     orders)
+    return st.one_of(unit, st.binary(min_size=1, max_size=3))
+
+
+def unit_soup(width):
+    return st.lists(_unit_fragment(width), max_size=16).map(b"".join)
+
+
+@given(data=st.one_of(byte_soup(), unit_soup(2), unit_soup(4)), source=st.sampled_from(CODECS))
+def test_soup_decodes(data, source):
+    check_decode(data, source)
+
+
+@given(data=st.one_of(byte_soup(), unit_soup(2), unit_soup(4)), source=st.sampled_from(CODECS),
+       target=st.sampled_from(CODECS), errors=st.sampled_from(["replace", "ignore"]))
+def test_every_pair(data, source, target, errors):
+    assert transcode(data, source, target, errors=errors) == \
+        data.decode(source, errors).encode(target)
+
+
+@given(data=st.one_of(byte_soup(min_size=1), unit_soup(2), unit_soup(4)),
+       source=st.sampled_from(CODECS))
+def test_items_account_for_every_byte(data, source):
+    items = decode_items(data, source)
+    if not items:
+        return
+    # Items tile the input, except a stripped byte order mark at its start.
+    assert [item.start for item in items[1:]] == [item.end for item in items[:-1]]
+    assert items[-1].end == len(data)
+    assert items[0].start in (0, 2, 3, 4)
+    assert [item.beat for item in items] == sorted(item.beat for item in items)
+
+
+def test_reasons():
+    assert error_reason(6, "utf-32-le") == cpython_outcome(b"\x00\xd8\x00\x00", "utf-32-le")[2]
+    assert error_reason(6, "utf-16-le") == cpython_outcome(b"\x00\xdc", "utf-16-le")[2]
