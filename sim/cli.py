@@ -7,6 +7,7 @@ import sys
 import time
 
 from .harness import GATEWARE_SOURCES, GATEWARE_TARGETS, build_pipeline, simulate
+from ..hdl.params import HARDWARE_ERROR_HANDLERS
 from .reference import ERROR_HANDLERS
 from .stream import check_stall
 
@@ -51,6 +52,13 @@ def _probability(text):
     return value
 
 
+def _add_codec_arguments(parser, errors_choices):
+    parser.add_argument("--from", dest="source", default="utf-8", choices=GATEWARE_SOURCES)
+    parser.add_argument("--to", dest="target", default="utf-16-le",
+                        choices=tuple(GATEWARE_TARGETS))
+    parser.add_argument("--errors", default="replace", choices=errors_choices)
+
+
 def _parser():
     parser = argparse.ArgumentParser(
         prog="utfhw", description="Streaming Unicode transcoding gateware, exact to CPython.")
@@ -62,9 +70,7 @@ def _parser():
                     "Amaranth's simulation of the gateware; print cycles and bytes per clock.")
     run.add_argument("input", metavar="INPUT")
     run.add_argument("output", metavar="OUTPUT")
-    run.add_argument("--from", dest="source", default="utf-8", choices=GATEWARE_SOURCES)
-    run.add_argument("--to", dest="target", default="utf-16-le", choices=tuple(GATEWARE_TARGETS))
-    run.add_argument("--errors", default="replace", choices=ERROR_HANDLERS)
+    _add_codec_arguments(run, ERROR_HANDLERS)
     run.add_argument("--stall", type=_probability, default=0.0, metavar="P",
                      help="probability of a stall clock on each side (default: 0)")
     run.add_argument("--seed", type=int, default=None, help="seed of the stall pattern")
@@ -78,9 +84,7 @@ def _parser():
         description="Write the transcoder top as Verilog (.v) or RTLIL (.il), chosen by the "
                     "extension of FILE.")
     generate.add_argument("-o", "--output", required=True, metavar="FILE")
-    generate.add_argument("--from", dest="source", default="utf-8", choices=GATEWARE_SOURCES)
-    generate.add_argument("--to", dest="target", default="utf-16-le", choices=tuple(GATEWARE_TARGETS))
-    generate.add_argument("--errors", default="replace", choices=("replace", "ignore"))
+    _add_codec_arguments(generate, HARDWARE_ERROR_HANDLERS)
     generate.add_argument("--name", help="module name (default: from the codecs, e.g. "
                                          "utf8_to_utf16le)")
     bench = commands.add_parser(
@@ -89,9 +93,7 @@ def _parser():
                     "ready and print input bytes, cycles, input bytes per clock and the "
                     "simulator's clocks per second of wall time.")
     bench.add_argument("files", nargs="+", metavar="FILE")
-    bench.add_argument("--from", dest="source", default="utf-8", choices=GATEWARE_SOURCES)
-    bench.add_argument("--to", dest="target", default="utf-16-le", choices=tuple(GATEWARE_TARGETS))
-    bench.add_argument("--errors", default="replace", choices=("replace", "ignore"))
+    _add_codec_arguments(bench, HARDWARE_ERROR_HANDLERS)
     bench.add_argument("--limit", type=int, default=None, metavar="BYTES",
                        help="use at most the first BYTES bytes of each file")
     return parser
@@ -177,7 +179,8 @@ def _bench(parser, args):
         started = time.perf_counter()
         result = simulate(data, args.source, args.target, errors=args.errors)
         elapsed = time.perf_counter() - started
-        print(f"{os.path.join(*pathlib.Path(path).parts[-2:]):48} {result.input_bytes:9} {result.cycles:9} "
+        shown = os.path.join(*pathlib.Path(path).parts[-2:])
+        print(f"{shown:48} {result.input_bytes:9} {result.cycles:9} "
               f"{result.bytes_per_clock:11.4f} {result.cycles / elapsed:9.0f}", flush=True)
 
 

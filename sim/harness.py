@@ -27,8 +27,10 @@ def check_pair(source, target):
                          f"{' or '.join(GATEWARE_TARGETS)}")
 
 
-__all__ = ["GATEWARE_SOURCES", "GATEWARE_TARGETS", "check_pair", "Simulation", "simulate", "transcode", "build_pipeline", "run_messages",
-           "units_to_bytes"]
+__all__ = [
+    "GATEWARE_SOURCES", "GATEWARE_TARGETS", "check_pair", "build_pipeline",
+    "Simulation", "run_messages", "simulate", "transcode", "units_to_bytes",
+]
 
 
 #: Clock period given to the simulator; only VCD timestamps depend on it.
