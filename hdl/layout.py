@@ -12,14 +12,17 @@ from amaranth.lib import data, enum
 
 
 __all__ = [
-    "ErrorKind", "REPLACEMENT_CHARACTER",
-    "Byte", "CodePoint", "UTF16Unit", "Lanes",
-    "CodePointLanes", "UTF16UnitLanes",
+    "ErrorKind", "REPLACEMENT_CHARACTER", "BYTE_ORDER_MARK",
+    "UnitBytes", "CodePoint", "UTF8Unit", "UTF16Unit", "UTF32Unit", "Lanes",
+    "CodePointLanes", "UTF8UnitLanes", "UTF16UnitLanes", "UTF32UnitLanes", "ENCODING_FORMS",
 ]
 
 
 #: U+FFFD, emitted in place of every maximal ill-formed subsequence.
 REPLACEMENT_CHARACTER = 0xFFFD
+
+#: U+FEFF, the byte order mark (Unicode sec. 23.8) when it begins a message.
+BYTE_ORDER_MARK = 0xFEFF
 
 
 class ErrorKind(enum.Enum, shape=unsigned(3)):
@@ -65,11 +68,43 @@ class ErrorKind(enum.Enum, shape=unsigned(3)):
     OUT_OF_RANGE            = 7
 
 
-#: One byte of a byte stream.
-Byte = data.StructLayout({
-    "data": unsigned(8),
-    "last": unsigned(1),
-})
+class UnitBytes(data.StructLayout):
+    """Payload of a byte stream that moves one code unit of ``width`` bytes per beat.
+
+    This is the input of every pipeline: one byte per beat for UTF-8, two for UTF-16 and four
+    for UTF-32. ``count`` says how many bytes are present. A full unit has ``count == width``;
+    a shorter one can only end a message (an odd trailing byte of UTF-16, 1 to 3 trailing bytes
+    of UTF-32), and ``count == 0`` with ``last`` ends a message without adding bytes, which is
+    how an empty message is sent.
+
+    Parameters
+    ----------
+    width : :class:`int`
+        Bytes per code unit: 1, 2 or 4.
+
+    Members
+    -------
+    data : :py:`unsigned(8 * width)`
+        The bytes. On the wire side of a byte order stage, ``data[0:8]`` is the first byte on
+        the wire; on the unit side it is the numeric value of the code unit.
+    count : :py:`range(width + 1)`
+        Number of bytes present, from ``data[0:8]`` up.
+    last : 1 bit
+        Final beat of the message.
+    """
+    def __init__(self, width):
+        if width not in (1, 2, 4):
+            raise ValueError(f"width must be 1, 2 or 4 bytes, not {width!r}")
+        self.width = width
+        super().__init__({
+            "data":  unsigned(8 * width),
+            "count": range(width + 1),
+            "last":  unsigned(1),
+        })
+
+    def __repr__(self):
+        return f"UnitBytes({self.width})"
+
 
 #: One Unicode code point (a scalar value, or U+FFFD with an error kind).
 CodePoint = data.StructLayout({
@@ -77,10 +112,22 @@ CodePoint = data.StructLayout({
     "error": ErrorKind,
 })
 
+#: One UTF-8 code unit (a byte) and the error kind of the code point it belongs to.
+UTF8Unit = data.StructLayout({
+    "data":  unsigned(8),
+    "error": ErrorKind,
+})
+
 #: One UTF-16 code unit. Before a byte order stage, ``data`` is the numeric value of the unit;
 #: after it, ``data[0:8]`` is the first byte on the wire and ``data[8:16]`` the second.
 UTF16Unit = data.StructLayout({
     "data":  unsigned(16),
+    "error": ErrorKind,
+})
+
+#: One UTF-32 code unit, numeric or in wire order like :data:`UTF16Unit`.
+UTF32Unit = data.StructLayout({
+    "data":  unsigned(32),
     "error": ErrorKind,
 })
 
@@ -119,8 +166,25 @@ class Lanes(data.StructLayout):
         return f"Lanes({self.item!r}, {self.lane_count})"
 
 
-#: Code points as emitted by :class:`~utfhw.hdl.utf8.UTF8Decoder`: up to two per beat.
+#: Code points between a decoder and an encoder: up to two per beat. No decoder emits more than
+#: two items for one input unit: a replacement for what the unit cuts short, and its own item.
 CodePointLanes = Lanes(CodePoint, 2)
 
-#: UTF-16 units as emitted by :class:`~utfhw.hdl.utf16.UTF16Encoder`: up to two per beat.
+#: UTF-8 bytes as emitted by :class:`~utfhw.hdl.utf8.UTF8Encoder`: two code points of up to
+#: three bytes, or one of four.
+UTF8UnitLanes = Lanes(UTF8Unit, 6)
+
+#: UTF-16 units as emitted by :class:`~utfhw.hdl.utf16.UTF16Encoder`: two BMP code points, or
+#: one surrogate pair.
 UTF16UnitLanes = Lanes(UTF16Unit, 2)
+
+#: UTF-32 units as emitted by :class:`~utfhw.hdl.utf32.UTF32Encoder`: two code points.
+UTF32UnitLanes = Lanes(UTF32Unit, 2)
+
+#: The encoding forms (Unicode ch. 3, D90 to D92), each with its code unit width in bytes and
+#: the lane layout its encoder emits.
+ENCODING_FORMS = {
+    "utf-8":  (1, UTF8UnitLanes),
+    "utf-16": (2, UTF16UnitLanes),
+    "utf-32": (4, UTF32UnitLanes),
+}

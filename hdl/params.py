@@ -1,6 +1,9 @@
-"""Validation of the keyword parameters the cores share."""
+"""Validation of the keyword parameters the cores share, and CPython's codec names."""
 
-__all__ = ["HARDWARE_ERROR_HANDLERS", "BYTE_ORDERS", "check_errors", "check_byteorder"]
+__all__ = [
+    "HARDWARE_ERROR_HANDLERS", "BYTE_ORDERS", "CODECS",
+    "check_choice", "check_errors", "check_byteorder", "check_codec",
+]
 
 
 #: Error handlers the gateware implements. CPython's "strict" is the consumer's business: run the
@@ -9,16 +12,36 @@ HARDWARE_ERROR_HANDLERS = ("replace", "ignore")
 
 BYTE_ORDERS = ("little", "big")
 
+#: CPython's names of the codecs utfhw covers, each with its encoding form, its byte order
+#: (None for UTF-8; "detect" for a source that reads it from a byte order mark, which as a
+#: target writes little-endian) and whether it strips (as source) and writes (as target) a
+#: byte order mark.
+CODECS = {
+    "utf-8":     ("utf-8",  None,     False),
+    "utf-8-sig": ("utf-8",  None,     True),
+    "utf-16":    ("utf-16", "detect", True),
+    "utf-16-le": ("utf-16", "little", False),
+    "utf-16-be": ("utf-16", "big",    False),
+    "utf-32":    ("utf-32", "detect", True),
+    "utf-32-le": ("utf-32", "little", False),
+    "utf-32-be": ("utf-32", "big",    False),
+}
 
-def _check_choice(name, value, choices):
+
+def check_choice(name, value, choices):
     if not isinstance(value, str) or value not in choices:
         allowed = " or ".join(repr(choice) for choice in choices)
         raise ValueError(f"{name} must be {allowed}, not {value!r}")
 
 
 def check_errors(errors):
-    _check_choice("errors", errors, HARDWARE_ERROR_HANDLERS)
+    check_choice("errors", errors, HARDWARE_ERROR_HANDLERS)
 
 
 def check_byteorder(byteorder):
-    _check_choice("byteorder", byteorder, BYTE_ORDERS)
+    check_choice("byteorder", byteorder, BYTE_ORDERS)
+
+
+def check_codec(name, codec):
+    if not isinstance(codec, str) or codec not in CODECS:
+        raise ValueError(f"{name} codec must be one of {', '.join(CODECS)}, not {codec!r}")

@@ -1,31 +1,123 @@
-"""UTF-16 encoding (RFC 2781, section 2.1; Unicode 15, ch. 3, D91) and its byte order."""
+"""UTF-16 decoding and encoding (RFC 2781, section 2; Unicode 15, ch. 3, D91)."""
 
 from amaranth.hdl import Module, Signal, Cat, Const, Mux
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .layout import CodePointLanes, UTF16Unit, UTF16UnitLanes
-from .params import check_byteorder
+from .encoder import LaneEncoder
+from .layout import UnitBytes, CodePointLanes, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
+from .lanes import registered_handshake, load_decoded
 
 
-__all__ = ["UTF16Encoder", "UTF16ByteOrder"]
+__all__ = ["UTF16Decoder", "UTF16Encoder"]
 
 
-class UTF16Encoder(wiring.Component):
-    """UTF-16 encoder: code points to 16-bit code units, with surrogate pairs.
+class UTF16Decoder(wiring.Component):
+    """UTF-16 decoder: numeric 16-bit code units to code points, pairing surrogates.
+
+    A high surrogate (D800..DBFF) followed by a low one (DC00..DFFF) becomes one supplementary
+    code point (RFC 2781, section 2.2). Everything else that is not well-formed UTF-16 becomes
+    one U+FFFD, as CPython's ``utf-16`` codecs decide it: a high surrogate not followed by a low
+    one (``UNPAIRED_HIGH_SURROGATE``, emitted on the beat of the unit after it), a low surrogate
+    without a high one (``SURROGATE``), an odd trailing byte (``PARTIAL_UNIT``), and a high
+    surrogate still waiting at the end of the message, with or without an odd byte after it
+    (``UNFINISHED``, one U+FFFD for both).
+
+    Latency is one clock. Throughput is one unit per clock on any input while the output is
+    ready: each input beat produces exactly one output beat of 0 to 2 code points (two when the
+    unit follows an unpaired high surrogate; both are then below U+10000). Under backpressure the
+    output beat is held and ``i.ready`` (``~o.valid | o.ready``) deasserts in the same clock.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(UnitBytes(2)))`
+        Numeric code units (byte order already applied, see
+        :class:`~utfhw.hdl.byteorder.ByteOrderReader`). ``count == 1`` is an odd trailing byte and
+        belongs on the message's ``last`` beat; ``count == 0`` carries nothing.
+    o : :py:`Out(stream.Signature(CodePointLanes))`
+        Code points, one beat per input beat.
+    """
+    def __init__(self):
+        super().__init__({
+            "i": In(stream.Signature(UnitBytes(2))),
+            "o": Out(stream.Signature(CodePointLanes)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+
+        unit = self.i.payload.data
+        count = self.i.payload.count
+        last = self.i.payload.last
+
+        high_pending = Signal()
+        high_bits    = Signal(10)
+
+        full    = count == 2
+        partial = count == 1
+        is_high = full & unit.matches("110110----------")
+        is_low  = full & unit.matches("110111----------")
+
+        cut_short = Signal()
+        own_valid = Signal()
+        own_data  = Signal(21)
+        own_error = Signal(ErrorKind)
+        next_high_pending = Signal()
+
+        def replacement(kind):
+            return [own_valid.eq(1), own_data.eq(REPLACEMENT_CHARACTER), own_error.eq(kind)]
+
+        with m.If(high_pending & is_low):
+            # RFC 2781, 2.2: U' = (W1 & 0x3FF) << 10 | (W2 & 0x3FF); U = U' + 0x10000. The
+            # addition only touches the plane bits.
+            m.d.comb += [
+                own_valid.eq(1),
+                own_data.eq(Cat(unit[0:10], high_bits[0:6], high_bits[6:10] + 1)),
+            ]
+        with m.Elif(high_pending & ~full):
+            with m.If(partial | last):
+                m.d.comb += replacement(ErrorKind.UNFINISHED)
+            with m.Else():
+                m.d.comb += next_high_pending.eq(1)
+        with m.Else():
+            m.d.comb += cut_short.eq(high_pending)
+            with m.If(is_high):
+                with m.If(last):
+                    m.d.comb += replacement(ErrorKind.UNFINISHED)
+                with m.Else():
+                    m.d.comb += next_high_pending.eq(1)
+            with m.Elif(is_low):
+                m.d.comb += replacement(ErrorKind.SURROGATE)
+            with m.Elif(full):
+                m.d.comb += [own_valid.eq(1), own_data.eq(unit)]
+            with m.Elif(partial):
+                m.d.comb += replacement(ErrorKind.PARTIAL_UNIT)
+
+        with m.If(registered_handshake(m, self.i, self.o)):
+            m.d.sync += [
+                high_pending.eq(next_high_pending),
+                self.o.payload.last.eq(last),
+            ]
+            with m.If(is_high):
+                m.d.sync += high_bits.eq(unit[0:10])
+            load_decoded(m, self.o.payload, cut_short=cut_short,
+                         cut_short_kind=ErrorKind.UNPAIRED_HIGH_SURROGATE, own_valid=own_valid,
+                         own_data=own_data, own_error=own_error)
+
+        return m
+
+
+class UTF16Encoder(LaneEncoder):
+    """UTF-16 encoder: code points to numeric 16-bit code units, with surrogate pairs.
 
     A code point below U+10000 becomes one unit; one from U+10000 to U+10FFFF becomes a high
     surrogate (D800..DBFF) followed by a low surrogate (DC00..DFFF), as in RFC 2781, section 2.1.
-    Each unit keeps the error kind of its code point, so a replacement stays recognisable.
 
-    Latency is one clock. Throughput: an input beat becomes one output beat when its code points
-    need at most two units, which is always the case behind
-    :class:`~utfhw.hdl.utf8.UTF8Decoder` (it emits two code points in one beat only when the
-    second comes from a single byte, so both are below U+10000); such beats are accepted one per
-    clock while the output is ready. A beat that needs three or four units (two code points, one
-    of them supplementary) takes two clocks and two output beats: the first code point's units,
-    then the second's with the beat's ``last``. Under backpressure the output beat is held and
-    ``i.ready`` deasserts in the same clock; nothing is lost or duplicated.
+    Latency is one clock. The output is two units wide, enough for two code points below
+    U+10000 or one above, which is every beat any utfhw decoder emits, so behind a decoder the
+    encoder takes one beat per clock while the output is ready. A beat that needs three or four
+    units takes two clocks (see :class:`~utfhw.hdl.encoder.LaneEncoder`). Under backpressure the
+    output beat is held and ``i.ready`` deasserts in the same clock.
 
     Attributes
     ----------
@@ -36,127 +128,15 @@ class UTF16Encoder(wiring.Component):
         Numeric UTF-16 code units, up to two per beat; ``count`` may be 0 when the input beat
         carried no code point.
     """
+    max_units = 2
+
     def __init__(self):
-        super().__init__({
-            "i": In(stream.Signature(CodePointLanes)),
-            "o": Out(stream.Signature(UTF16UnitLanes)),
-        })
+        super().__init__(UTF16UnitLanes)
 
-    def elaborate(self, platform):
-        m = Module()
-
-        lanes = self.i.payload.lanes
-        count = self.i.payload.count
-
-        # Set while the current input beat's lane 0 has gone out already and lane 1 remains.
-        second_half = Signal()
-
-        def supplementary(code_point):
-            return code_point.data[16:21] != 0
-
-        def units(code_point):
-            """The (first, second) units of a code point; the second is meaningful if it is
-            supplementary."""
-            plane_minus_one = (code_point.data[16:21] - 1)[0:4]
-            first  = Signal(UTF16Unit)
-            second = Signal(UTF16Unit)
-            m.d.comb += [
-                first.error.eq(code_point.error),
-                second.error.eq(code_point.error),
-                second.data.eq(Cat(code_point.data[0:10], Const(0b110111, 6))),
-            ]
-            with m.If(supplementary(code_point)):
-                m.d.comb += first.data.eq(
-                    Cat(code_point.data[10:16], plane_minus_one, Const(0b110110, 6)))
-            with m.Else():
-                m.d.comb += first.data.eq(code_point.data[0:16])
-            return first, second
-
-        first_0, second_0 = units(lanes[0])
-        first_1, second_1 = units(lanes[1])
-
-        two_bmp = (count == 2) & ~supplementary(lanes[0]) & ~supplementary(lanes[1])
-        split   = ~second_half & (count == 2) & ~two_bmp
-        can_send = ~self.o.valid | self.o.ready
-        m.d.comb += self.i.ready.eq(can_send & ~split)
-
-        with m.If(self.i.valid & can_send):
-            m.d.sync += [
-                self.o.valid.eq(1),
-                self.o.payload.last.eq(self.i.payload.last & ~split),
-                second_half.eq(split),
-            ]
-            with m.If(two_bmp & ~second_half):
-                m.d.sync += [
-                    self.o.payload.lanes[0].eq(first_0),
-                    self.o.payload.lanes[1].eq(first_1),
-                    self.o.payload.count.eq(2),
-                ]
-            with m.Elif(second_half):
-                m.d.sync += [
-                    self.o.payload.lanes[0].eq(first_1),
-                    self.o.payload.lanes[1].eq(second_1),
-                    self.o.payload.count.eq(1 + supplementary(lanes[1])),
-                ]
-            with m.Else():
-                m.d.sync += [
-                    self.o.payload.lanes[0].eq(first_0),
-                    self.o.payload.lanes[1].eq(second_0),
-                    self.o.payload.count.eq(Mux(count == 0, 0, 1 + supplementary(lanes[0]))),
-                ]
-        with m.Elif(self.o.ready):
-            m.d.sync += self.o.valid.eq(0)
-
-        return m
-
-
-class UTF16ByteOrder(wiring.Component):
-    """Puts UTF-16 code units into wire byte order (UTF-16LE or UTF-16BE, RFC 2781, section 3).
-
-    The output has the same layout as the input, but each unit's ``data[0:8]`` is the byte that
-    goes first on the wire and ``data[8:16]`` the byte that follows. No byte order mark is added.
-
-    The stage is combinational: latency is zero, throughput is whatever the ports see, and
-    ``i.ready`` is ``o.ready``; it passes backpressure straight through.
-
-    Parameters
-    ----------
-    byteorder : :class:`str`
-        ``"little"`` (UTF-16LE, low byte first) or ``"big"`` (UTF-16BE, high byte first).
-
-    Attributes
-    ----------
-    i : :py:`In(stream.Signature(UTF16UnitLanes))`
-        Numeric UTF-16 code units.
-    o : :py:`Out(stream.Signature(UTF16UnitLanes))`
-        The same units in wire byte order.
-
-    Raises
-    ------
-    :exc:`ValueError`
-        If ``byteorder`` is not ``"little"`` or ``"big"``.
-    """
-    def __init__(self, *, byteorder="little"):
-        check_byteorder(byteorder)
-        self._byteorder = byteorder
-        super().__init__({
-            "i": In(stream.Signature(UTF16UnitLanes)),
-            "o": Out(stream.Signature(UTF16UnitLanes)),
-        })
-
-    @property
-    def byteorder(self):
-        return self._byteorder
-
-    def elaborate(self, platform):
-        m = Module()
-        m.d.comb += [
-            self.o.valid.eq(self.i.valid),
-            self.i.ready.eq(self.o.ready),
-            self.o.payload.eq(self.i.payload),
-        ]
-        if self._byteorder == "big":
-            for index in range(UTF16UnitLanes.lane_count):
-                unit = self.i.payload.lanes[index].data
-                m.d.comb += self.o.payload.lanes[index].data.eq(Cat(unit[8:16], unit[0:8]))
-        return m
+    def encode(self, m, code_point):
+        value = code_point.data
+        supplementary = value[16:21] != 0
+        plane_minus_one = (value[16:21] - 1)[0:4]
+        high = Cat(value[10:16], plane_minus_one, Const(0b110110, 6))
+        low  = Cat(value[0:10], Const(0b110111, 6))
+        return [Mux(supplementary, high, value[0:16]), low], 1 + supplementary

@@ -1,14 +1,16 @@
-"""UTF-8 decoding (RFC 3629; Unicode 15, ch. 3, D92 and Tables 3-7 to 3-11)."""
+"""UTF-8 decoding and encoding (RFC 3629; Unicode 15, ch. 3, D92 and Tables 3-7 to 3-11)."""
 
 from amaranth.hdl import Module, Signal, Cat, Const, unsigned
 from amaranth.lib import enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .layout import Byte, CodePointLanes, ErrorKind, REPLACEMENT_CHARACTER
-from .params import check_errors
+from .encoder import LaneEncoder
+from .layout import UnitBytes, CodePointLanes, UTF8UnitLanes, ErrorKind
+from .layout import REPLACEMENT_CHARACTER
+from .lanes import registered_handshake, load_decoded
 
 
-__all__ = ["UTF8Decoder"]
+__all__ = ["UTF8Decoder", "UTF8Encoder"]
 
 
 class _NextByteRange(enum.Enum, shape=unsigned(3)):
@@ -33,47 +35,36 @@ class UTF8Decoder(wiring.Component):
 
     Latency is one clock: the code points a byte completes are valid on the clock after the byte
     is accepted. Throughput is one byte per clock on any input, malformed input included, as long
-    as the output is ready: each input byte produces exactly one output beat, carrying 0, 1 or 2
+    as the output is ready: each input beat produces exactly one output beat, carrying 0, 1 or 2
     code points (two when the byte cuts a pending sequence short and is itself emitted, e.g.
-    ``E2 41``). Under backpressure the decoder holds its output beat and deasserts ``i.ready``
-    until the beat is taken; ``i.ready`` is ``~o.valid | o.ready``, so a stalled output stalls
-    the input in the same clock and no byte is lost or duplicated.
+    ``E2 41``; the second is then always below U+0080 or a U+FFFD). Under backpressure the
+    decoder holds its output beat and deasserts ``i.ready`` until the beat is taken; ``i.ready``
+    is ``~o.valid | o.ready``, so a stalled output stalls the input in the same clock and no byte
+    is lost or duplicated.
 
-    Parameters
-    ----------
-    errors : :class:`str`
-        ``"replace"`` emits U+FFFD with a non-``NONE`` error kind for each maximal ill-formed
-        subsequence; ``"ignore"`` drops it (the beat still comes out, with fewer code points).
+    Errors are always replaced; :class:`~utfhw.hdl.errors.ErrorDropper` after the decoder gives
+    CPython's ``"ignore"``.
 
     Attributes
     ----------
-    i : :py:`In(stream.Signature(Byte))`
-        Bytes; ``last`` ends a message.
+    i : :py:`In(stream.Signature(UnitBytes(1)))`
+        Bytes; ``last`` ends a message. A beat with ``count == 0`` carries no byte (with
+        ``last``, it ends the message, flushing an unfinished sequence).
     o : :py:`Out(stream.Signature(CodePointLanes))`
-        Code points, one beat per input byte, ``count`` from 0 to 2, ``last`` on the beat of the
-        input byte that had ``last``.
-
-    Raises
-    ------
-    :exc:`ValueError`
-        If ``errors`` is not ``"replace"`` or ``"ignore"``.
+        Code points, one beat per input beat, ``count`` from 0 to 2, ``last`` on the beat of the
+        input beat that had ``last``.
     """
-    def __init__(self, *, errors="replace"):
-        check_errors(errors)
-        self._errors = errors
+    def __init__(self):
         super().__init__({
-            "i": In(stream.Signature(Byte)),
+            "i": In(stream.Signature(UnitBytes(1))),
             "o": Out(stream.Signature(CodePointLanes)),
         })
-
-    @property
-    def errors(self):
-        return self._errors
 
     def elaborate(self, platform):
         m = Module()
 
         byte = self.i.payload.data
+        present = self.i.payload.count != 0
         last = self.i.payload.last
 
         # Decoder state between bytes: how many continuation bytes the pending sequence still
@@ -94,7 +85,7 @@ class UTF8Decoder(wiring.Component):
                 m.d.comb += in_narrowed_range.eq(byte[4:6] != 0)
             with m.Default():    # _NextByteRange._80_8F
                 m.d.comb += in_narrowed_range.eq(byte[4:6] == 0)
-        continues = (pending != 0) & byte.matches("10------") & in_narrowed_range
+        continues = present & (pending != 0) & byte.matches("10------") & in_narrowed_range
 
         # What this byte contributes: at most a replacement for the sequence it cuts short
         # (`cut_short`) followed by at most one item of its own (`own`).
@@ -132,6 +123,15 @@ class UTF8Decoder(wiring.Component):
                     next_gathered.eq(completed),
                     next_next_rule.eq(_NextByteRange.ANY),
                 ]
+        with m.Elif(~present):
+            with m.If(~last):
+                m.d.comb += [
+                    next_pending.eq(pending),
+                    next_next_rule.eq(next_rule),
+                    next_gathered.eq(gathered),
+                ]
+            with m.Elif(pending != 0):
+                m.d.comb += replacement(ErrorKind.UNFINISHED)
         with m.Else():
             m.d.comb += cut_short.eq(pending != 0)
             with m.If(byte.matches("0-------")):
@@ -153,37 +153,72 @@ class UTF8Decoder(wiring.Component):
             with m.Else():
                 m.d.comb += replacement(ErrorKind.INVALID_BYTE)
 
-        if self._errors == "ignore":
-            emit_cut_short = Const(0)
-            emit_own = own_valid & (own_error == ErrorKind.NONE)
-        else:
-            emit_cut_short = cut_short
-            emit_own = own_valid
-
-        with m.If(self.i.valid & self.i.ready):
+        with m.If(registered_handshake(m, self.i, self.o)):
             m.d.sync += [
                 pending.eq(next_pending),
                 next_rule.eq(next_next_rule),
                 gathered.eq(next_gathered),
-                self.o.valid.eq(1),
-                self.o.payload.count.eq(emit_cut_short + emit_own),
                 self.o.payload.last.eq(last),
-                self.o.payload.lanes[1].data.eq(own_data),
-                self.o.payload.lanes[1].error.eq(own_error),
             ]
-            with m.If(emit_cut_short):
-                m.d.sync += [
-                    self.o.payload.lanes[0].data.eq(REPLACEMENT_CHARACTER),
-                    self.o.payload.lanes[0].error.eq(ErrorKind.TRUNCATED),
-                ]
-            with m.Else():
-                m.d.sync += [
-                    self.o.payload.lanes[0].data.eq(own_data),
-                    self.o.payload.lanes[0].error.eq(own_error),
-                ]
-        with m.Elif(self.o.ready):
-            m.d.sync += self.o.valid.eq(0)
-
-        m.d.comb += self.i.ready.eq(~self.o.valid | self.o.ready)
+            load_decoded(m, self.o.payload, cut_short=cut_short,
+                         cut_short_kind=ErrorKind.TRUNCATED, own_valid=own_valid,
+                         own_data=own_data, own_error=own_error)
 
         return m
+
+
+class UTF8Encoder(LaneEncoder):
+    """UTF-8 encoder: code points to bytes (RFC 3629, section 3; Unicode ch. 3, D92).
+
+    A code point becomes 1 to 4 bytes, shortest form only. Latency is one clock. The output is
+    six bytes wide, enough for two code points below U+10000 or one above, which is every beat
+    any utfhw decoder emits, so behind a decoder the encoder takes one beat per clock while the
+    output is ready. A beat of two code points that needs seven or eight bytes takes two clocks
+    (see :class:`~utfhw.hdl.encoder.LaneEncoder`). Under backpressure the output beat is held
+    and ``i.ready`` deasserts in the same clock.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(CodePointLanes))`
+        Code points, up to two per beat. They must be Unicode scalar values (or U+FFFD), as every
+        utfhw decoder guarantees.
+    o : :py:`Out(stream.Signature(UTF8UnitLanes))`
+        UTF-8 bytes, up to six per beat, each with the error kind of its code point.
+    """
+    max_units = 4
+
+    def __init__(self):
+        super().__init__(UTF8UnitLanes)
+
+    def encode(self, m, code_point):
+        value  = code_point.data
+        length = Signal(range(5))
+        units  = [Signal(8, name=f"byte_{n}") for n in range(4)]
+
+        def continuation(high):
+            return Cat(value[high - 6:high], Const(0b10, 2))
+
+        with m.If(value[7:21] == 0):
+            m.d.comb += [length.eq(1), units[0].eq(value[0:7])]
+        with m.Elif(value[11:21] == 0):
+            m.d.comb += [
+                length.eq(2),
+                units[0].eq(Cat(value[6:11], Const(0b110, 3))),
+                units[1].eq(continuation(6)),
+            ]
+        with m.Elif(value[16:21] == 0):
+            m.d.comb += [
+                length.eq(3),
+                units[0].eq(Cat(value[12:16], Const(0b1110, 4))),
+                units[1].eq(continuation(12)),
+                units[2].eq(continuation(6)),
+            ]
+        with m.Else():
+            m.d.comb += [
+                length.eq(4),
+                units[0].eq(Cat(value[18:21], Const(0b11110, 5))),
+                units[1].eq(continuation(18)),
+                units[2].eq(continuation(12)),
+                units[3].eq(continuation(6)),
+            ]
+        return units, length

@@ -5,36 +5,30 @@ from dataclasses import dataclass, field
 
 from amaranth.sim import Simulator
 
-from ..hdl.layout import Byte, ErrorKind
-from ..hdl.pipeline import UTF8ToUTF16
-from .payload import LaneFormat, pack_bytes
-from .reference import check_codec, check_errors_argument, error_reason
+from ..hdl.layout import ErrorKind
+from ..hdl.transcoder import Transcoder
+from .payload import LaneFormat, pack_units
+from .reference import (CODECS, UNIT_BYTES, check_codec, check_errors_argument, error_reason,
+                        target_units, _codec_form)
 from .stream import check_stall, stream_get, stream_put
 
 
-#: Codec pairs the gateware implements so far: UTF-8 to UTF-16 in either byte order.
-GATEWARE_SOURCES = ("utf-8",)
-GATEWARE_TARGETS = {"utf-16-le": "little", "utf-16-be": "big"}
-
-
-def check_pair(source, target):
-    """Reject unknown codec names, and known ones the gateware cannot transcode yet."""
-    check_codec("source", source)
-    check_codec("target", target)
-    if source not in GATEWARE_SOURCES or target not in GATEWARE_TARGETS:
-        raise ValueError(f"the gateware does not transcode {source} to {target} yet; it "
-                         f"transcodes {' or '.join(GATEWARE_SOURCES)} to "
-                         f"{' or '.join(GATEWARE_TARGETS)}")
-
-
 __all__ = [
-    "GATEWARE_SOURCES", "GATEWARE_TARGETS", "check_pair", "build_pipeline",
-    "Simulation", "run_messages", "simulate", "transcode", "units_to_bytes",
+    "check_pair", "build_pipeline", "Simulation", "run_messages", "simulate", "transcode",
+    "units_to_bytes", "first_error_span",
 ]
 
 
 #: Clock period given to the simulator; only VCD timestamps depend on it.
 CLOCK_PERIOD = 1e-8
+
+_BYTE_ORDER_MARK = 0xFEFF
+
+
+def check_pair(source, target):
+    """Reject unknown codec names."""
+    check_codec("source", source)
+    check_codec("target", target)
 
 
 @dataclass
@@ -49,18 +43,25 @@ class Simulation:
         Clocks from the first accepted input beat to the last output beat, both included.
     input_bytes : int
         Length of the input message.
+    input_beats : int
+        Input beats it took: one per source code unit (one for an empty message).
     beats : list
         Output beats: one ``(units, last)`` tuple per beat, ``units`` a list of
-        ``(data, ErrorKind)`` in wire byte order.
+        ``(data, ErrorKind)`` with ``data`` in wire order (little-endian bytes of the integer).
     """
     output: bytes
     cycles: int
     input_bytes: int
+    input_beats: int = 0
     beats: list = field(repr=False, default_factory=list)
 
     @property
     def bytes_per_clock(self):
         return self.input_bytes / self.cycles if self.cycles else 0.0
+
+    @property
+    def units_per_clock(self):
+        return self.input_beats / self.cycles if self.cycles else 0.0
 
 
 def build_pipeline(source="utf-8", target="utf-16-le", *, errors="replace"):
@@ -69,25 +70,42 @@ def build_pipeline(source="utf-8", target="utf-16-le", *, errors="replace"):
     check_pair(source, target)
     check_errors_argument(errors)
     hardware_errors = "replace" if errors == "strict" else errors
-    return UTF8ToUTF16(byteorder=GATEWARE_TARGETS[target], errors=hardware_errors)
+    return Transcoder(source=source, target=target, errors=hardware_errors)
 
 
-def _first_error_span(beats, source):
-    """CPython's (start, end, reason) for the first error, from ``"replace"`` output beats.
+def first_error_span(beats, data, source, target):
+    """CPython's ``(start, end, reason)`` for the first error, found from the ``"replace"``
+    output beats of one message, or ``None``.
 
-    Every utfhw pipeline emits exactly one output beat per input byte, and a byte that produces
-    no item is one that a pending sequence has taken in. So, before the first error, the bytes
-    after the last beat that carried items are the pending sequence that an error cuts short.
+    Every pipeline emits exactly one output beat per input beat, so the beat an error comes out
+    on is the input unit that decided it; its kind says how far back the ill-formed part began.
+    For UTF-8, a byte whose beat carries no item is one a pending sequence took in, so before the
+    first error the bytes after the last beat that carried items are the pending sequence.
     """
-    sequence_start = 0
+    form, _, _ = _codec_form(source)
+    width = UNIT_BYTES[form]
+    mark_units = len(target_units(_BYTE_ORDER_MARK, target)) if _codec_form(target)[2] else 0
+    # A leading EF BB BF that utf-8-sig strips is taken in without an item of its own.
+    sequence_start = 3 if source == "utf-8-sig" and data.startswith(b"\xef\xbb\xbf") else 0
     for index, (units, _) in enumerate(beats):
+        if index == 0:
+            units = units[mark_units:]
         for _, error in units:
-            if error == ErrorKind.INVALID_BYTE:
-                return index, index + 1, error_reason(error, source)
-            if error == ErrorKind.TRUNCATED:
-                return sequence_start, index, error_reason(error, source)
-            if error == ErrorKind.UNFINISHED:
-                return sequence_start, index + 1, error_reason(error, source)
+            if error == ErrorKind.NONE:
+                continue
+            reason = error_reason(error, source)
+            if form == "utf-8":
+                if error == ErrorKind.INVALID_BYTE:
+                    return index, index + 1, reason
+                if error == ErrorKind.TRUNCATED:
+                    return sequence_start, index, reason
+                return sequence_start, index + 1, reason          # UNFINISHED
+            start = width * index
+            if error == ErrorKind.UNPAIRED_HIGH_SURROGATE:
+                return start - 2, start, reason
+            if error == ErrorKind.UNFINISHED and len(data) % 2:
+                return start - 2, len(data), reason                # high surrogate, odd byte
+            return start, min(start + width, len(data)), reason
         if units:
             sequence_start = index + 1
     return None
@@ -96,18 +114,18 @@ def _first_error_span(beats, source):
 def run_messages(dut, messages, *, stall=0.0, seed=None, vcd=None, progress=None):
     """Stream byte ``messages`` back to back through ``dut`` in Amaranth's simulator.
 
-    ``dut`` has a :data:`~utfhw.hdl.layout.Byte` input ``i`` and a lane-stream output ``o``.
-    Each message is a non-empty bytes-like object, sent with ``last`` on its final byte.
+    ``dut`` has a :class:`~utfhw.hdl.layout.UnitBytes` input ``i`` and a lane-stream output
+    ``o``. Each message goes in one beat per code unit, with ``last`` on its final beat; an empty
+    message is one empty beat.
 
     Returns ``(beats, cycles)``: ``beats`` holds, for each message, its output beats as
     ``(items, last)`` tuples (see :class:`~utfhw.sim.payload.LaneFormat`); ``cycles`` counts the
     clocks from the first accepted input beat to the last output beat, both included.
     """
     check_stall(stall)
-    messages = [bytes(message) for message in messages]
-    if not all(messages):
-        raise ValueError("every message must hold at least one byte")
-    payloads = [payload for message in messages for payload in pack_bytes(Byte, message)]
+    input_layout = dut.i.payload.shape()
+    payloads = [payload for message in messages
+                for payload in pack_units(input_layout, bytes(message))]
     total = len(payloads)
     output_format = LaneFormat(dut.o.payload.shape())
 
@@ -159,9 +177,10 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
     Parameters
     ----------
     data : bytes-like
-        The message.
+        The message (may be empty: it then goes in as one empty beat with ``last``).
     source, target : str
-        CPython codec names.
+        CPython codec names: ``utf-8``, ``utf-8-sig``, ``utf-16``, ``utf-16-le``,
+        ``utf-16-be``, ``utf-32``, ``utf-32-le``, ``utf-32-be``.
     errors : str
         ``"replace"``, ``"ignore"`` or ``"strict"``; strict raises :exc:`UnicodeDecodeError`
         with CPython's ``start``, ``end`` and ``reason``, found from the hardware's error kinds.
@@ -172,7 +191,7 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
     vcd : str or path or None
         Write a waveform file there.
     progress : callable or None
-        Called as ``progress(bytes_accepted, total_bytes)`` as input is accepted.
+        Called as ``progress(beats_accepted, total_beats)`` as input is accepted.
 
     Returns
     -------
@@ -182,28 +201,27 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
     check_stall(stall)
     check_pair(source, target)
     check_errors_argument(errors)
-    if not data:
-        # A message has at least one beat; an empty input is no message at all.
-        return Simulation(output=b"", cycles=0, input_bytes=0)
     dut = build_pipeline(source, target, errors=errors)
 
     (beats,), cycles = run_messages(dut, [data], stall=stall, seed=seed, vcd=vcd,
                                     progress=progress)
     if errors == "strict":
-        span = _first_error_span(beats, source)
+        span = first_error_span(beats, data, source, target)
         if span is not None:
             start, end, reason = span
             raise UnicodeDecodeError(source, data, start, end, reason)
-    return Simulation(output=units_to_bytes(beats), cycles=cycles, input_bytes=len(data),
-                      beats=beats)
+    unit_bytes = UNIT_BYTES[_codec_form(target)[0]]
+    return Simulation(output=units_to_bytes(beats, unit_bytes), cycles=cycles,
+                      input_bytes=len(data), input_beats=len(beats), beats=beats)
 
 
-def units_to_bytes(beats):
-    """The wire bytes of UTF-16 output beats (``data[0:8]`` of each unit goes first)."""
+def units_to_bytes(beats, unit_bytes):
+    """The wire bytes of output beats whose units are ``unit_bytes`` wide (``data[0:8]`` of
+    each unit goes first)."""
     output = bytearray()
     for units, _ in beats:
         for unit, _ in units:
-            output += unit.to_bytes(2, "little")
+            output += unit.to_bytes(unit_bytes, "little")
     return bytes(output)
 
 

@@ -5,16 +5,24 @@ from amaranth.hdl import Shape
 from ..hdl.layout import ErrorKind
 
 
-__all__ = ["pack_bytes", "LaneFormat"]
+__all__ = ["pack_units", "LaneFormat"]
 
 
-def pack_bytes(layout, message):
-    """Raw payloads of a ``{"data", "last"}`` byte stream for one message."""
-    last_bit = 1 << layout["last"].offset
+def pack_units(layout, message):
+    """Raw payloads of a :class:`~utfhw.hdl.layout.UnitBytes` stream for one message: one beat
+    per code unit, a shorter last beat for trailing bytes, and one empty beat for an empty
+    message."""
+    width = layout.width
     data_offset = layout["data"].offset
-    payloads = [byte << data_offset for byte in message]
-    if payloads:
-        payloads[-1] |= last_bit
+    count_offset = layout["count"].offset
+    payloads = []
+    for start in range(0, len(message), width):
+        chunk = message[start:start + width]
+        payloads.append((int.from_bytes(chunk, "little") << data_offset)
+                        | (len(chunk) << count_offset))
+    if not payloads:
+        payloads.append(0)
+    payloads[-1] |= 1 << layout["last"].offset
     return payloads
 
 

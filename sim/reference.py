@@ -14,18 +14,19 @@ and UTF-32), the model follows CPython's documented codec behaviour, recorded in
 from dataclasses import dataclass
 
 from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER
+from ..hdl.params import CODECS as _CODEC_TABLE, check_codec
 
 
 __all__ = [
     "Item", "CODECS", "ERROR_HANDLERS", "error_reason", "check_errors_argument", "check_codec",
     "utf8_items", "utf16_items", "utf32_items", "decode_items", "decode", "decode_utf8",
-    "utf16_units", "encode", "encode_utf16", "utf8_to_utf16_beats", "transcode",
+    "utf16_units", "encode", "encode_utf16", "UNIT_BYTES", "target_units", "input_beats",
+    "transcoder_beats", "transcode",
 ]
 
 
 #: CPython's names of the codecs the model covers.
-CODECS = ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be",
-          "utf-32", "utf-32-le", "utf-32-be")
+CODECS = tuple(_CODEC_TABLE)
 
 
 #: Error handlers of the model and the harness (the gateware implements the first two).
@@ -49,11 +50,6 @@ def error_reason(kind, source):
             return "code point in surrogate code point range(0xd800, 0xe000)"
         return "illegal encoding"
     return _REASONS[kind]
-
-
-def check_codec(name, codec):
-    if codec not in CODECS:
-        raise ValueError(f"{name} codec must be one of {', '.join(CODECS)}, not {codec!r}")
 
 
 def check_errors_argument(errors):
@@ -308,23 +304,58 @@ def encode(code_points, target):
     return b"".join(code_point.to_bytes(4, byteorder) for code_point in code_points)
 
 
-def utf8_to_utf16_beats(message, errors="replace", byteorder="little"):
-    """The output beats of :class:`~utfhw.hdl.pipeline.UTF8ToUTF16` for one message.
+def _codec_form(codec):
+    """``(form, byteorder, byte order mark)`` of a codec: ``form`` is ``"utf-8"``, ``"utf-16"``
+    or ``"utf-32"``; ``byteorder`` ``None``, ``"little"``, ``"big"`` or ``"detect"``."""
+    if codec.startswith("utf-8"):
+        return "utf-8", None, codec == "utf-8-sig"
+    family, _, order = codec.partition("-")[2].partition("-")
+    byteorder = {"le": "little", "be": "big", "": "detect"}[order]
+    return f"utf-{family}", byteorder, not order
 
-    One beat per input byte, as ``(units, last)``: ``units`` a list of ``(data, ErrorKind)`` with
-    ``data`` in wire order (bits 0..7 the first byte on the wire), as
-    :meth:`~utfhw.sim.payload.LaneFormat.unpack` gives them.
+
+#: Bytes per code unit of each encoding form.
+UNIT_BYTES = {"utf-8": 1, "utf-16": 2, "utf-32": 4}
+
+
+def target_units(code_point, target):
+    """The code units of ``code_point`` in codec ``target``, each as the integer whose
+    little-endian bytes are the unit's bytes on the wire (how the gateware's lanes hold them)."""
+    form, byteorder, _ = _codec_form(target)
+    if form == "utf-8":
+        return list(utf8_sequence(code_point))
+    if byteorder == "detect":
+        byteorder = "little"
+    width = UNIT_BYTES[form]
+    units = utf16_units(code_point) if form == "utf-16" else (code_point,)
+    return [int.from_bytes(unit.to_bytes(width, byteorder), "little") for unit in units]
+
+
+def input_beats(data, source):
+    """How many input beats one message takes: one per code unit, one more for trailing bytes,
+    and one (empty) for an empty message."""
+    width = UNIT_BYTES[_codec_form(source)[0]]
+    return max(1, -(-len(data) // width))
+
+
+def transcoder_beats(message, source, target, errors="replace"):
+    """The output beats of :class:`~utfhw.hdl.transcoder.Transcoder` for one message.
+
+    One beat per input beat (see :func:`input_beats`), as ``(units, last)``: ``units`` a list of
+    ``(data, ErrorKind)`` with ``data`` in wire order (see :func:`target_units`), as
+    :meth:`~utfhw.sim.payload.LaneFormat.unpack` gives them. A target that writes a byte order
+    mark has it at the front of the first beat.
     """
     if errors not in ("replace", "ignore"):
         raise ValueError(f"errors must be 'replace' or 'ignore', not {errors!r}")
-    beats = [[] for _ in message]
-    for item in utf8_items(message):
+    beats = [[] for _ in range(input_beats(message, source))]
+    if _codec_form(target)[2]:
+        beats[0] += [(unit, ErrorKind.NONE) for unit in target_units(_BYTE_ORDER_MARK, target)]
+    for item in decode_items(message, source):
         if errors == "ignore" and item.error != ErrorKind.NONE:
             continue
-        for unit in utf16_units(item.code_point):
-            wire = int.from_bytes(unit.to_bytes(2, byteorder), "little")
-            beats[item.beat].append((wire, item.error))
-    return [(units, index == len(message) - 1) for index, units in enumerate(beats)]
+        beats[item.beat] += [(unit, item.error) for unit in target_units(item.code_point, target)]
+    return [(units, index == len(beats) - 1) for index, units in enumerate(beats)]
 
 
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace"):

@@ -1,0 +1,79 @@
+"""Handshakes and lane packing that the stages share.
+
+Two kinds of stage make up every pipeline. A *registered* stage holds its output beat in a
+register: latency one clock, and ``i.ready`` is ``~o.valid | o.ready``, so it takes a beat on
+every clock while its output is ready and stalls in the same clock when it is not. A
+*combinational* stage passes ``valid`` and ``ready`` straight through and rewrites the payload
+on the way. Both move exactly one output beat per input beat.
+"""
+
+from amaranth.hdl import Const
+
+from .layout import REPLACEMENT_CHARACTER
+
+
+__all__ = ["registered_handshake", "combinational_handshake", "pack_lanes", "load_decoded"]
+
+
+def registered_handshake(m, i, o):
+    """Handshake of a registered stage. Returns the condition under which an input beat is
+    taken; the caller loads the output payload (``m.d.sync``) under it."""
+    m.d.comb += i.ready.eq(~o.valid | o.ready)
+    accept = i.valid & i.ready
+    with m.If(accept):
+        m.d.sync += o.valid.eq(1)
+    with m.Elif(o.ready):
+        m.d.sync += o.valid.eq(0)
+    return accept
+
+
+def combinational_handshake(m, i, o):
+    """Handshake of a combinational stage, which also forwards ``last``. Returns the condition
+    under which a beat moves through (the caller updates its state under it)."""
+    m.d.comb += [
+        o.valid.eq(i.valid),
+        i.ready.eq(o.ready),
+        o.payload.last.eq(i.payload.last),
+    ]
+    return i.valid & o.ready
+
+
+def pack_lanes(m, payload, items):
+    """Drive ``payload.lanes`` and ``payload.count`` (combinationally) with the kept items,
+    packed from lane 0.
+
+    ``items`` is a list of ``(keep, item)`` pairs in order; ``keep`` is a 1-bit value, ``item``
+    a value of the lane layout. Lanes past ``count`` are don't-care.
+    """
+    lane_count = len(payload.lanes)
+    position = Const(0, range(len(items) + 1))
+    for index, (keep, item) in enumerate(items):
+        for lane in range(min(index + 1, lane_count)):
+            with m.If(keep & (position == lane)):
+                m.d.comb += payload.lanes[lane].eq(item)
+        position = position + keep
+    m.d.comb += payload.count.eq(position)
+
+
+def load_decoded(m, payload, *, cut_short, cut_short_kind, own_valid, own_data, own_error):
+    """Load a decoder's output beat (``m.d.sync``; call it under the accept condition).
+
+    A decoder emits, for one input unit, at most a replacement for the sequence the unit cuts
+    short (lane 0, U+FFFD of kind ``cut_short_kind``) followed by at most one item of its own.
+    """
+    lanes = payload.lanes
+    m.d.sync += [
+        payload.count.eq(cut_short + own_valid),
+        lanes[1].data.eq(own_data),
+        lanes[1].error.eq(own_error),
+    ]
+    with m.If(cut_short):
+        m.d.sync += [
+            lanes[0].data.eq(REPLACEMENT_CHARACTER),
+            lanes[0].error.eq(cut_short_kind),
+        ]
+    with m.Else():
+        m.d.sync += [
+            lanes[0].data.eq(own_data),
+            lanes[0].error.eq(own_error),
+        ]

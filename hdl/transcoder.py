@@ -1,0 +1,140 @@
+"""The composed transcoder: any of CPython's eight UTF codecs to any other."""
+
+from amaranth.hdl import Module
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper
+from .byteorder import ByteOrderMarkWriter
+from .errors import ErrorDropper
+from .layout import UnitBytes, ENCODING_FORMS
+from .params import CODECS, check_codec, check_errors
+from .utf8 import UTF8Decoder, UTF8Encoder
+from .utf16 import UTF16Decoder, UTF16Encoder
+from .utf32 import UTF32Decoder, UTF32Encoder
+
+
+__all__ = ["Transcoder"]
+
+
+_DECODERS = {"utf-8": UTF8Decoder, "utf-16": UTF16Decoder, "utf-32": UTF32Decoder}
+_ENCODERS = {"utf-8": UTF8Encoder, "utf-16": UTF16Encoder, "utf-32": UTF32Encoder}
+
+
+class Transcoder(wiring.Component):
+    """Transcoder between two of CPython's UTF codecs, exact to ``bytes.decode(source,
+    errors).encode(target)``.
+
+    The pipeline is built from the codec names::
+
+        [ByteOrderReader] -> <form>Decoder -> [ByteOrderMarkStripper] -> [ErrorDropper]
+            -> <form>Encoder -> [ByteOrderMarkWriter] -> [ByteOrderWriter]
+
+    where the bracketed stages are present when the codecs need them: a byte order stage for
+    UTF-16 and UTF-32 (``"detect"`` for ``utf-16``/``utf-32`` sources, little-endian for those
+    targets), a mark stripper for ``utf-8-sig``, ``utf-16`` and ``utf-32`` sources, a mark writer
+    for those targets, and the error dropper for ``errors="ignore"``. Same-codec pairs validate:
+    UTF-8 to UTF-8 is a sanitizer that replaces every maximal ill-formed subpart with EF BF BD.
+    The specifications: RFC 3629 and Unicode ch. 3 Tables 3-7 to 3-11 (UTF-8), RFC 2781 (UTF-16),
+    Unicode ch. 3 D90 (UTF-32), Unicode sec. 23.8 (byte order mark).
+
+    Latency is two clocks (the decoder's and the encoder's output registers; every other stage
+    is combinational). Throughput is one input code unit per clock on any input, malformed input
+    included, while ``o.ready`` is high: every stage turns one input beat into one output beat,
+    and the output lanes are wide enough for the most any one input unit can produce, byte order
+    mark included. ``i.ready`` follows ``o.ready`` through the two registers
+    (``~o.valid | o.ready`` at each); under backpressure every stage holds its beat and nothing
+    is lost or duplicated.
+
+    A consumer that wants CPython's ``errors="strict"`` runs the core with ``"replace"`` and stops
+    at the first unit whose error kind is not ``NONE``.
+
+    Parameters
+    ----------
+    source, target : :class:`str`
+        ``"utf-8"``, ``"utf-8-sig"``, ``"utf-16"``, ``"utf-16-le"``, ``"utf-16-be"``,
+        ``"utf-32"``, ``"utf-32-le"`` or ``"utf-32-be"``.
+    errors : :class:`str`
+        ``"replace"`` (U+FFFD, with its :class:`~utfhw.hdl.layout.ErrorKind`, for each error) or
+        ``"ignore"`` (errors dropped).
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(UnitBytes(width)))`
+        One source code unit per beat in wire order: 1 byte for UTF-8, 2 for UTF-16, 4 for
+        UTF-32. The last beat of a message may hold fewer bytes (``count``), or none: an empty
+        message is one beat with ``count == 0`` and ``last``.
+    o : :py:`Out(stream.Signature(Lanes(unit, lanes)))`
+        Target code units in wire order, packed from lane 0, one beat per input beat: up to 6
+        bytes for UTF-8 (9 with ``utf-8-sig``), 2 units for UTF-16 and UTF-32 (3 with
+        ``utf-16``/``utf-32``). Each unit carries the error kind of its code point.
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If a codec name or ``errors`` is not one of the values above.
+    """
+    #: Clocks from an accepted input beat to the output beat it produces.
+    latency = 2
+
+    def __init__(self, *, source="utf-8", target="utf-16-le", errors="replace"):
+        check_codec("source", source)
+        check_codec("target", target)
+        check_errors(errors)
+        self._source = source
+        self._target = target
+        self._errors = errors
+        source_form, _, _ = CODECS[source]
+        self._stages = self._build_stages()
+        super().__init__({
+            "i": In(stream.Signature(UnitBytes(ENCODING_FORMS[source_form][0]))),
+            "o": Out(stream.Signature(self._stages[-1][1].o.payload.shape())),
+        })
+
+    @property
+    def source(self):
+        return self._source
+
+    @property
+    def target(self):
+        return self._target
+
+    @property
+    def errors(self):
+        return self._errors
+
+    @property
+    def stages(self):
+        """The pipeline's stages in order, as ``(name, component)`` pairs."""
+        return list(self._stages)
+
+    def _build_stages(self):
+        source_form, source_order, strip_mark = CODECS[self._source]
+        target_form, target_order, write_mark = CODECS[self._target]
+        stages = []
+        if source_form != "utf-8":
+            stages.append(("source_byte_order", ByteOrderReader(
+                width=ENCODING_FORMS[source_form][0], byteorder=source_order)))
+        stages.append(("decoder", _DECODERS[source_form]()))
+        if strip_mark:
+            stages.append(("mark_stripper", ByteOrderMarkStripper()))
+        if self._errors == "ignore":
+            stages.append(("error_dropper", ErrorDropper()))
+        stages.append(("encoder", _ENCODERS[target_form]()))
+        if write_mark:
+            stages.append(("mark_writer", ByteOrderMarkWriter(form=target_form)))
+        if target_form != "utf-8":
+            stages.append(("target_byte_order", ByteOrderWriter(
+                layout=stages[-1][1].o.payload.shape(),
+                byteorder="little" if target_order == "detect" else target_order)))
+        return stages
+
+    def elaborate(self, platform):
+        m = Module()
+        upstream = wiring.flipped(self.i)
+        for name, stage in self._stages:
+            m.submodules[name] = stage
+            wiring.connect(m, upstream, stage.i)
+            upstream = stage.o
+        wiring.connect(m, upstream, wiring.flipped(self.o))
+        return m
