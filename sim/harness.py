@@ -8,7 +8,8 @@ from amaranth.sim import Simulator
 from ..hdl.layout import ErrorKind
 from ..hdl.transcoder import Transcoder
 from .payload import LaneFormat, pack_units
-from .reference import (CODECS, UNIT_BYTES, check_codec, check_errors_argument, error_reason,
+from ..hdl.layout import REPLACEMENT_CHARACTER
+from .reference import (UNIT_BYTES, Item, check_codec, check_errors_argument, decode_error,
                         target_units, _codec_form)
 from .stream import check_stall, stream_get, stream_put
 
@@ -74,8 +75,8 @@ def build_pipeline(source="utf-8", target="utf-16-le", *, errors="replace"):
 
 
 def first_error_span(beats, data, source, target):
-    """CPython's ``(start, end, reason)`` for the first error, found from the ``"replace"``
-    output beats of one message, or ``None``.
+    """The first error in the ``"replace"`` output beats of one message, as an
+    :class:`~utfhw.sim.reference.Item` whose ``start`` and ``end`` are CPython's, or ``None``.
 
     Every pipeline emits exactly one output beat per input beat, so the beat an error comes out
     on is the input unit that decided it; its kind says how far back the ill-formed part began.
@@ -93,19 +94,20 @@ def first_error_span(beats, data, source, target):
         for _, error in units:
             if error == ErrorKind.NONE:
                 continue
-            reason = error_reason(error, source)
+            def span(start, end):
+                return Item(REPLACEMENT_CHARACTER, error, start, end, index)
             if form == "utf-8":
                 if error == ErrorKind.INVALID_BYTE:
-                    return index, index + 1, reason
+                    return span(index, index + 1)
                 if error == ErrorKind.TRUNCATED:
-                    return sequence_start, index, reason
-                return sequence_start, index + 1, reason          # UNFINISHED
+                    return span(sequence_start, index)
+                return span(sequence_start, index + 1)            # UNFINISHED
             start = width * index
             if error == ErrorKind.UNPAIRED_HIGH_SURROGATE:
-                return start - 2, start, reason
+                return span(start - 2, start)
             if error == ErrorKind.UNFINISHED and len(data) % 2:
-                return start - 2, len(data), reason                # high surrogate, odd byte
-            return start, min(start + width, len(data)), reason
+                return span(start - 2, len(data))                 # high surrogate, odd byte
+            return span(start, min(start + width, len(data)))
         if units:
             sequence_start = index + 1
     return None
@@ -206,10 +208,9 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
     (beats,), cycles = run_messages(dut, [data], stall=stall, seed=seed, vcd=vcd,
                                     progress=progress)
     if errors == "strict":
-        span = first_error_span(beats, data, source, target)
-        if span is not None:
-            start, end, reason = span
-            raise UnicodeDecodeError(source, data, start, end, reason)
+        error = first_error_span(beats, data, source, target)
+        if error is not None:
+            raise decode_error(data, source, error)
     unit_bytes = UNIT_BYTES[_codec_form(target)[0]]
     return Simulation(output=units_to_bytes(beats, unit_bytes), cycles=cycles,
                       input_bytes=len(data), input_beats=len(beats), beats=beats)

@@ -19,7 +19,7 @@ from ..hdl.params import CODECS as _CODEC_TABLE, check_codec
 
 __all__ = [
     "Item", "CODECS", "ERROR_HANDLERS", "error_reason", "check_errors_argument", "check_codec",
-    "utf8_items", "utf16_items", "utf32_items", "decode_items", "decode", "decode_utf8",
+    "utf8_items", "utf16_items", "utf32_items", "decode_items", "decode_error", "decode", "decode_utf8",
     "utf16_units", "encode", "encode_utf16", "UNIT_BYTES", "target_units", "input_beats",
     "transcoder_beats", "transcode",
 ]
@@ -231,12 +231,36 @@ def decode_items(data, source):
     return _strip_byte_order_mark(decoder(data, byteorder))
 
 
-def _handle_errors(items, data, errors, encoding):
+def decode_error(data, source, item):
+    """The :exc:`UnicodeDecodeError` CPython raises for the error ``item`` (the first one).
+
+    CPython names the codec that did the work: ``utf-8`` for ``utf-8-sig``, and the byte order
+    it detected for ``utf-16``/``utf-32`` (``utf-16-le`` without a mark). ``utf-8-sig`` decodes
+    what follows a stripped EF BB BF as a separate object, so its positions start after it.
+    """
+    data = bytes(data)
+    form, byteorder, _ = _codec_form(source)
+    if form == "utf-8":
+        encoding = "utf-8"
+        if source == "utf-8-sig" and data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+            return UnicodeDecodeError(encoding, data, item.start - 3, item.end - 3,
+                                      error_reason(item.error, source))
+    else:
+        if byteorder == "detect":
+            width = UNIT_BYTES[form]
+            mark = _BYTE_ORDER_MARK.to_bytes(width, "big")
+            byteorder = "big" if data[:width] == mark else "little"
+        encoding = f"{form}-{'be' if byteorder == 'big' else 'le'}"
+    return UnicodeDecodeError(encoding, data, item.start, item.end,
+                              error_reason(item.error, source))
+
+
+def _handle_errors(items, data, errors, source):
     if errors == "strict":
         for item in items:
             if item.error != ErrorKind.NONE:
-                raise UnicodeDecodeError(encoding, bytes(data), item.start, item.end,
-                                         error_reason(item.error, encoding))
+                raise decode_error(data, source, item)
         return items
     if errors == "ignore":
         return [item for item in items if item.error == ErrorKind.NONE]
