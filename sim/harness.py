@@ -15,7 +15,8 @@ from .stream import check_stall, stream_get, stream_put
 
 
 __all__ = [
-    "check_pair", "build_pipeline", "Simulation", "run_messages", "simulate", "transcode",
+    "check_pair", "build_pipeline", "Simulation", "run_payloads", "run_messages", "simulate",
+    "transcode",
     "units_to_bytes", "first_error_span",
 ]
 
@@ -113,6 +114,59 @@ def first_error_span(beats, data, source, target):
     return None
 
 
+def run_payloads(dut, payloads, *, messages=None, stall=0.0, seed=None, vcd=None,
+                 progress=None, on_output=None):
+    """Stream raw input ``payloads`` through ``dut`` (streams ``i`` and ``o``) in Amaranth's
+    simulator, with independent random stalls on both sides.
+
+    The run ends after ``messages`` output beats with ``last`` (default: as many as the input
+    has). ``on_output(payload)`` is called with each raw output payload; ``progress(done,
+    total)`` as input beats are taken. Returns the clocks from the first accepted input beat to
+    the last output beat, both included.
+    """
+    check_stall(stall)
+    total = len(payloads)
+    if messages is None:
+        last_mask = 1 << dut.i.payload.shape()["last"].offset
+        messages = sum(1 for payload in payloads if payload & last_mask)
+
+    rng = random.Random(seed)
+    producer_rng = random.Random(rng.getrandbits(64))
+    consumer_rng = random.Random(rng.getrandbits(64))
+    first_input_cycle = []
+    last_output_cycle = []
+
+    def on_input(index, cycle):
+        if index == 0:
+            first_input_cycle.append(cycle)
+        if progress is not None and (index % 1024 == 1023 or index == total - 1):
+            progress(index + 1, total)
+
+    def on_transfer(payload, cycle):
+        if on_output is not None:
+            on_output(payload)
+        last_output_cycle[:] = [cycle]
+
+    async def producer(ctx):
+        await stream_put(ctx, dut.i, payloads, stall=stall, rng=producer_rng,
+                         on_transfer=on_input)
+
+    async def consumer(ctx):
+        await stream_get(ctx, dut.o, until_last=messages, stall=stall, rng=consumer_rng,
+                         on_transfer=on_transfer)
+
+    sim = Simulator(dut)
+    sim.add_clock(CLOCK_PERIOD)
+    sim.add_testbench(producer)
+    sim.add_testbench(consumer)
+    if vcd is not None:
+        with sim.write_vcd(str(vcd)):
+            sim.run()
+    else:
+        sim.run()
+    return last_output_cycle[0] - first_input_cycle[0] + 1
+
+
 def run_messages(dut, messages, *, stall=0.0, seed=None, vcd=None, progress=None):
     """Stream byte ``messages`` back to back through ``dut`` in Amaranth's simulator.
 
@@ -124,52 +178,22 @@ def run_messages(dut, messages, *, stall=0.0, seed=None, vcd=None, progress=None
     ``(items, last)`` tuples (see :class:`~utfhw.sim.payload.LaneFormat`); ``cycles`` counts the
     clocks from the first accepted input beat to the last output beat, both included.
     """
-    check_stall(stall)
     input_layout = dut.i.payload.shape()
     payloads = [payload for message in messages
                 for payload in pack_units(input_layout, bytes(message))]
-    total = len(payloads)
     output_format = LaneFormat(dut.o.payload.shape())
-
-    rng = random.Random(seed)
-    producer_rng = random.Random(rng.getrandbits(64))
-    consumer_rng = random.Random(rng.getrandbits(64))
-    first_input_cycle = []
     beats = [[]]
-    last_output_cycle = []
 
-    def on_input(index, cycle):
-        if index == 0:
-            first_input_cycle.append(cycle)
-        if progress is not None and (index % 1024 == 1023 or index == total - 1):
-            progress(index + 1, total)
-
-    def on_output(payload, cycle):
+    def on_output(payload):
         items, last = output_format.unpack(payload)
         beats[-1].append((items, last))
         if last:
             beats.append([])
-        last_output_cycle[:] = [cycle]
 
-    async def producer(ctx):
-        await stream_put(ctx, dut.i, payloads, stall=stall, rng=producer_rng,
-                         on_transfer=on_input)
-
-    async def consumer(ctx):
-        await stream_get(ctx, dut.o, until_last=len(messages), stall=stall, rng=consumer_rng,
-                         on_transfer=on_output)
-
-    sim = Simulator(dut)
-    sim.add_clock(CLOCK_PERIOD)
-    sim.add_testbench(producer)
-    sim.add_testbench(consumer)
-    if vcd is not None:
-        with sim.write_vcd(str(vcd)):
-            sim.run()
-    else:
-        sim.run()
+    cycles = run_payloads(dut, payloads, messages=len(messages), stall=stall, seed=seed,
+                          vcd=vcd, progress=progress, on_output=on_output)
     beats.pop()
-    return beats, last_output_cycle[0] - first_input_cycle[0] + 1
+    return beats, cycles
 
 
 def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,

@@ -41,6 +41,15 @@ class LaneFormat:
         self._count_offset, self._count_mask = field(layout["count"])
         self._last_offset = layout["last"].offset
 
+    def pack(self, items, last):
+        """The raw payload of a beat holding ``items`` (``(data, error)`` pairs) in its first
+        lanes; the inverse of :meth:`unpack`."""
+        bits = (len(items) << self._count_offset) | (int(last) << self._last_offset)
+        for offset, (value, error) in zip(self._lanes, items):
+            bits |= (value << (offset + self._data_offset)) \
+                | (ErrorKind(error).value << (offset + self._error_offset))
+        return bits
+
     def unpack(self, bits):
         """``(items, last)``: ``items`` a list of ``(data, ErrorKind)`` for the valid lanes."""
         count = (bits >> self._count_offset) & self._count_mask

@@ -34,3 +34,43 @@ def cpython_error(data):
     except UnicodeDecodeError as error:
         return error.start, error.end, error.reason
     return None
+
+
+def error_fields(error):
+    """What must match between two UnicodeDecodeErrors (or None for no error)."""
+    if error is None:
+        return None
+    return error.encoding, error.object, error.start, error.end, error.reason
+
+
+def cpython_strict_error(data, source):
+    try:
+        data.decode(source)
+    except UnicodeDecodeError as error:
+        return error_fields(error)
+    return None
+
+
+def check_messages(messages, source="utf-8", target="utf-16-le", *, errors="replace",
+                   stall=0.0, seed=0):
+    """Run messages back to back through one Transcoder; compare every message's beats with the
+    model, its bytes with CPython and, from the "replace" core's beats, the strict error with
+    CPython's. Returns the cycle count."""
+    from utfhw.hdl import Transcoder
+    from utfhw.sim.harness import first_error_span, run_messages, units_to_bytes
+    from utfhw.sim.reference import UNIT_BYTES, decode_error, transcoder_beats, _codec_form
+
+    dut = Transcoder(source=source, target=target, errors=errors)
+    beats, cycles = run_messages(dut, messages, stall=stall, seed=seed)
+    assert len(beats) == len(messages)
+    unit_bytes = UNIT_BYTES[_codec_form(target)[0]]
+    for message, message_beats in zip(messages, beats):
+        context = (source, target, errors, message.hex())
+        assert message_beats == transcoder_beats(message, source, target, errors), context
+        assert units_to_bytes(message_beats, unit_bytes) == \
+            message.decode(source, errors).encode(target), context
+        if errors == "replace":
+            span = first_error_span(message_beats, message, source, target)
+            hardware = error_fields(span and decode_error(message, source, span))
+            assert hardware == cpython_strict_error(message, source), context
+    return cycles

@@ -1,5 +1,5 @@
-"""The gateware in Amaranth's simulator, beat by beat against the reference model and byte for
-byte against CPython, with random stalls on both sides."""
+"""UTF-8 to UTF-16 (the foundation) in Amaranth's simulator, beat by beat against the reference
+model and byte for byte against CPython, with random stalls on both sides."""
 
 import itertools
 import random
@@ -7,12 +7,10 @@ import random
 import pytest
 from hypothesis import given, strategies as st
 
-from utfhw.hdl import UTF8ToUTF16, UTF16Encoder, CodePointLanes, ErrorKind
+from utfhw.hdl import ErrorKind
 from utfhw.sim import simulate, transcode
-from utfhw.sim.harness import run_messages, units_to_bytes
-from utfhw.sim.reference import utf8_to_utf16_beats, utf16_units, encode_utf16
 
-from support import byte_soup, cpython_error
+from support import byte_soup, cpython_error, check_messages as check_pair_messages
 
 
 TARGETS = {"utf-16-le": "little", "utf-16-be": "big"}
@@ -36,16 +34,7 @@ ERROR_CASES = {
 
 
 def check_messages(messages, *, target="utf-16-le", errors="replace", stall=0.0, seed=0):
-    """Run messages back to back through one core; compare beats with the model and bytes
-    with CPython."""
-    dut = UTF8ToUTF16(byteorder=TARGETS[target], errors=errors)
-    beats, cycles = run_messages(dut, messages, stall=stall, seed=seed)
-    assert len(beats) == len(messages)
-    for message, message_beats in zip(messages, beats):
-        assert message_beats == utf8_to_utf16_beats(message, errors, TARGETS[target]), \
-            message.hex()
-        assert units_to_bytes(message_beats) == message.decode("utf-8", errors).encode(target)
-    return cycles
+    return check_pair_messages(messages, "utf-8", target, errors=errors, stall=stall, seed=seed)
 
 
 def hardware_error(data, **kwargs):
@@ -136,9 +125,11 @@ def test_one_byte_per_clock_on_worst_cases():
         assert simulate(data).cycles == len(data) + 2
 
 
-def test_empty_input():
+def test_empty_message():
+    # One empty beat with `last` goes in and one empty beat comes out, two clocks later.
     result = simulate(b"")
-    assert (result.output, result.cycles) == (b"", 0)
+    assert (result.output, result.cycles, result.input_beats) == (b"", 3, 1)
+    check_messages([b"", b"a", b"", b"\xe2\x82", b""])
 
 
 def test_vcd(tmp_path):
@@ -153,70 +144,3 @@ def test_progress_reports_every_byte():
     simulate(b"x" * 3000, progress=lambda done, total: reports.append((done, total)))
     assert reports[-1] == (3000, 3000)
     assert [done for done, _ in reports] == sorted(done for done, _ in reports)
-
-
-def _encoder_beats(dut, beats, *, stall, seed):
-    """Drive code point lane beats into a UTF16Encoder; return its output unit lists and lasts."""
-    from amaranth.sim import Simulator
-    from utfhw.sim.payload import LaneFormat
-    from utfhw.sim.stream import stream_get, stream_put
-
-    def pack(code_points, last):
-        value = CodePointLanes.const({
-            "lanes": [{"data": cp, "error": ErrorKind.NONE} for cp in code_points]
-                     + [{"data": 0, "error": ErrorKind.NONE}] * (2 - len(code_points)),
-            "count": len(code_points), "last": last})
-        return value.as_value().value
-
-    rng = random.Random(seed)
-    output_format = LaneFormat(dut.o.payload.shape())
-    collected = []
-
-    async def producer(ctx):
-        await stream_put(ctx, dut.i, [pack(cps, last) for cps, last in beats], stall=stall,
-                         rng=random.Random(rng.getrandbits(32)))
-
-    async def consumer(ctx):
-        for payload in await stream_get(ctx, dut.o, until_last=sum(last for _, last in beats),
-                                        stall=stall, rng=random.Random(rng.getrandbits(32))):
-            collected.append(output_format.unpack(payload))
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(producer)
-    sim.add_testbench(consumer)
-    sim.run()
-    return collected
-
-
-scalar_value = st.one_of(st.integers(0, 0xD7FF), st.integers(0xE000, 0x10FFFF))
-
-
-@pytest.mark.parametrize("stall", [0.0, 0.5])
-@given(beats=st.lists(st.tuples(st.lists(scalar_value, max_size=2), st.booleans()),
-                      min_size=1, max_size=12),
-       seed=st.integers(0, 99))
-def test_encoder_alone(stall, beats, seed):
-    # Beats of two code points with a supplementary one need four units; they go out as two beats.
-    beats[-1] = (beats[-1][0], True)
-    output = _encoder_beats(UTF16Encoder(), beats, stall=stall, seed=seed)
-    units = [unit for unit_list, _ in output for unit, _ in unit_list]
-    expected = [unit for code_points, _ in beats for cp in code_points for unit in utf16_units(cp)]
-    assert units == expected
-    assert all(count <= 2 for count in map(len, (items for items, _ in output)))
-    assert sum(last for _, last in output) == sum(last for _, last in beats)
-    assert output[-1][1]
-    # Exactly one output beat per input beat, plus one for each beat that needs four units.
-    extra = sum(1 for code_points, _ in beats if sum(len(utf16_units(cp)) for cp in code_points) > 2)
-    assert len(output) == len(beats) + extra
-
-
-def test_encoder_every_plane_boundary():
-    code_points = [0x0, 0xD7FF, 0xE000, 0xFFFF] + [plane << 16 | low for plane in range(1, 17)
-                                                   for low in (0x0000, 0x03FF, 0x0400, 0xFFFF)]
-    beats = [([cp], False) for cp in code_points[:-1]] + [([code_points[-1]], True)]
-    output = _encoder_beats(UTF16Encoder(), beats, stall=0.0, seed=0)
-    units = [unit for unit_list, _ in output for unit, _ in unit_list]
-    assert b"".join(unit.to_bytes(2, "little") for unit in units) == \
-        "".join(map(chr, code_points)).encode("utf-16-le")
-    assert encode_utf16(code_points) == "".join(map(chr, code_points)).encode("utf-16-le")
