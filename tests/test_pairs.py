@@ -1,0 +1,121 @@
+"""All 64 codec pairs through the composed Transcoder in Amaranth's simulator: random and
+adversarial input, byte order mark edge cases, strict positions and one unit per clock."""
+
+import itertools
+import random
+
+import pytest
+from hypothesis import given, strategies as st
+
+from utfhw.hdl import Transcoder
+from utfhw.sim import simulate, transcode
+from utfhw.sim.reference import CODECS, input_beats
+
+from support import FRAGMENTS, TRICKY_BYTES, check_messages, cpython_strict_error, error_fields
+
+
+PAIRS = list(itertools.product(CODECS, CODECS))
+
+# Units that matter to UTF-16 and UTF-32 decoders: marks, surrogates, the edges of the ranges.
+TRICKY_UNITS = [0x0000, 0x0041, 0x00E9, 0xFEFF, 0xFFFE, 0xFFFD, 0xFFFF, 0xD800, 0xDBFF, 0xDC00,
+                0xDFFF, 0xE000, 0x10000, 0x1F600, 0x10FFFF, 0x110000, 0xFFFFFFFF]
+
+# Byte order mark edge cases, in every encoding: mark only, mark then text, two marks, a mark
+# in the wrong order, a mark cut short, and a mark after other text. Every pair gets all of them.
+MARK_CASES = [bytes.fromhex(case) for case in [
+    "", "EFBBBF", "EFBBBF 41", "EFBBBF EFBBBF", "EFBB", "41 EFBBBF", "80 EFBBBF",
+    "FFFE", "FEFF", "FFFE 4100", "FEFF 0041", "FFFE FFFE", "FEFF FEFF", "FFFE 41", "FF",
+    "4100 FFFE", "FFFE 00D8", "FEFF D800 0041",
+    "FFFE0000", "0000FEFF", "FFFE0000 41000000", "0000FEFF 00000041", "0000FEFF 0000FEFF",
+    "FFFE00", "0000FE", "FFFE0000 00D80000",
+]]
+
+
+def adversarial_message(rng, max_parts=12):
+    """A message of tricky bytes, UTF-8 sequences and fragments, and UTF-16/UTF-32 units in
+    either byte order, so that every source codec meets both well-formed and malformed input."""
+    parts = []
+    for _ in range(rng.randrange(max_parts + 1)):
+        kind = rng.randrange(4)
+        if kind == 0:
+            parts.append(bytes([rng.choice(TRICKY_BYTES)]))
+        elif kind == 1:
+            parts.append(rng.choice(FRAGMENTS))
+        else:
+            width = 2 if kind == 2 else 4
+            unit = rng.choice(TRICKY_UNITS + [rng.getrandbits(8 * width)]) % (1 << 8 * width)
+            parts.append(unit.to_bytes(width, rng.choice(["little", "big"])))
+    return b"".join(parts)
+
+
+def text_message(rng, source):
+    """Well-formed text, with supplementary characters, encoded with ``source``."""
+    alphabet = "aZ\u00e9\u0416\u05d0\u0e01\u4e2d\ufeff\ufffd\U0001F600\U00010000\U0010FFFF"
+    return "".join(rng.choice(alphabet) for _ in range(rng.randrange(12))).encode(source)
+
+
+@pytest.mark.parametrize("errors", ["replace", "ignore"])
+@pytest.mark.parametrize("source,target", PAIRS)
+def test_pair(source, target, errors):
+    rng = random.Random(f"{source} {target} {errors}")
+    messages = [adversarial_message(rng) for _ in range(24)]
+    messages += [text_message(rng, source) for _ in range(4)]
+    # Back to back with stalls on both sides, then one long stream with none.
+    check_messages(messages + MARK_CASES, source, target, errors=errors, stall=0.3,
+                   seed=rng.getrandbits(32))
+    cycles = check_messages(messages, source, target, errors=errors)
+    # One input code unit per clock on any input: N beats take N + latency clocks.
+    beats = sum(input_beats(message, source) for message in messages)
+    assert cycles == beats + Transcoder.latency
+
+
+@given(data=st.binary(max_size=24), source=st.sampled_from(CODECS),
+       target=st.sampled_from(CODECS), errors=st.sampled_from(["replace", "ignore", "strict"]),
+       stall=st.sampled_from([0.0, 0.5]), seed=st.integers(0, 99))
+def test_random_bytes(data, source, target, errors, stall, seed):
+    try:
+        expected = data.decode(source, errors).encode(target)
+    except UnicodeDecodeError as error:
+        with pytest.raises(UnicodeDecodeError) as got:
+            transcode(data, source, target, errors=errors, stall=stall, seed=seed)
+        assert error_fields(got.value) == error_fields(error)
+    else:
+        assert transcode(data, source, target, errors=errors, stall=stall, seed=seed) == expected
+
+
+@pytest.mark.parametrize("source", CODECS)
+def test_strict_through_simulate(source):
+    rng = random.Random(source)
+    for _ in range(6):
+        data = adversarial_message(rng, 6)
+        try:
+            transcode(data, source, "utf-8", errors="strict")
+        except UnicodeDecodeError as error:
+            assert error_fields(error) == cpython_strict_error(data, source)
+        else:
+            assert cpython_strict_error(data, source) is None
+
+
+def test_mark_split_by_last():
+    # Each message starts afresh: a mark whose bytes straddle two messages is no mark.
+    for source, messages in [("utf-16", [b"\xfe", b"\xff\x00\x41"]),
+                             ("utf-32", [b"\x00\x00", b"\xfe\xff"]),
+                             ("utf-8-sig", [b"\xef\xbb", b"\xbf\x41"]),
+                             ("utf-16", [b"\xfe\xff\x00\x41", b"\x41\x00"])]:
+        for target in ("utf-16", "utf-8-sig", "utf-32-be"):
+            check_messages(messages, source, target, stall=0.4, seed=3)
+            check_messages(messages, source, target, errors="ignore")
+
+
+@pytest.mark.parametrize("target", CODECS)
+def test_empty_message(target):
+    result = simulate(b"", "utf-16", target)
+    assert result.output == "".encode(target)
+    assert (result.input_beats, result.cycles) == (1, 1 + Transcoder.latency)
+
+
+def test_sanitizer():
+    # UTF-8 to UTF-8 replaces each maximal ill-formed subpart with EF BF BD.
+    data = b"a\xed\xa0\x80b\xf0\x9f\x98\x80\xc0"
+    assert transcode(data, "utf-8", "utf-8") == data.decode("utf-8", "replace").encode("utf-8")
+    assert transcode(data, "utf-8", "utf-8").count(b"\xef\xbf\xbd") == 4
