@@ -93,7 +93,8 @@ class LaneEncoder(wiring.Component):
             ]
             with m.Switch(first_length):
                 for length in range(self.max_units + 1):
-                    with m.Case(length):
+                    # The widest case is the default, so that the case statement is complete.
+                    with (m.Case(length) if length < self.max_units else m.Default()):
                         for lane in range(output_lanes):
                             if lane < length:
                                 m.d.sync += output.lanes[lane].eq(first_units[lane])

@@ -6,9 +6,9 @@ import pathlib
 import sys
 import time
 
-from .harness import GATEWARE_SOURCES, GATEWARE_TARGETS, build_pipeline, simulate
+from .harness import build_pipeline, simulate
 from ..hdl.params import HARDWARE_ERROR_HANDLERS
-from .reference import ERROR_HANDLERS
+from .reference import CODECS, ERROR_HANDLERS
 from .stream import check_stall
 
 
@@ -27,8 +27,9 @@ def module_name(source, target):
 
 
 class _ProgressBar:
-    def __init__(self, stream, width=40):
+    def __init__(self, stream, unit, width=40):
         self._stream = stream
+        self._unit = unit
         self._width = width
         self._started = time.monotonic()
 
@@ -36,7 +37,7 @@ class _ProgressBar:
         filled = self._width * done // total
         elapsed = time.monotonic() - self._started
         self._stream.write(f"\r[{'#' * filled}{'.' * (self._width - filled)}] "
-                           f"{100 * done // total:3d}% {done}/{total} bytes {elapsed:.0f} s")
+                           f"{100 * done // total:3d}% {done}/{total} {self._unit} {elapsed:.0f} s")
         if done == total:
             self._stream.write("\n")
         self._stream.flush()
@@ -53,9 +54,10 @@ def _probability(text):
 
 
 def _add_codec_arguments(parser, errors_choices):
-    parser.add_argument("--from", dest="source", default="utf-8", choices=GATEWARE_SOURCES)
-    parser.add_argument("--to", dest="target", default="utf-16-le",
-                        choices=tuple(GATEWARE_TARGETS))
+    parser.add_argument("--from", dest="source", default="utf-8", choices=CODECS,
+                        help="source codec (default: utf-8)")
+    parser.add_argument("--to", dest="target", default="utf-16-le", choices=CODECS,
+                        help="target codec (default: utf-16-le)")
     parser.add_argument("--errors", default="replace", choices=errors_choices)
 
 
@@ -88,11 +90,18 @@ def _parser():
     generate.add_argument("--name", help="module name (default: from the codecs, e.g. "
                                          "utf8_to_utf16le)")
     bench = commands.add_parser(
-        "bench", help="measure input bytes per clock and simulator speed on files",
+        "bench", help="measure input units per clock and simulator speed",
         description="Run each FILE through the simulated gateware with the output always "
-                    "ready and print input bytes, cycles, input bytes per clock and the "
-                    "simulator's clocks per second of wall time.")
-    bench.add_argument("files", nargs="+", metavar="FILE")
+                    "ready and print input bytes, input code units, cycles, units per clock "
+                    "and the simulator's clocks per second of wall time. With --every-pair, "
+                    "run a generated stress input (malformed in every encoding, mixed with "
+                    "text) through all 64 pipelines instead and print each one's ports, "
+                    "latency and rate.")
+    bench.add_argument("files", nargs="*", metavar="FILE")
+    bench.add_argument("--every-pair", action="store_true",
+                       help="measure all 64 pipelines on a generated stress input")
+    bench.add_argument("--bytes", type=int, default=2048, metavar="N",
+                       help="length of the generated stress input (default: 2048)")
     _add_codec_arguments(bench, HARDWARE_ERROR_HANDLERS)
     bench.add_argument("--limit", type=int, default=None, metavar="BYTES",
                        help="use at most the first BYTES bytes of each file")
@@ -126,7 +135,8 @@ def _transcode(parser, args):
         show_progress = sys.stderr.isatty()
     progress = None
     if show_progress and len(data) >= PROGRESS_THRESHOLD:
-        progress = _ProgressBar(sys.stderr)
+        progress = _ProgressBar(sys.stderr, "bytes" if args.source.startswith("utf-8")
+                                else "units")
 
     try:
         result = simulate(data, args.source, args.target, errors=args.errors, stall=args.stall,
@@ -142,9 +152,10 @@ def _transcode(parser, args):
     except OSError as error:
         parser.exit(1, f"utfhw: error: cannot write {args.output}: {error.strerror}\n")
 
-    print(f"utfhw: {result.input_bytes} input bytes, {len(result.output)} output bytes, "
-          f"{result.cycles} cycles, {result.bytes_per_clock:.4f} input bytes per clock",
-          file=sys.stderr)
+    print(f"utfhw: {result.input_bytes} input bytes ({result.input_beats} code units), "
+          f"{len(result.output)} output bytes, {result.cycles} cycles, "
+          f"{result.units_per_clock:.4f} input units per clock, "
+          f"{result.bytes_per_clock:.4f} input bytes per clock", file=sys.stderr)
 
 
 def _generate(parser, args):
@@ -169,8 +180,27 @@ def _generate(parser, args):
     print(f"utfhw: wrote module {name} to {args.output}", file=sys.stderr)
 
 
+def _bench_pairs(args):
+    from .bench import pair_rates
+
+    print(f"{'source':10} {'target':10} {'in bits':>7} {'out lanes':>12} {'latency':>7} "
+          f"{'units':>6} {'cycles':>6} {'units/clock':>11}")
+    for rate in pair_rates(args.bytes, errors=args.errors):
+        lanes = f"{rate.output_lanes} x {rate.output_unit_bits}"
+        print(f"{rate.source:10} {rate.target:10} {rate.input_bits:7} {lanes:>12} "
+              f"{rate.latency:7} {rate.input_units:6} {rate.cycles:6} "
+              f"{rate.units_per_clock:11.4f}", flush=True)
+
+
 def _bench(parser, args):
-    print(f"{'file':48} {'bytes':>9} {'cycles':>9} {'bytes/clock':>11} {'clocks/s':>9}")
+    if args.every_pair:
+        if args.files:
+            parser.error("give FILE arguments or --every-pair, not both")
+        return _bench_pairs(args)
+    if not args.files:
+        parser.error("give at least one FILE, or --every-pair")
+    print(f"{'file':44} {'bytes':>8} {'units':>8} {'cycles':>8} {'units/clock':>11} "
+          f"{'clocks/s':>8}")
     for path in args.files:
         try:
             data = _read_input(path)[:args.limit]
@@ -180,8 +210,8 @@ def _bench(parser, args):
         result = simulate(data, args.source, args.target, errors=args.errors)
         elapsed = time.perf_counter() - started
         shown = os.path.join(*pathlib.Path(path).parts[-2:])
-        print(f"{shown:48} {result.input_bytes:9} {result.cycles:9} "
-              f"{result.bytes_per_clock:11.4f} {result.cycles / elapsed:9.0f}", flush=True)
+        print(f"{shown:44} {result.input_bytes:8} {result.input_beats:8} {result.cycles:8} "
+              f"{result.units_per_clock:11.4f} {result.cycles / elapsed:8.0f}", flush=True)
 
 
 def main(argv=None):

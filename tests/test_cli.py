@@ -21,7 +21,19 @@ def test_transcode(tmp_path):
     result = run("transcode", source, target, "--to", "utf-16-be", "--stall", "0.3", "--seed", "4")
     assert result.returncode == 0, result.stderr
     assert target.read_bytes() == source.read_bytes().decode("utf-8", "replace").encode("utf-16-be")
-    assert "cycles" in result.stderr and "input bytes per clock" in result.stderr
+    assert "cycles" in result.stderr and "input units per clock" in result.stderr
+
+
+def test_transcode_any_pair(tmp_path):
+    text = "\ufeffh\u00e9llo \u20ac \U0001F600"
+    source = tmp_path / "in.txt"
+    source.write_bytes(text.encode("utf-16-be") + b"\x00\xd8\x00")
+    target = tmp_path / "out.bin"
+    result = run("transcode", source, target, "--from", "utf-16", "--to", "utf-8-sig")
+    assert result.returncode == 0, result.stderr
+    assert target.read_bytes() == \
+        source.read_bytes().decode("utf-16", "replace").encode("utf-8-sig")
+    assert "25 input bytes (13 code units)" in result.stderr
 
 
 def test_progress_bar(tmp_path):
@@ -50,7 +62,8 @@ def test_unreadable_input(tmp_path):
 @pytest.mark.parametrize("args,message", [
     (["--stall", "1"], "stall must be a probability from 0 up to (not including) 1, not 1.0"),
     (["--stall", "often"], "not a number: 'often'"),
-    (["--to", "utf-32"], "invalid choice: 'utf-32'"),
+    (["--to", "utf-7"], "invalid choice: 'utf-7'"),
+    (["--from", "latin-1"], "invalid choice: 'latin-1'"),
     (["--errors", "nope"], "invalid choice: 'nope'"),
 ])
 def test_bad_arguments(tmp_path, args, message):
@@ -73,15 +86,25 @@ def test_generate_bad_extension(tmp_path):
     assert "output file must end in .v (Verilog) or .il (RTLIL), not" in result.stderr
 
 
-@pytest.mark.parametrize("target,errors", [("utf-16-le", "replace"), ("utf-16-be", "ignore")])
-def test_generated_verilog_passes_verilator_lint(tmp_path, target, errors):
+def test_generate_names_module_after_pair(tmp_path):
+    path = tmp_path / "top.il"
+    assert main(["generate", "-o", str(path), "--from", "utf-8-sig", "--to", "utf-32-be"]) == 0
+    assert "module \\utf8sig_to_utf32be" in path.read_text()
+
+
+@pytest.mark.parametrize("source,target,errors", [
+    ("utf-8", "utf-16-le", "replace"), ("utf-8", "utf-16-be", "ignore"),
+    ("utf-16", "utf-8-sig", "ignore"), ("utf-32-be", "utf-16", "replace"),
+    ("utf-8-sig", "utf-32", "ignore"), ("utf-16-le", "utf-8", "replace"),
+])
+def test_generated_verilog_passes_verilator_lint(tmp_path, source, target, errors):
     try:
         find_verilator()
     except FileNotFoundError as error:
         pytest.skip(str(error))
-    name = "utf8_to_" + target.replace("-", "")
+    name = source.replace("-", "") + "_to_" + target.replace("-", "")
     path = tmp_path / f"{name}.v"
-    result = run("generate", "-o", path, "--to", target, "--errors", errors)
+    result = run("generate", "-o", path, "--from", source, "--to", target, "--errors", errors)
     assert result.returncode == 0, result.stderr
     text = path.read_text()
     for port in ("i__valid", "i__ready", "i__payload", "o__valid", "o__ready", "o__payload"):

@@ -4,10 +4,11 @@ import json
 
 import pytest
 
-from utfhw.hdl import UTF8ToUTF16
+from utfhw.hdl import Transcoder
 from utfhw.sim import simulate
 from utfhw.sim.harness import run_messages, units_to_bytes
-from utfhw.sim.reference import utf8_to_utf16_beats
+
+from support import check_messages
 
 
 # Amaranth's simulator runs about 10k clocks/s here, so long texts go in as slices.
@@ -44,8 +45,8 @@ def test_kuhn_stress_test_strict(corpus):
         data.decode("utf-8")
     with pytest.raises(UnicodeDecodeError) as got:
         simulate(data, errors="strict")
-    assert (got.value.start, got.value.end, got.value.reason) == \
-        (expected.value.start, expected.value.end, expected.value.reason)
+    assert (got.value.encoding, got.value.start, got.value.end, got.value.reason) == \
+        (expected.value.encoding, expected.value.start, expected.value.end, expected.value.reason)
 
 
 @pytest.mark.parametrize("name", MULTILINGUAL)
@@ -59,26 +60,32 @@ def test_multilingual_slices(corpus, name):
         .encode("utf-16-le")
 
 
-def _check_cases(cases, errors):
-    """Run the cases' inputs back to back; compare with the model, CPython and, for "replace",
-    the code points the case file records for CPython."""
+# WHATWG decoder names of the WPT cases, as CPython codecs.
+WPT_DECODERS = {"utf-8": "utf-8", "utf-16le": "utf-16-le", "utf-16be": "utf-16-be",
+                "utf-16": "utf-16"}
+
+
+def _check_cases(cases, source, errors, target="utf-16-le"):
+    """Run the cases' inputs back to back; compare with the model and CPython (beats, bytes and
+    strict errors, see check_messages) and, for "replace", with the code points the case file
+    records for CPython."""
     messages = [bytes.fromhex(case["input_hex"]) for case in cases]
-    beats, _ = run_messages(UTF8ToUTF16(errors=errors), messages, stall=0.3, seed=5)
-    for case, message, message_beats in zip(cases, messages, beats):
-        assert message_beats == utf8_to_utf16_beats(message, errors)
-        output = units_to_bytes(message_beats)
-        assert output == message.decode("utf-8", errors).encode("utf-16-le")
-        if errors == "replace":
-            assert [ord(char) for char in output.decode("utf-16-le")] == \
-                case["cpython_codepoints"], case["id"]
+    check_messages(messages, source, target, errors=errors, stall=0.3, seed=5)
+    if errors == "replace":
+        beats, _ = run_messages(Transcoder(source=source, target="utf-32-le"), messages)
+        for case, message_beats in zip(cases, beats):
+            code_points = [unit for units, _ in message_beats for unit, _ in units]
+            assert code_points == case["cpython_codepoints"], case["id"]
 
 
+@pytest.mark.parametrize("decoder", WPT_DECODERS)
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
-def test_wpt_cases(corpus, errors):
+def test_wpt_cases(corpus, decoder, errors):
     cases = [case for case in json.loads((corpus / "wpt" / "wpt_utf_decode_cases.json").read_text())
-             if case["decoder"] == "utf-8" and case["input_hex"]]
-    assert len(cases) > 20
-    _check_cases(cases, errors)
+             if case["decoder"] == decoder]
+    assert cases
+    for target in ("utf-16-le", "utf-8"):
+        _check_cases(cases, WPT_DECODERS[decoder], errors, target)
 
 
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
@@ -86,4 +93,29 @@ def test_utf8tests_cases(corpus, errors):
     cases = [case for case in json.loads((corpus / "utf8tests" / "utf8tests_cases.json")
                                          .read_text()) if case["input_hex"]]
     assert len(cases) > 200
-    _check_cases(cases, errors)
+    _check_cases(cases, "utf-8", errors)
+
+
+UTF16_FILES = [
+    ("lipsum/Arabic-Lipsum.utf16.txt", "utf-16"), ("lipsum/Chinese-Lipsum.utf16.txt", "utf-16"),
+    ("lipsum/Emoji-Lipsum.utf16.txt", "utf-16"), ("lipsum/Hebrew-Lipsum.utf16.txt", "utf-16"),
+    ("lipsum/Hindi-Lipsum.utf16.txt", "utf-16"), ("lipsum/Japanese-Lipsum.utf16.txt", "utf-16"),
+    ("lipsum/Korean-Lipsum.utf16.txt", "utf-16"), ("lipsum/Latin-Lipsum.utf16.txt", "utf-16"),
+    ("lipsum/Russian-Lipsum.utf16.txt", "utf-16"),
+    ("wikipedia_mars/greek.utf16be.txt", "utf-16-be"),
+]
+
+
+@pytest.mark.parametrize("name,source", UTF16_FILES)
+def test_utf16_files(corpus, name, source):
+    data = (corpus / name).read_bytes()
+    # The head keeps the file's mark (the Emoji file has two); a slice from the middle, cut at
+    # an odd byte, starts and ends mid-character.
+    head = data[:SLICE]
+    middle = data[len(data) // 2 + 1:len(data) // 2 + 1 + SLICE - 1]
+    check_messages([head, middle], source, "utf-8", stall=0.2, seed=len(name))
+    check_messages([head], source, "utf-32-be", errors="ignore")
+    # Read with the other codecs too: a BOM-less file as utf-16 is little-endian text, and
+    # every codec must still agree with CPython on it.
+    other = "utf-16" if source == "utf-16-be" else "utf-16-be"
+    check_messages([head[:600], middle[:601]], other, "utf-16-le")

@@ -1,0 +1,67 @@
+"""The sustained rate of every pipeline: one long malformed-and-well-formed input per pair, the
+output always ready, cycles counted by the simulator."""
+
+import itertools
+import random
+
+from ..hdl.transcoder import Transcoder
+from .harness import simulate
+from .reference import CODECS, input_beats
+
+
+__all__ = ["stress_input", "PairRate", "pair_rates"]
+
+
+# Bytes and units that drive decoders into their error paths, mixed with text, so the rate is
+# measured on the hard cases and not only on clean input.
+_STRESS_BYTES = [0x80, 0xBF, 0xC0, 0xC2, 0xE0, 0xE2, 0xED, 0xF0, 0xF4, 0xF5, 0xFF, 0xFE, 0xEF,
+                 0xBB, 0x00, 0xD8, 0xDC, 0x41]
+_STRESS_TEXT = "a\u00e9\u0416\u4e2d\ufeff\U0001F600\U0010FFFF"
+
+
+def stress_input(source, length, seed=0):
+    """About ``length`` bytes for codec ``source``: stretches of encoded text alternating with
+    stretches of bytes that are malformed in every encoding."""
+    rng = random.Random(seed)
+    parts = []
+    size = 0
+    while size < length:
+        if rng.random() < 0.5:
+            part = bytes(rng.choice(_STRESS_BYTES) for _ in range(rng.randrange(1, 16)))
+        else:
+            part = "".join(rng.choice(_STRESS_TEXT) for _ in range(rng.randrange(1, 8))) \
+                .encode(source)
+        parts.append(part)
+        size += len(part)
+    return b"".join(parts)[:length]
+
+
+class PairRate:
+    """The measured rate of one pipeline and its port shape."""
+    def __init__(self, source, target, errors, input_bytes, input_units, cycles, core):
+        self.source = source
+        self.target = target
+        self.errors = errors
+        self.input_bytes = input_bytes
+        self.input_units = input_units
+        self.cycles = cycles
+        self.input_bits = core.i.payload.shape().width * 8
+        self.output_lanes = core.o.payload.shape().lane_count
+        self.output_unit_bits = len(core.o.payload.lanes[0].data)
+        self.latency = core.latency
+
+    @property
+    def units_per_clock(self):
+        return self.input_units / self.cycles
+
+
+def pair_rates(length=2048, *, errors="replace", pairs=None, seed=0):
+    """Simulate :func:`stress_input` through every pair's pipeline (or the given ``pairs``) with
+    no stalls; yields a :class:`PairRate` for each."""
+    for source, target in pairs or itertools.product(CODECS, CODECS):
+        data = stress_input(source, length, seed)
+        result = simulate(data, source, target, errors=errors)
+        assert result.input_beats == input_beats(data, source)
+        core = Transcoder(source=source, target=target, errors=errors)
+        yield PairRate(source, target, errors, len(data), result.input_beats, result.cycles,
+                       core)
