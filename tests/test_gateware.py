@@ -2,7 +2,6 @@
 model and byte for byte against CPython, with random stalls on both sides."""
 
 import itertools
-import random
 
 import pytest
 from hypothesis import given, strategies as st
