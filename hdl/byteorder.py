@@ -4,9 +4,9 @@ from amaranth.hdl import Module, Signal, Cat, Const, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .layout import (UnitBytes, CodePointLanes, Lanes, ErrorKind, ENCODING_FORMS,
+from .layout import (UnitBytes, Lanes, ErrorKind, ENCODING_FORMS,
                      BYTE_ORDER_MARK)
-from .lanes import combinational_handshake, pack_lanes
+from .lanes import CodePointFilter, combinational_handshake, pack_lanes
 from .params import BYTE_ORDERS, check_choice
 
 
@@ -149,7 +149,7 @@ class ByteOrderWriter(wiring.Component):
         return m
 
 
-class ByteOrderMarkStripper(wiring.Component):
+class ByteOrderMarkStripper(CodePointFilter):
     """Drops a byte order mark: the first code point of each message, if it is a well-formed
     U+FEFF.
 
@@ -167,16 +167,7 @@ class ByteOrderMarkStripper(wiring.Component):
     o : :py:`Out(stream.Signature(CodePointLanes))`
         The same, without a leading mark.
     """
-    def __init__(self):
-        super().__init__({
-            "i": In(stream.Signature(CodePointLanes)),
-            "o": Out(stream.Signature(CodePointLanes)),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        moves = combinational_handshake(m, self.i, self.o)
-
+    def keep(self, m, moves):
         lanes = self.i.payload.lanes
         count = self.i.payload.count
         at_start = Signal(init=1)
@@ -188,9 +179,7 @@ class ByteOrderMarkStripper(wiring.Component):
 
         is_mark = (at_start & (lanes[0].data == BYTE_ORDER_MARK)
                    & (lanes[0].error == ErrorKind.NONE))
-        keep = [(count > 0) & ~is_mark] + [count > index for index in range(1, len(lanes))]
-        pack_lanes(m, self.o.payload, list(zip(keep, lanes)))
-        return m
+        return [(count > 0) & ~is_mark] + [count > index for index in range(1, len(lanes))]
 
 
 #: Byte order mark units per encoding form, numeric (before the byte order stage).

@@ -1,17 +1,13 @@
 """CPython's ``errors="ignore"`` in hardware: dropping replaced items."""
 
-from amaranth.hdl import Module
-from amaranth.lib import stream, wiring
-from amaranth.lib.wiring import In, Out
-
-from .layout import CodePointLanes, ErrorKind
-from .lanes import combinational_handshake, pack_lanes
+from .layout import ErrorKind
+from .lanes import CodePointFilter
 
 
 __all__ = ["ErrorDropper"]
 
 
-class ErrorDropper(wiring.Component):
+class ErrorDropper(CodePointFilter):
     """Drops every code point whose error kind is not ``NONE`` and packs the rest from lane 0.
 
     Behind a decoder (which always replaces), this gives CPython's ``errors="ignore"``. It goes
@@ -28,18 +24,7 @@ class ErrorDropper(wiring.Component):
     o : :py:`Out(stream.Signature(CodePointLanes))`
         The well-formed ones.
     """
-    def __init__(self):
-        super().__init__({
-            "i": In(stream.Signature(CodePointLanes)),
-            "o": Out(stream.Signature(CodePointLanes)),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        combinational_handshake(m, self.i, self.o)
+    def keep(self, m, moves):
         count = self.i.payload.count
-        pack_lanes(m, self.o.payload, [
-            ((count > index) & (lane.error == ErrorKind.NONE), lane)
-            for index, lane in enumerate(self.i.payload.lanes)
-        ])
-        return m
+        return [(count > index) & (lane.error == ErrorKind.NONE)
+                for index, lane in enumerate(self.i.payload.lanes)]

@@ -7,12 +7,15 @@ every clock while its output is ready and stalls in the same clock when it is no
 on the way. Both move exactly one output beat per input beat.
 """
 
-from amaranth.hdl import Const
+from amaranth.hdl import Module, Const
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
 
-from .layout import REPLACEMENT_CHARACTER
+from .layout import CodePointLanes, REPLACEMENT_CHARACTER
 
 
-__all__ = ["registered_handshake", "combinational_handshake", "pack_lanes", "load_decoded"]
+__all__ = ["registered_handshake", "combinational_handshake", "pack_lanes", "load_decoded",
+           "CodePointFilter"]
 
 
 def registered_handshake(m, i, o):
@@ -77,3 +80,28 @@ def load_decoded(m, payload, *, cut_short, cut_short_kind, own_valid, own_data, 
             lanes[0].data.eq(own_data),
             lanes[0].error.eq(own_error),
         ]
+
+
+class CodePointFilter(wiring.Component):
+    """Base of the combinational stages that drop some code points of each beat and pack the
+    rest from lane 0. A subclass gives :meth:`keep`.
+
+    Latency zero, ``i.ready`` is ``o.ready``, one output beat per input beat (``count`` may drop
+    to 0; ``last`` always passes).
+    """
+    def __init__(self):
+        super().__init__({
+            "i": In(stream.Signature(CodePointLanes)),
+            "o": Out(stream.Signature(CodePointLanes)),
+        })
+
+    def keep(self, m, moves):
+        """One 1-bit value per input lane: whether to keep it (only lanes below ``count``).
+        ``moves`` is high on clocks when a beat passes, for subclasses with state."""
+        raise NotImplementedError
+
+    def elaborate(self, platform):
+        m = Module()
+        moves = combinational_handshake(m, self.i, self.o)
+        pack_lanes(m, self.o.payload, list(zip(self.keep(m, moves), self.i.payload.lanes)))
+        return m
