@@ -5,7 +5,7 @@ import itertools
 import random
 
 from .harness import build_pipeline, run_messages, units_to_bytes
-from .reference import CODECS, UNIT_BYTES, input_beats, transcode, _codec_form
+from .reference import CODECS, input_beats, transcode
 
 
 __all__ = ["stress_input", "PairRate", "pair_rates"]
@@ -64,7 +64,7 @@ def pair_rates(length=2048, *, errors="replace", pairs=None, seed=0):
         data = stress_input(source, length, seed)
         core = build_pipeline(source, target, errors=errors)
         (beats,), cycles = run_messages(core, [data])
-        output = units_to_bytes(beats, UNIT_BYTES[_codec_form(target)[0]])
+        output = units_to_bytes(beats, target)
         assert output == transcode(data, source, target, errors=errors), (source, target)
         yield PairRate(source, target, errors, len(data), input_beats(data, source), cycles,
                        core)

@@ -9,8 +9,9 @@ from ..hdl.layout import ErrorKind
 from ..hdl.transcoder import Transcoder
 from .payload import LaneFormat, pack_units
 from ..hdl.layout import REPLACEMENT_CHARACTER
-from .reference import (UNIT_BYTES, Item, check_codec, check_errors_argument, decode_error,
-                        target_units, _codec_form)
+from ..hdl.layout import BYTE_ORDER_MARK
+from .reference import (UNIT_BYTES, Item, check_codec, check_errors_argument, codec_form,
+                        decode_error, target_units)
 from .stream import check_stall, stream_get, stream_put
 
 
@@ -23,8 +24,6 @@ __all__ = [
 
 #: Clock period given to the simulator; only VCD timestamps depend on it.
 CLOCK_PERIOD = 1e-8
-
-_BYTE_ORDER_MARK = 0xFEFF
 
 
 def check_pair(source, target):
@@ -84,9 +83,9 @@ def first_error_span(beats, data, source, target):
     For UTF-8, a byte whose beat carries no item is one a pending sequence took in, so before the
     first error the bytes after the last beat that carried items are the pending sequence.
     """
-    form, _, _ = _codec_form(source)
+    form, _, _ = codec_form(source)
     width = UNIT_BYTES[form]
-    mark_units = len(target_units(_BYTE_ORDER_MARK, target)) if _codec_form(target)[2] else 0
+    mark_units = len(target_units(BYTE_ORDER_MARK, target)) if codec_form(target)[2] else 0
     # A leading EF BB BF that utf-8-sig strips is taken in without an item of its own.
     sequence_start = 3 if source == "utf-8-sig" and data.startswith(b"\xef\xbb\xbf") else 0
     for index, (units, _) in enumerate(beats):
@@ -235,14 +234,14 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
         error = first_error_span(beats, data, source, target)
         if error is not None:
             raise decode_error(data, source, error)
-    unit_bytes = UNIT_BYTES[_codec_form(target)[0]]
-    return Simulation(output=units_to_bytes(beats, unit_bytes), cycles=cycles,
+    return Simulation(output=units_to_bytes(beats, target), cycles=cycles,
                       input_bytes=len(data), input_beats=len(beats), beats=beats)
 
 
-def units_to_bytes(beats, unit_bytes):
-    """The wire bytes of output beats whose units are ``unit_bytes`` wide (``data[0:8]`` of
-    each unit goes first)."""
+def units_to_bytes(beats, target):
+    """The wire bytes of output beats of codec ``target`` (``data[0:8]`` of each unit goes
+    first)."""
+    unit_bytes = UNIT_BYTES[codec_form(target)[0]]
     output = bytearray()
     for units, _ in beats:
         for unit, _ in units:

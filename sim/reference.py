@@ -13,14 +13,14 @@ and UTF-32), the model follows CPython's documented codec behaviour, recorded in
 
 from dataclasses import dataclass
 
-from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER
+from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK, ENCODING_FORMS
 from ..hdl.params import CODECS as _CODEC_TABLE, check_codec
 
 
 __all__ = [
     "Item", "CODECS", "ERROR_HANDLERS", "error_reason", "check_errors_argument", "check_codec",
     "utf8_items", "utf16_items", "utf32_items", "decode_items", "decode_error", "decode", "decode_utf8",
-    "utf16_units", "encode", "encode_utf16", "UNIT_BYTES", "target_units", "input_beats",
+    "utf16_units", "encode", "encode_utf16", "codec_form", "UNIT_BYTES", "target_units", "input_beats",
     "transcoder_beats", "transcode",
 ]
 
@@ -200,13 +200,31 @@ def utf32_items(data, byteorder="little"):
     return items
 
 
-_BYTE_ORDER_MARK = 0xFEFF
+def codec_form(codec):
+    """``(form, byteorder, byte order mark)`` of a codec: ``form`` is ``"utf-8"``, ``"utf-16"``
+    or ``"utf-32"``; ``byteorder`` ``None``, ``"little"``, ``"big"`` or ``"detect"``; the last
+    says whether the codec strips (as source) and writes (as target) a byte order mark."""
+    return _CODEC_TABLE[codec]
+
+
+#: Bytes per code unit of each encoding form.
+UNIT_BYTES = {form: width for form, (width, _) in ENCODING_FORMS.items()}
 
 
 def _strip_byte_order_mark(items):
-    if items and items[0].code_point == _BYTE_ORDER_MARK and items[0].error == ErrorKind.NONE:
+    if items and items[0].code_point == BYTE_ORDER_MARK and items[0].error == ErrorKind.NONE:
         return items[1:]
     return items
+
+
+def _source_byteorder(data, source):
+    """The byte order a UTF-16 or UTF-32 source decodes ``data`` in: a ``utf-16``/``utf-32``
+    message is big-endian if it starts with the big-endian mark, little-endian otherwise."""
+    form, byteorder, _ = codec_form(source)
+    if byteorder != "detect":
+        return byteorder
+    width = UNIT_BYTES[form]
+    return "big" if data[:width] == BYTE_ORDER_MARK.to_bytes(width, "big") else "little"
 
 
 def decode_items(data, source):
@@ -217,18 +235,15 @@ def decode_items(data, source):
     """
     check_codec("source", source)
     data = bytes(data)
-    if source in ("utf-8", "utf-8-sig"):
+    form, _, strips_mark = codec_form(source)
+    if form == "utf-8":
         items = utf8_items(data)
-        # EF BB BF is the only way for the first item to be a well-formed U+FEFF.
-        return _strip_byte_order_mark(items) if source == "utf-8-sig" else items
-    family, _, order = source.partition("-")[2].partition("-")
-    decoder, width = (utf16_items, 2) if family == "16" else (utf32_items, 4)
-    if order:
-        return decoder(data, "little" if order == "le" else "big")
-    # A leading U+FEFF read in the detected byte order is exactly the byte order mark.
-    big_endian_mark = _BYTE_ORDER_MARK.to_bytes(width, "big")
-    byteorder = "big" if data[:width] == big_endian_mark else "little"
-    return _strip_byte_order_mark(decoder(data, byteorder))
+    else:
+        decoder = utf16_items if form == "utf-16" else utf32_items
+        items = decoder(data, _source_byteorder(data, source))
+    # EF BB BF, or a leading U+FEFF read in the detected byte order, is exactly the byte order
+    # mark: the only way for the first item to be a well-formed U+FEFF.
+    return _strip_byte_order_mark(items) if strips_mark else items
 
 
 def decode_error(data, source, item):
@@ -239,7 +254,7 @@ def decode_error(data, source, item):
     what follows a stripped EF BB BF as a separate object, so its positions start after it.
     """
     data = bytes(data)
-    form, byteorder, _ = _codec_form(source)
+    form, _, _ = codec_form(source)
     if form == "utf-8":
         encoding = "utf-8"
         if source == "utf-8-sig" and data.startswith(b"\xef\xbb\xbf"):
@@ -247,10 +262,7 @@ def decode_error(data, source, item):
             return UnicodeDecodeError(encoding, data, item.start - 3, item.end - 3,
                                       error_reason(item.error, source))
     else:
-        if byteorder == "detect":
-            width = UNIT_BYTES[form]
-            mark = _BYTE_ORDER_MARK.to_bytes(width, "big")
-            byteorder = "big" if data[:width] == mark else "little"
+        byteorder = _source_byteorder(data, source)
         encoding = f"{form}-{'be' if byteorder == 'big' else 'le'}"
     return UnicodeDecodeError(encoding, data, item.start, item.end,
                               error_reason(item.error, source))
@@ -316,36 +328,22 @@ def encode(code_points, target):
     first two), even when there is nothing else to encode; the other codecs never write one.
     """
     check_codec("target", target)
-    if target in ("utf-8", "utf-8-sig"):
-        prefix = utf8_sequence(_BYTE_ORDER_MARK) if target == "utf-8-sig" else b""
-        return prefix + b"".join(utf8_sequence(code_point) for code_point in code_points)
-    family, _, order = target.partition("-")[2].partition("-")
-    byteorder = "big" if order == "be" else "little"
-    if not order:
-        code_points = [_BYTE_ORDER_MARK, *code_points]
-    if family == "16":
+    form, byteorder, writes_mark = codec_form(target)
+    if writes_mark:
+        code_points = [BYTE_ORDER_MARK, *code_points]
+    if form == "utf-8":
+        return b"".join(utf8_sequence(code_point) for code_point in code_points)
+    # A utf-16 or utf-32 target writes little-endian.
+    byteorder = "big" if byteorder == "big" else "little"
+    if form == "utf-16":
         return encode_utf16(code_points, byteorder)
     return b"".join(code_point.to_bytes(4, byteorder) for code_point in code_points)
-
-
-def _codec_form(codec):
-    """``(form, byteorder, byte order mark)`` of a codec: ``form`` is ``"utf-8"``, ``"utf-16"``
-    or ``"utf-32"``; ``byteorder`` ``None``, ``"little"``, ``"big"`` or ``"detect"``."""
-    if codec.startswith("utf-8"):
-        return "utf-8", None, codec == "utf-8-sig"
-    family, _, order = codec.partition("-")[2].partition("-")
-    byteorder = {"le": "little", "be": "big", "": "detect"}[order]
-    return f"utf-{family}", byteorder, not order
-
-
-#: Bytes per code unit of each encoding form.
-UNIT_BYTES = {"utf-8": 1, "utf-16": 2, "utf-32": 4}
 
 
 def target_units(code_point, target):
     """The code units of ``code_point`` in codec ``target``, each as the integer whose
     little-endian bytes are the unit's bytes on the wire (how the gateware's lanes hold them)."""
-    form, byteorder, _ = _codec_form(target)
+    form, byteorder, _ = codec_form(target)
     if form == "utf-8":
         return list(utf8_sequence(code_point))
     if byteorder == "detect":
@@ -358,7 +356,7 @@ def target_units(code_point, target):
 def input_beats(data, source):
     """How many input beats one message takes: one per code unit, one more for trailing bytes,
     and one (empty) for an empty message."""
-    width = UNIT_BYTES[_codec_form(source)[0]]
+    width = UNIT_BYTES[codec_form(source)[0]]
     return max(1, -(-len(data) // width))
 
 
@@ -373,8 +371,8 @@ def transcoder_beats(message, source, target, errors="replace"):
     if errors not in ("replace", "ignore"):
         raise ValueError(f"errors must be 'replace' or 'ignore', not {errors!r}")
     beats = [[] for _ in range(input_beats(message, source))]
-    if _codec_form(target)[2]:
-        beats[0] += [(unit, ErrorKind.NONE) for unit in target_units(_BYTE_ORDER_MARK, target)]
+    if codec_form(target)[2]:
+        beats[0] += [(unit, ErrorKind.NONE) for unit in target_units(BYTE_ORDER_MARK, target)]
     for item in decode_items(message, source):
         if errors == "ignore" and item.error != ErrorKind.NONE:
             continue

@@ -58,16 +58,15 @@ def check_messages(messages, source="utf-8", target="utf-16-le", *, errors="repl
     CPython's. Returns the cycle count."""
     from utfhw.hdl import Transcoder
     from utfhw.sim.harness import first_error_span, run_messages, units_to_bytes
-    from utfhw.sim.reference import UNIT_BYTES, decode_error, transcoder_beats, _codec_form
+    from utfhw.sim.reference import decode_error, transcoder_beats
 
     dut = Transcoder(source=source, target=target, errors=errors)
     beats, cycles = run_messages(dut, messages, stall=stall, seed=seed)
     assert len(beats) == len(messages)
-    unit_bytes = UNIT_BYTES[_codec_form(target)[0]]
     for message, message_beats in zip(messages, beats):
         context = (source, target, errors, message.hex())
         assert message_beats == transcoder_beats(message, source, target, errors), context
-        assert units_to_bytes(message_beats, unit_bytes) == \
+        assert units_to_bytes(message_beats, target) == \
             message.decode(source, errors).encode(target), context
         if errors == "replace":
             span = first_error_span(message_beats, message, source, target)
