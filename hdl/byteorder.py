@@ -6,7 +6,7 @@ from amaranth.lib.wiring import In, Out
 
 from .layout import (UnitBytes, Lanes, ErrorKind, ENCODING_FORMS,
                      BYTE_ORDER_MARK)
-from .lanes import CodePointFilter, combinational_handshake, pack_lanes
+from .lanes import CodePointFilter, combinational_handshake, message_start, pack_lanes
 from .params import BYTE_ORDERS, check_choice
 
 
@@ -75,17 +75,14 @@ class ByteOrderReader(wiring.Component):
         m.d.comb += self.o.payload.count.eq(count)
 
         if self._byteorder == "detect":
-            at_start = Signal(init=1)
+            at_start = message_start(m, moves, self.i.payload)
             big_endian_message = Signal()
             big_endian_mark = int.from_bytes(BYTE_ORDER_MARK.to_bytes(self._width, "big"),
                                              "little")
             mark_found = (count == self._width) & (wire == big_endian_mark)
             big_endian = Mux(at_start, mark_found, big_endian_message)
-            with m.If(moves):
-                with m.If(self.i.payload.last):
-                    m.d.sync += at_start.eq(1)
-                with m.Elif(at_start & (count != 0)):
-                    m.d.sync += [at_start.eq(0), big_endian_message.eq(mark_found)]
+            with m.If(moves & at_start):
+                m.d.sync += big_endian_message.eq(mark_found)
         else:
             big_endian = Const(self._byteorder == "big")
         m.d.comb += self.o.payload.data.eq(Mux(big_endian, _swap_bytes(wire), wire))
@@ -170,13 +167,7 @@ class ByteOrderMarkStripper(CodePointFilter):
     def keep(self, m, moves):
         lanes = self.i.payload.lanes
         count = self.i.payload.count
-        at_start = Signal(init=1)
-        with m.If(moves):
-            with m.If(self.i.payload.last):
-                m.d.sync += at_start.eq(1)
-            with m.Elif(count != 0):
-                m.d.sync += at_start.eq(0)
-
+        at_start = message_start(m, moves, self.i.payload)
         is_mark = (at_start & (lanes[0].data == BYTE_ORDER_MARK)
                    & (lanes[0].error == ErrorKind.NONE))
         return [(count > 0) & ~is_mark] + [count > index for index in range(1, len(lanes))]

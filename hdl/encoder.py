@@ -5,6 +5,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .layout import CodePointLanes
+from .lanes import registered_handshake
 
 
 __all__ = ["LaneEncoder"]
@@ -81,12 +82,8 @@ class LaneEncoder(wiring.Component):
             with m.If((count == 2) & ~split):
                 m.d.comb += second_length.eq(length_1)
 
-        can_send = ~self.o.valid | self.o.ready
-        m.d.comb += self.i.ready.eq(can_send & ~split)
-
-        with m.If(self.i.valid & can_send):
+        with m.If(registered_handshake(m, self.i, self.o, keep_input=split)):
             m.d.sync += [
-                self.o.valid.eq(1),
                 output.last.eq(self.i.payload.last & ~split),
                 output.count.eq(first_length + second_length),
                 second_half.eq(split),
@@ -100,7 +97,5 @@ class LaneEncoder(wiring.Component):
                                 m.d.sync += output.lanes[lane].eq(first_units[lane])
                             elif lane - length < self.max_units:
                                 m.d.sync += output.lanes[lane].eq(second_units[lane - length])
-        with m.Elif(self.o.ready):
-            m.d.sync += self.o.valid.eq(0)
 
         return m
