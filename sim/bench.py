@@ -16,22 +16,30 @@ __all__ = ["stress_input", "PairRate", "pair_rates"]
 _STRESS_BYTES = [0x80, 0xBF, 0xC0, 0xC2, 0xE0, 0xE2, 0xED, 0xF0, 0xF4, 0xF5, 0xFF, 0xFE, 0xEF,
                  0xBB, 0x00, 0xD8, 0xDC, 0x41]
 _STRESS_TEXT = "a\u00e9\u0416\u4e2d\ufeff\U0001F600\U0010FFFF"
+_STRESS_POOL = 4096
 
 
 def stress_input(source, length, seed=0):
-    """About ``length`` bytes for codec ``source``: stretches of encoded text alternating with
-    stretches of bytes that are malformed in every encoding."""
+    """``length`` bytes for codec ``source``: stretches of encoded text alternating with
+    stretches of bytes that are malformed in every encoding, in random order and cut anywhere.
+
+    The stretches are drawn from a pool of a few thousand, so that megabytes (for the Verilator
+    backend) take well under a second to make."""
     rng = random.Random(seed)
+
+    def stretch():
+        if rng.random() < 0.5:
+            return bytes(rng.choices(_STRESS_BYTES, k=rng.randrange(1, 16)))
+        return "".join(rng.choices(_STRESS_TEXT, k=rng.randrange(1, 8))).encode(source)
+
+    pool = [stretch() for _ in range(_STRESS_POOL)]
     parts = []
     size = 0
     while size < length:
-        if rng.random() < 0.5:
-            part = bytes(rng.choice(_STRESS_BYTES) for _ in range(rng.randrange(1, 16)))
-        else:
-            part = "".join(rng.choice(_STRESS_TEXT) for _ in range(rng.randrange(1, 8))) \
-                .encode(source)
-        parts.append(part)
-        size += len(part)
+        # Stretches average about 8 bytes, so this takes a few rounds whatever the length.
+        drawn = rng.choices(pool, k=max(16, (length - size) // 8))
+        parts.extend(drawn)
+        size += sum(map(len, drawn))
     return b"".join(parts)[:length]
 
 

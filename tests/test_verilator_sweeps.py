@@ -1,0 +1,105 @@
+"""Equivalence at scale through the generated Verilog, run by Verilator, against CPython: every
+UTF-8 message of one to three bytes, every scalar value through every decoder and encoder, every
+UTF-16 unit and unit pair class, and the third-party corpus through every pair."""
+
+import itertools
+
+import pytest
+
+from utfhw.sim.reference import CODECS
+
+from verilated import check_verilated, joined
+
+
+# Every 1- and 2-byte message, and the 3-byte messages in eight slices of 32 first bytes each,
+# so that the 16.8 M messages spread over the test workers.
+SWEEP_SLICES = [None] + [range(first, first + 32) for first in range(0, 256, 32)]
+
+
+def every_two_bytes():
+    return b"".join(value.to_bytes(2, "big") for value in range(1 << 16))
+
+
+@pytest.mark.parametrize("errors", ["replace", "ignore"])
+@pytest.mark.parametrize("first_bytes", SWEEP_SLICES,
+                         ids=lambda first: "1-2 bytes" if first is None else
+                         f"3 bytes {first.start:02X}-{first.stop - 1:02X}")
+def test_every_short_utf8_message(first_bytes, errors):
+    """All 16,843,008 UTF-8 messages of 1 to 3 bytes, each its own message, to UTF-16-LE."""
+    pairs = every_two_bytes()
+    if first_bytes is None:
+        data = bytes(range(256)) + pairs
+        lengths = [1] * 256 + [2] * (1 << 16)
+    else:
+        data = bytearray(3 << 16)
+        data[1::3] = pairs[0::2]
+        data[2::3] = pairs[1::2]
+        slices = []
+        for first in first_bytes:
+            data[0::3] = bytes([first]) * (1 << 16)
+            slices.append(bytes(data))
+        data = b"".join(slices)
+        lengths = [3] * (len(data) // 3)
+    run = check_verilated(data, lengths, "utf-8", "utf-16-le", errors=errors)
+    assert run.input_beats == len(data)
+
+
+SCALARS = "".join(map(chr, itertools.chain(range(0xD800), range(0xE000, 0x110000))))
+FORMS = ["utf-8", "utf-16-le", "utf-32-le"]
+
+
+@pytest.mark.parametrize("target", CODECS)
+def test_every_scalar_through_every_encoder(target):
+    """All 1,112,064 scalar values, one message, from UTF-32 into every target codec."""
+    data = SCALARS.encode("utf-32-le")
+    check_verilated(data, [len(data)], "utf-32-le", target)
+
+
+@pytest.mark.parametrize("source", ["utf-8", "utf-16-be", "utf-32-be", "utf-16"])
+def test_every_scalar_through_every_decoder(source):
+    data = SCALARS.encode(source)
+    check_verilated(data, [len(data)], source, "utf-32-le")
+
+
+# A unit of each class: non-surrogates at both edges, high and low surrogates at both edges.
+UNIT_CLASSES = [0x0000, 0x0041, 0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xE000, 0xFEFF, 0xFFFE,
+                0xFFFF]
+
+
+@pytest.mark.parametrize("source", ["utf-16-le", "utf-16-be"])
+def test_every_utf16_unit(source):
+    """Every 16-bit unit alone, with an odd byte after it, and before and after a unit of each
+    class, each its own message."""
+    order = "little" if source == "utf-16-le" else "big"
+    units = [value.to_bytes(2, order) for value in range(1 << 16)]
+    classes = [value.to_bytes(2, order) for value in UNIT_CLASSES]
+    messages = units + [unit + b"\x41" for unit in units]
+    messages += [unit + other for unit in units for other in classes]
+    messages += [other + unit for unit in units for other in classes]
+    check_verilated(*joined(messages), source, "utf-32-le")
+    check_verilated(*joined(messages[:1 << 17]), source, "utf-8", stall=0.3, seed=2)
+
+
+def test_every_surrogate_pair():
+    """All 1,048,576 surrogate pairs, each its own message, and all of them in one message."""
+    data = b"".join(((high << 16) | low).to_bytes(4, "big")
+                    for high in range(0xD800, 0xDC00) for low in range(0xDC00, 0xE000))
+    check_verilated(data, [4] * (len(data) // 4), "utf-16-be", "utf-32-le")
+    check_verilated(data, [len(data)], "utf-16-be", "utf-8")
+
+
+def corpus_messages(corpus, source):
+    """Every text file of the corpus as it is, and its text encoded with ``source``."""
+    messages = []
+    for path in sorted(corpus.rglob("*.txt")):
+        raw = path.read_bytes()
+        messages.append(raw)
+        codec = "utf-16" if ".utf16." in path.name else \
+            "utf-16-be" if ".utf16be." in path.name else "utf-8"
+        messages.append(raw.decode(codec, "replace").encode(source))
+    return messages
+
+
+@pytest.mark.parametrize("source,target", list(itertools.product(CODECS, CODECS)))
+def test_corpus_every_pair(corpus, source, target):
+    check_verilated(*joined(corpus_messages(corpus, source)), source, target, stall=0.2, seed=5)
