@@ -6,6 +6,7 @@ import pathlib
 import sys
 import time
 
+from .cocotb_bench import SIMULATORS, run as run_cocotb
 from .generate import module_name, pipeline_hdl
 from .harness import BACKENDS, simulate
 from ..hdl.params import HARDWARE_ERROR_HANDLERS
@@ -107,7 +108,35 @@ def _parser():
                        help="use at most the first BYTES bytes of each file")
     bench.add_argument("--sim", choices=[*BACKENDS, "both"], default="amaranth",
                        help="simulator to measure (default: amaranth)")
+    bench_cocotb = commands.add_parser(
+        "cocotb", help="run the cocotb test bench on the generated Verilog",
+        description="Generate the pipeline's Verilog and run utfhw.sim.cocotb_bench on it with "
+                    "cocotb's runner: messages stream through with random stalls and every "
+                    "output beat is checked against the reference model.")
+    _add_codec_arguments(bench_cocotb, HARDWARE_ERROR_HANDLERS)
+    bench_cocotb.add_argument("--sim", choices=SIMULATORS, default="icarus",
+                              help="simulator (default: icarus)")
+    bench_cocotb.add_argument("--stall", type=_probability, default=0.3, metavar="P",
+                              help="probability of a stall clock on each side (default: 0.3)")
+    bench_cocotb.add_argument("--seed", type=int, default=0)
+    bench_cocotb.add_argument("--messages", metavar="FILE",
+                              help="also send this file as one message")
+    bench_cocotb.add_argument("--build-dir", metavar="DIR",
+                              help="where cocotb builds (default: a new temporary folder)")
     return parser
+
+
+def _cocotb(parser, args):
+    try:
+        tests, failures = run_cocotb(source=args.source, target=args.target,
+                                     errors=args.errors, simulator=args.sim,
+                                     build_dir=args.build_dir, stall=args.stall,
+                                     seed=args.seed, messages=args.messages)
+    except RuntimeError as error:
+        parser.exit(1, f"utfhw: error: {error}\n")
+    print(f"utfhw: cocotb ran {tests} test(s), {failures} failed", file=sys.stderr)
+    if failures or not tests:
+        parser.exit(1)
 
 
 def _read_input(path):
@@ -230,7 +259,9 @@ def _bench(parser, args):
 def main(argv=None):
     parser = _parser()
     args = parser.parse_args(argv)
-    {"transcode": _transcode, "generate": _generate, "bench": _bench}[args.command](parser, args)
+    commands = {"transcode": _transcode, "generate": _generate, "bench": _bench,
+                "cocotb": _cocotb}
+    commands[args.command](parser, args)
     return 0
 
 

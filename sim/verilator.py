@@ -20,7 +20,6 @@ import os
 import pathlib
 import shutil
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 
