@@ -18,7 +18,8 @@ The bench reads its settings from the environment:
 :func:`run` builds and runs the bench with cocotb's runner on Icarus Verilog;
 ``utfhw cocotb`` is its command line. Amaranth's Verilog has no ```timescale``, so the runner
 gives one (1 ns / 1 ps). The ports are sampled on the falling clock edge, where the design's
-signals are settled: the bench changes its inputs only just after rising edges.
+signals are settled: the bench changes its inputs on the falling clock edge and samples the
+handshake in the read-only phase after it, so nothing races the rising edge.
 """
 
 import os
@@ -86,7 +87,7 @@ def _payload_formats(source, target, errors):
 try:
     import cocotb
     from cocotb.clock import Clock
-    from cocotb.triggers import FallingEdge, RisingEdge
+    from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 except ImportError:
     cocotb = None
 
@@ -121,24 +122,25 @@ if cocotb is not None:
         async def producer():
             index = 0
             while index < len(payloads):
+                await FallingEdge(dut.clk)
                 offering = rng.random() >= stall
                 dut.i__valid.value = int(offering)
                 dut.i__payload.value = payloads[index]
-                await FallingEdge(dut.clk)
-                taken = offering and int(dut.i__ready.value)
-                await RisingEdge(dut.clk)
-                index += bool(taken)
+                await ReadOnly()
+                index += offering and int(dut.i__ready.value)
+            await FallingEdge(dut.clk)
             dut.i__valid.value = 0
 
         cocotb.start_soon(producer())
         received = 0
         idle = 0
         while received < len(expected):
+            await FallingEdge(dut.clk)
             ready = rng.random() >= stall
             dut.o__ready.value = int(ready)
-            await FallingEdge(dut.clk)
+            await ReadOnly()
             if ready and int(dut.o__valid.value):
-                dut._log.info("payload %s", str(dut.o__payload.value)); beat = output_format.unpack(int(dut.o__payload.value))
+                beat = output_format.unpack(int(dut.o__payload.value))
                 assert beat == expected[received], \
                     f"output beat {received}: got {beat}, the reference model says " \
                     f"{expected[received]}"
@@ -147,7 +149,7 @@ if cocotb is not None:
             else:
                 idle += 1
                 assert idle < 1000, f"no output beat for 1000 clocks after {received}"
-            await RisingEdge(dut.clk)
+        await FallingEdge(dut.clk)
         dut.o__ready.value = 0
         dut._log.info("%d messages, %d output beats matched the reference model",
                       len(messages), received)
@@ -185,15 +187,27 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
     verilog = build_dir / f"{name}.v"
     verilog.write_text(pipeline_hdl(source, target, errors=errors, name=name))
     runner = get_runner(simulator)
+    # cocotb compiles as SystemVerilog (-g2012), where `reg x = 0` sets x before time 0
+    # without an event. Yosys's Verilog relies on that event to run every `always @*` block
+    # once at time 0; without it, blocks whose inputs keep their initial values output X.
+    # Verilog-2005 semantics (the later -g wins) keep the event.
     runner.build(sources=[verilog], hdl_toplevel=name, build_dir=build_dir,
-                 timescale=("1ns", "1ps"), always=True, verbose=verbose)
+                 build_args=["-g2005"], timescale=("1ns", "1ps"), always=True,
+                 verbose=verbose)
     settings = {"UTFHW_SOURCE": source, "UTFHW_TARGET": target, "UTFHW_ERRORS": errors,
                 "UTFHW_STALL": str(stall), "UTFHW_SEED": str(seed)}
     if messages:
         settings["UTFHW_MESSAGES"] = str(messages)
-    results = runner.test(
-        test_module="utfhw.sim.cocotb_bench", hdl_toplevel=name, build_dir=build_dir,
-        timescale=("1ns", "1ps"), verbose=verbose,
-        extra_env={**settings, **(judge_as or {}),
-                   "PYTHONPATH": os.pathsep.join(filter(None, sys.path))})
+    results = build_dir / "results.xml"
+    try:
+        runner.test(
+            test_module="utfhw.sim.cocotb_bench", hdl_toplevel=name, build_dir=build_dir,
+            results_xml=str(results), timescale=("1ns", "1ps"), verbose=verbose,
+            extra_env={**settings, **(judge_as or {}),
+                       "PYTHONPATH": os.pathsep.join(filter(None, sys.path))})
+    except SystemExit:
+        # Under pytest, cocotb's runner exits when a test fails; the results file says which.
+        pass
+    if not results.exists():
+        raise RuntimeError(f"the simulation left no results in {results}")
     return get_results(results)
