@@ -17,6 +17,7 @@
 //
 // A line "progress DONE TOTAL" goes to stdout every 2^20 input beats.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -1,11 +1,13 @@
 """The ``utfhw`` command line."""
 
+import shutil
 import subprocess
 import sys
 
 import pytest
 
 from utfhw.sim.cli import main
+from utfhw.sim.generate import pipeline_hdl
 from utfhw.sim.lint import find_verilator, lint_verilog
 
 
@@ -110,3 +112,55 @@ def test_generated_verilog_passes_verilator_lint(tmp_path, source, target, error
         assert port in text
     lint = lint_verilog(path, top=name)
     assert lint.returncode == 0, lint.stderr
+
+
+def test_transcode_on_verilator(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_bytes("\U0001F600 caf\u00e9 ".encode("utf-16-be") * 500 + b"\x00\xd8\x00")
+    target = tmp_path / "out.bin"
+    result = run("transcode", source, target, "--from", "utf-16-be", "--to", "utf-8",
+                 "--sim", "verilator", "--stall", "0.5", "--seed", "2")
+    assert result.returncode == 0, result.stderr
+    assert target.read_bytes() == source.read_bytes().decode("utf-16-be", "replace").encode()
+    result = run("transcode", source, target, "--from", "utf-16-be", "--sim", "verilator",
+                 "--errors", "strict")
+    assert result.returncode == 1
+    with pytest.raises(UnicodeDecodeError) as cpython:
+        source.read_bytes().decode("utf-16-be")
+    error = cpython.value
+    assert f"malformed {error.encoding} at byte {error.start}: {error.reason} " \
+        f"(start={error.start}, end={error.end})" in result.stderr
+
+
+def test_vcd_needs_amaranth(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_bytes(b"a")
+    result = run("transcode", source, tmp_path / "out.bin", "--sim", "verilator",
+                 "--vcd", tmp_path / "x.vcd")
+    assert result.returncode == 2
+    assert "--vcd needs --sim amaranth" in result.stderr
+
+
+def test_bench_both_simulators(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_bytes("h\u00e9llo \xff".encode("latin-1") * 100)
+    result = run("bench", source, "--sim", "both")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split()[1] for line in lines[1:3]] == ["amaranth", "verilator"]
+    assert [line.split()[4] for line in lines[1:3]] == ["702", "702"]      # 700 bytes + 2
+    assert "times as many input bytes per second as amaranth" in lines[3]
+
+
+def test_cocotb_command(tmp_path):
+    pytest.importorskip("cocotb_tools.runner")
+    if shutil.which("iverilog") is None:
+        pytest.skip("Icarus Verilog is not installed")
+    result = run("cocotb", "--from", "utf-32", "--to", "utf-16-be", "--build-dir", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "utfhw: cocotb ran 1 test(s), 0 failed" in result.stderr
+
+
+def test_hdl_language_checked():
+    with pytest.raises(ValueError, match="language must be 'verilog' or 'rtlil', not 'vhdl'"):
+        pipeline_hdl(language="vhdl")
