@@ -13,6 +13,7 @@ The cache lives in ``$UTFHW_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/utfhw`` o
 
 import array
 import concurrent.futures
+import contextlib
 import functools
 import hashlib
 import json
@@ -109,8 +110,17 @@ def _digest(*parts):
     return digest.hexdigest()[:24]
 
 
-def _publish(build, final):
-    """Move a finished build directory into place; another process may have got there first."""
+@contextlib.contextmanager
+def _building(final, prefix):
+    """A fresh folder beside ``final`` to build in, moved into place as ``final`` when the
+    build succeeds (unless another process got there first) and removed when it fails."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    build = pathlib.Path(tempfile.mkdtemp(prefix=prefix, dir=final.parent))
+    try:
+        yield build
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
     try:
         os.replace(build, final)
     except OSError:
@@ -129,21 +139,20 @@ def _runtime():
     final = cache_dir() / "verilator" / f"runtime-{toolchain_key}"
     if (final / "done").exists():
         return final
-    final.parent.mkdir(parents=True, exist_ok=True)
-    build = pathlib.Path(tempfile.mkdtemp(prefix="runtime-", dir=final.parent))
-    (build / _PCH_HEADER).write_text(
-        '#include "verilated.h"\n#include <cstdio>\n#include <string>\n#include <vector>\n')
-    flags = [*_CXXFLAGS, *_include_flags(include)]
-    commands = [[compiler, *flags, "-x", "c++-header", "-o", f"{_PCH_HEADER}.gch", _PCH_HEADER]]
-    commands += [[compiler, *flags, "-c", "-o", source.replace(".cpp", ".o"),
-                  str(include / source)] for source in _RUNTIME_SOURCES]
-    # The three take about 15 s one after another, and are independent.
-    with concurrent.futures.ThreadPoolExecutor() as pool:
-        for done in [pool.submit(_run, command, cwd=build, what=f"compiling {command[-1]}")
-                     for command in commands]:
-            done.result()
-    (build / "done").write_text("")
-    _publish(build, final)
+    with _building(final, "runtime-") as build:
+        (build / _PCH_HEADER).write_text(
+            '#include "verilated.h"\n#include <cstdio>\n#include <string>\n#include <vector>\n')
+        flags = [*_CXXFLAGS, *_include_flags(include)]
+        commands = [[compiler, *flags, "-x", "c++-header", "-o", f"{_PCH_HEADER}.gch",
+                     _PCH_HEADER]]
+        commands += [[compiler, *flags, "-c", "-o", source.replace(".cpp", ".o"),
+                      str(include / source)] for source in _RUNTIME_SOURCES]
+        # The three take about 15 s one after another, and are independent.
+        with concurrent.futures.ThreadPoolExecutor() as pool:
+            for done in [pool.submit(_run, command, cwd=build, what=f"compiling {command[-1]}")
+                         for command in commands]:
+                done.result()
+        (build / "done").write_text("")
     return final
 
 
@@ -349,21 +358,20 @@ def _build(source, target, errors):
     final = cache_dir() / "verilator" / _digest(verilog, name, harness, json.dumps(ports),
                                                 toolchain_key)
     if not (final / "harness").exists():
-        build = pathlib.Path(tempfile.mkdtemp(prefix=f"{name}-", dir=final.parent))
-        (build / "design.v").write_text(verilog)
-        _run([verilator, "--cc", "--prefix", "Vdut", "--top-module", name, "-Mdir", "obj",
-              "-Wno-fatal", "-Wno-lint", "-Wno-style", "design.v"],
-             cwd=build, what="verilating")
-        sources = sorted(path.name for path in (build / "obj").glob("Vdut*.cpp"))
-        (build / "obj" / "harness.cpp").write_text(harness)
-        (build / "obj" / "all.cpp").write_text(
-            "".join(f'#include "{source}"\n' for source in [*sources, "harness.cpp"]))
-        flags = [*_CXXFLAGS, f"-I{runtime}", *_include_flags(include), "-Iobj"]
-        _run([compiler, *flags, "-include", _PCH_HEADER, "-o", "harness", "obj/all.cpp",
-              *(str(runtime / source.replace(".cpp", ".o")) for source in _RUNTIME_SOURCES),
-              "-pthread"],
-             cwd=build, what="compiling the harness")
-        _publish(build, final)
+        with _building(final, f"{name}-") as build:
+            (build / "design.v").write_text(verilog)
+            _run([verilator, "--cc", "--prefix", "Vdut", "--top-module", name, "-Mdir", "obj",
+                  "-Wno-fatal", "-Wno-lint", "-Wno-style", "design.v"],
+                 cwd=build, what="verilating")
+            sources = sorted(path.name for path in (build / "obj").glob("Vdut*.cpp"))
+            (build / "obj" / "harness.cpp").write_text(harness)
+            (build / "obj" / "all.cpp").write_text(
+                "".join(f'#include "{source}"\n' for source in [*sources, "harness.cpp"]))
+            flags = [*_CXXFLAGS, f"-I{runtime}", *_include_flags(include), "-Iobj"]
+            _run([compiler, *flags, "-include", _PCH_HEADER, "-o", "harness", "obj/all.cpp",
+                  *(str(runtime / source.replace(".cpp", ".o")) for source in _RUNTIME_SOURCES),
+                  "-pthread"],
+                 cwd=build, what="compiling the harness")
     return VerilatedPipeline(source=source, target=target, errors=errors, name=name,
                              directory=final, ports=ports,
                              output_format=LaneFormat(core.o.payload.shape()))

@@ -135,3 +135,20 @@ def test_bad_arguments():
         simulate(b"a", backend="x")
     with pytest.raises(ValueError, match="vcd needs backend='amaranth'"):
         simulate(b"a", backend="verilator", vcd="x.vcd")
+
+
+def test_failed_build_leaves_nothing(monkeypatch, tmp_path):
+    broken = tmp_path / "harness.cpp"
+    broken.write_text("this is not C++\n")
+    monkeypatch.setattr(verilator, "HARNESS_SOURCE", broken)
+    monkeypatch.setattr(verilator, "_built", {})
+    folders = []
+    make_folder = verilator.tempfile.mkdtemp
+
+    def recording_mkdtemp(*args, **kwargs):
+        folders.append(make_folder(*args, **kwargs))
+        return folders[-1]
+    monkeypatch.setattr(verilator.tempfile, "mkdtemp", recording_mkdtemp)
+    with pytest.raises(verilator.BuildError, match="compiling the harness failed"):
+        verilated_pipeline("utf-8", "utf-32-be")
+    assert folders and not any(os.path.exists(folder) for folder in folders)
