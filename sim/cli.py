@@ -74,7 +74,7 @@ def _parser():
     run.add_argument("--seed", type=int, default=None, help="seed of the stall pattern")
     run.add_argument("--sim", choices=BACKENDS, default="amaranth",
                      help="simulator: Amaranth's (default) or Verilator running the generated "
-                          "Verilog (builds it on first use, then thousands of times faster)")
+                          "Verilog (builds it on first use; about a thousand times faster)")
     run.add_argument("--vcd", metavar="FILE", help="write a waveform file (--sim amaranth)")
     run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                      help="show a progress bar (default: on long inputs when stderr is a "
