@@ -172,6 +172,9 @@ class DecoderProperties(StreamProperties):
                 after_last.eq(beat.last),
             ]
 
+        if self.form == "utf-8":
+            self._account_for_bytes(m, taken, given)
+
         supplementary = Signal(range(3))
         with m.If(self.o.valid):
             m.d.comb += Assert(out.count <= 2, "at most two items in a beat")
@@ -203,6 +206,54 @@ class DecoderProperties(StreamProperties):
                                   ((out.lanes[0].error == kind) |
                                    ((out.count == 2) & (out.lanes[1].error == kind))))
         m.d.comb += Cover(supplementary == 2)
+
+    def _account_for_bytes(self, m, taken, given):
+        """Every byte taken is covered by exactly one item: a code point or the replacement of
+        the maximal subpart it belongs to (Unicode ch. 3, "U+FFFD Substitution of Maximal
+        Subparts"), and none is left over when a message ends."""
+        out = self.o.payload
+        unaccounted = Signal(range(4))      # bytes of the pending sequence, before this beat
+        beat_bytes = Signal()               # the byte of the beat the output holds, if any
+        with m.If(taken):
+            m.d.sync += beat_bytes.eq(self.i.payload.count != 0)
+        total = unaccounted + beat_bytes
+        first = out.lanes[0]
+        after = Signal(range(5))
+        with m.If(self.o.valid):
+            with m.If(out.count == 0):
+                m.d.comb += after.eq(total)
+            with m.Elif(out.count == 2):
+                m.d.comb += [
+                    Assert((unaccounted != 0) & beat_bytes,
+                           "a cut-short sequence and the byte that cut it are one item each"),
+                    after.eq(0),
+                ]
+            with m.Elif(first.error == ErrorKind.NONE):
+                m.d.comb += [
+                    Assert(_utf8_length(first.data) == total,
+                           "a code point covers its pending bytes and this one"),
+                    after.eq(0),
+                ]
+            with m.Elif(first.error == ErrorKind.INVALID_BYTE):
+                m.d.comb += [
+                    Assert((unaccounted == 0) & beat_bytes, "an invalid byte is one item"),
+                    after.eq(0),
+                ]
+            with m.Elif(first.error == ErrorKind.TRUNCATED):
+                m.d.comb += [
+                    Assert(unaccounted != 0, "a truncated sequence covers its pending bytes"),
+                    after.eq(beat_bytes),
+                ]
+            with m.Else():                      # UNFINISHED
+                m.d.comb += [
+                    Assert(total != 0, "an unfinished sequence covers at least one byte"),
+                    after.eq(0),
+                ]
+            m.d.comb += Assert(after <= 3, "at most three bytes pending")
+            with m.If(out.last):
+                m.d.comb += Assert(after == 0, "no byte left over at the end of a message")
+        with m.If(given):
+            m.d.sync += unaccounted.eq(Mux(out.last, 0, after))
 
 
 def _well_formed_utf8(units, count):
