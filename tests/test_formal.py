@@ -14,7 +14,7 @@ from utfhw.hdl import (UTF8Decoder, UTF8Encoder, UTF16Decoder, UTF16Encoder, UTF
                        ByteOrderMarkWriter, ErrorDropper, Transcoder,
                        UTF16UnitLanes, UTF32UnitLanes)
 from utfhw.hdl.layout import ErrorKind
-from utfhw.sim.formal import check
+from utfhw.sim.formal import check, combinational_path
 from utfhw.sim.properties import DecoderProperties, EncoderProperties, StreamProperties
 from utfhw.sim.reference import CODECS
 
@@ -178,6 +178,16 @@ def passes_lone_surrogates(m, inner, outer):
     passes_through(m, inner, outer, payload=payload)
 
 
+def loses_an_invalid_byte(m, inner, outer):
+    # A UTF-8 decoder that drops the replacement of an invalid byte.
+    payload = Signal.like(inner.payload)
+    m.d.comb += payload.eq(inner.payload)
+    with m.If((inner.payload.count == 1) &
+              (inner.payload.lanes[0].error == ErrorKind.INVALID_BYTE)):
+        m.d.comb += payload.count.eq(0)
+    passes_through(m, inner, outer, payload=payload)
+
+
 def splits_a_character(m, inner, outer):
     # A UTF-8 encoder that drops the last byte of a beat's units.
     payload = Signal.like(inner.payload)
@@ -185,6 +195,23 @@ def splits_a_character(m, inner, outer):
     with m.If(inner.payload.count != 0):
         m.d.comb += payload.count.eq(inner.payload.count - 1)
     passes_through(m, inner, outer, payload=payload)
+
+
+@pytest.mark.parametrize("name", [*SINGLE_CORES, "pipeline"])
+def test_valid_never_depends_on_ready(tmp_path, name):
+    if name == "pipeline":
+        core = Transcoder(source="utf-16", target="utf-8-sig", errors="ignore")
+    else:
+        core = SINGLE_CORES[name][0]()
+    assert not combinational_path(core, source="o__ready", sink="o__valid",
+                                  directory=tmp_path)
+
+
+def test_valid_depending_on_ready_is_found(tmp_path):
+    def waits_for_ready(m, inner, outer):
+        passes_through(m, inner, outer, valid=inner.valid & outer.ready)
+    assert combinational_path(Tampered(waits_for_ready), source="o__ready", sink="o__valid",
+                              directory=tmp_path)
 
 
 def utf8_decoder(tamper):
@@ -195,6 +222,7 @@ def utf8_decoder(tamper):
     (lambda: utf8_decoder(changes_while_stalled), "beat held until taken"),
     (lambda: utf8_decoder(repeats_a_beat), "no output beat without an input beat"),
     (lambda: utf8_decoder(loses_last), "last on exactly the output beat"),
+    (lambda: utf8_decoder(loses_an_invalid_byte), "no byte left over"),
     (lambda: utf8_decoder(makes_surrogates), "no surrogate"),
     (lambda: utf8_decoder(accepts_overlong), "shortest form of the"),
     (lambda: DecoderProperties(Tampered(passes_lone_surrogates, UTF16Decoder()),
@@ -204,7 +232,7 @@ def utf8_decoder(tamper):
     (lambda: StreamProperties(Tampered(loses_last, Transcoder(source="utf-16",
                                                               target="utf-8")),
                               latency=2), "last on exactly the output beat"),
-], ids=["stream rule", "beat accounting", "last", "surrogate", "overlong",
+], ids=["stream rule", "beat accounting", "last", "byte accounting", "surrogate", "overlong",
         "utf-16 lone surrogate", "utf-8 encoder", "pipeline last"])
 def test_broken_variant_fails(tmp_path, bench, expected):
     result = check(bench(), mode="bmc", depth=8, directory=tmp_path)
