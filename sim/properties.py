@@ -3,12 +3,13 @@
 from amaranth.hdl import Array, Assert, Assume, Cat, Const, Cover, Mux, Signal
 
 from ..hdl.layout import REPLACEMENT_CHARACTER
+from ..hdl.params import CODECS
 
 from ..hdl.layout import ErrorKind
 from .formal import PropertyBench
 
 
-__all__ = ["StreamProperties", "DecoderProperties", "EncoderProperties"]
+__all__ = ["StreamProperties", "DecoderProperties", "EncoderProperties", "PipelineProperties"]
 
 
 class StreamProperties(PropertyBench):
@@ -348,3 +349,29 @@ class EncoderProperties(StreamProperties):
         if self.form != "utf-32":
             # Two UTF-32 code points always fit the two output lanes.
             m.d.comb += Cover(given & self.i.valid & ~self.i.ready)
+
+
+class PipelineProperties(StreamProperties):
+    """Properties of a :class:`~utfhw.hdl.transcoder.Transcoder`, on top of
+    :class:`StreamProperties` with its latency: whatever bytes come in, every output beat is
+    whole, well-formed code units of the target form (read in the target's byte order), so no
+    pipeline ever emits a surrogate, an overlong form or a value above U+10FFFF."""
+    def __init__(self, core):
+        super().__init__(core, latency=core.latency)
+        self.target_form, self.target_order, _ = CODECS[core.target]
+
+    def properties(self, m, taken, given):
+        super().properties(m, taken, given)
+        out = self.o.payload
+        units = []
+        for lane in out.lanes:
+            unit = Signal.like(lane)
+            data = lane.data
+            if self.target_order == "big":
+                data = Cat(*reversed([data[index:index + 8]
+                                      for index in range(0, len(data), 8)]))
+            m.d.comb += [unit.data.eq(data), unit.error.eq(lane.error)]
+            units.append(unit)
+        with m.If(self.o.valid):
+            m.d.comb += Assert(_ENCODED_FORMS[self.target_form](units, out.count),
+                               "whole, well-formed code units")
