@@ -2,10 +2,8 @@
 
 from amaranth.hdl import Array, Assert, Assume, Cat, Const, Cover, Mux, Signal
 
-from ..hdl.layout import REPLACEMENT_CHARACTER
+from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER
 from ..hdl.params import CODECS
-
-from ..hdl.layout import ErrorKind
 from .formal import PropertyBench
 
 
