@@ -255,7 +255,7 @@ class DecoderProperties(StreamProperties):
             m.d.sync += unaccounted.eq(Mux(out.last, 0, after))
 
 
-def _well_formed_utf8(units, count):
+def _well_formed_utf8(m, units, count):
     """Whether the first ``count`` bytes of ``units`` are whole, well-formed UTF-8 characters
     (RFC 3629 section 4, Table 3-7)."""
     well_formed = Const(1)
@@ -266,19 +266,27 @@ def _well_formed_utf8(units, count):
         present = index < count
         lead = (byte < 0x80) | ((byte >= 0xC2) & (byte <= 0xF4))
         continuation = (byte >= low) & (byte <= high)
-        well_formed = well_formed & (~present | Mux(needed == 0, lead, continuation))
+        step_ok = Signal(name=f"utf8_ok_{index}")
+        m.d.comb += step_ok.eq(well_formed & (~present | Mux(needed == 0, lead, continuation)))
         lead_needs = Mux(byte < 0x80, 0, Mux(byte < 0xE0, 1, Mux(byte < 0xF0, 2, 3)))
         # The second byte's range after E0, ED, F0 and F4; any later one's is 80..BF.
         lead_low = Mux(byte == 0xE0, 0xA0, Mux(byte == 0xF0, 0x90, 0x80))
         lead_high = Mux(byte == 0xED, 0x9F, Mux(byte == 0xF4, 0x8F, 0xBF))
-        next_needed = Mux(needed == 0, lead_needs, needed - 1)
-        low = Mux(present, Mux(needed == 0, lead_low, 0x80), low)
-        high = Mux(present, Mux(needed == 0, lead_high, 0xBF), high)
-        needed = Mux(present, next_needed, needed)
+        # Each lane's state in a signal of its own, so that the next lane's logic refers to it
+        # rather than repeating the whole chain before it.
+        next_needed = Signal(2, name=f"utf8_needed_{index}")
+        next_low = Signal(8, name=f"utf8_low_{index}")
+        next_high = Signal(8, name=f"utf8_high_{index}")
+        m.d.comb += [
+            next_needed.eq(Mux(present, Mux(needed == 0, lead_needs, needed - 1), needed)),
+            next_low.eq(Mux(present, Mux(needed == 0, lead_low, 0x80), low)),
+            next_high.eq(Mux(present, Mux(needed == 0, lead_high, 0xBF), high)),
+        ]
+        well_formed, needed, low, high = step_ok, next_needed, next_low, next_high
     return well_formed & (needed == 0)
 
 
-def _well_formed_utf16(units, count):
+def _well_formed_utf16(m, units, count):
     """Whether the first ``count`` units are whole characters: every high surrogate followed
     by a low one, every low one preceded by a high one (RFC 2781 section 2.1)."""
     well_formed = Const(1)
@@ -295,7 +303,7 @@ def _well_formed_utf16(units, count):
     return well_formed
 
 
-def _well_formed_utf32(units, count):
+def _well_formed_utf32(m, units, count):
     """Whether the first ``count`` units are scalar values (Unicode ch. 3, D76)."""
     well_formed = Const(1)
     for index, unit in enumerate(units):
@@ -339,7 +347,7 @@ class EncoderProperties(StreamProperties):
                 with m.Else():
                     m.d.comb += Assume(lane.data == REPLACEMENT_CHARACTER)
         with m.If(self.o.valid):
-            m.d.comb += Assert(_ENCODED_FORMS[self.form](list(out.lanes), out.count),
+            m.d.comb += Assert(_ENCODED_FORMS[self.form](m, list(out.lanes), out.count),
                                "whole, well-formed code units")
         m.d.comb += Cover(given & (out.count != 0) & (out.lanes[0].error == ErrorKind.NONE) &
                           (out.lanes[0].data >= {"utf-8": 0xF0, "utf-16": 0xD800,
@@ -371,5 +379,5 @@ class PipelineProperties(StreamProperties):
             m.d.comb += [unit.data.eq(data), unit.error.eq(lane.error)]
             units.append(unit)
         with m.If(self.o.valid):
-            m.d.comb += Assert(_ENCODED_FORMS[self.target_form](units, out.count),
+            m.d.comb += Assert(_ENCODED_FORMS[self.target_form](m, units, out.count),
                                "whole, well-formed code units")
