@@ -15,6 +15,7 @@ __all__ = [
     "ErrorKind", "REPLACEMENT_CHARACTER", "BYTE_ORDER_MARK",
     "UnitBytes", "CodePoint", "UTF8Unit", "UTF16Unit", "UTF32Unit", "Lanes",
     "CodePointLanes", "UTF8UnitLanes", "UTF16UnitLanes", "UTF32UnitLanes", "ENCODING_FORMS",
+    "FramedByte",
 ]
 
 
@@ -188,3 +189,11 @@ ENCODING_FORMS = {
     "utf-16": (2, UTF16UnitLanes),
     "utf-32": (4, UTF32UnitLanes),
 }
+
+
+#: One entry of a byte stream without ``last``, such as a serial line's: a byte, or (with
+#: ``end``) the end of the message the bytes before it belong to, carrying no byte.
+FramedByte = data.StructLayout({
+    "data": unsigned(8),
+    "end":  unsigned(1),
+})

@@ -2,7 +2,7 @@
 
 __all__ = [
     "HARDWARE_ERROR_HANDLERS", "BYTE_ORDERS", "CODECS",
-    "check_choice", "check_errors", "check_byteorder", "check_codec",
+    "check_choice", "check_errors", "check_byteorder", "check_codec", "check_integer",
 ]
 
 
@@ -45,3 +45,11 @@ def check_byteorder(byteorder):
 def check_codec(name, codec):
     if not isinstance(codec, str) or codec not in CODECS:
         raise ValueError(f"{name} codec must be one of {', '.join(CODECS)}, not {codec!r}")
+
+
+def check_integer(name, value, *, minimum, maximum=None):
+    """Raise unless ``value`` is an :class:`int` (not a :class:`bool`) within the bounds."""
+    if (not isinstance(value, int) or isinstance(value, bool) or value < minimum
+            or (maximum is not None and value > maximum)):
+        bounds = f"at least {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+        raise ValueError(f"{name} must be an integer {bounds}, not {value!r}")

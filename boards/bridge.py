@@ -1,0 +1,232 @@
+"""The UART transcoder bridge: bytes in on a serial line, transcoded, out on the same port."""
+
+import math
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import data, fifo, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..hdl.bytestream import UnitAssembler, LaneSerializer
+from ..hdl.layout import ENCODING_FORMS, FramedByte
+from ..hdl.params import CODECS, check_integer
+from ..hdl.transcoder import Transcoder
+from ..hdl.uart import UARTReceiver, UARTTransmitter, MINIMUM_DIVISOR
+
+
+__all__ = ["UARTBridge", "expansion", "BITS_PER_FRAME", "BAUD_TOLERANCE", "FIFO_MARGIN"]
+
+
+#: A frame is a start bit, 8 data bits and a stop bit.
+BITS_PER_FRAME = 10
+
+#: How far the bridge's baud rate may be from the one asked for, as a fraction.
+BAUD_TOLERANCE = 0.01
+
+#: FIFO entries the burst rule keeps free for what a message adds beyond its steady-state
+#: ratio (a byte order mark, the replacement of a part unit at its end, its end marker) and for
+#: the units held between the FIFO and the line.
+FIFO_MARGIN = 8
+
+
+# Worst-case output bytes per input byte, over long input, by encoding form. The worst cases:
+# from UTF-8, an ASCII byte (1 byte to 2 or 4) or an invalid byte replaced by U+FFFD (1 byte to
+# 3 in UTF-8); from UTF-16, a unit of U+0800..U+FFFF or a lone surrogate (2 bytes to 3 in
+# UTF-8, 4 in UTF-32); from UTF-32 nothing grows.
+_EXPANSION = {
+    ("utf-8",  "utf-8"):  3,
+    ("utf-8",  "utf-16"): 2,
+    ("utf-8",  "utf-32"): 4,
+    ("utf-16", "utf-8"):  1.5,
+    ("utf-16", "utf-16"): 1,
+    ("utf-16", "utf-32"): 2,
+    ("utf-32", "utf-8"):  1,
+    ("utf-32", "utf-16"): 1,
+    ("utf-32", "utf-32"): 1,
+}
+
+
+def expansion(source, target, errors="replace"):
+    """The most output bytes one input byte can give, over long input, when transcoding
+    ``source`` to ``target`` (a message may add a few bytes more: see :data:`FIFO_MARGIN`)."""
+    source_form, target_form = CODECS[source][0], CODECS[target][0]
+    if errors == "ignore" and source_form == target_form == "utf-8":
+        # Invalid bytes vanish instead of growing to three; everything else keeps its length.
+        return 1
+    return _EXPANSION[(source_form, target_form)]
+
+
+class UARTBridge(wiring.Component):
+    """A transcoder between two serial lines: what arrives on ``rx`` leaves on ``tx``,
+    transcoded message by message exactly as ``message.decode(source, errors).encode(target)``.
+
+    The datapath::
+
+        rx -> UARTReceiver -> (end markers) -> SyncFIFOBuffered -> UnitAssembler
+           -> Transcoder -> LaneSerializer -> UARTTransmitter -> tx
+
+    **Messages.** A serial line has no message boundaries, so a message ends when ``rx`` has been
+    idle (high, no frame) for ``idle_bits`` bit times. The bytes up to then are one message: a
+    truncated sequence at its end is replaced, and a ``utf-16`` or ``utf-32`` target starts each
+    message with a byte order mark, as CPython does for each ``encode`` call.
+
+    **No byte lost.** The line cannot be held off, so bytes wait in the FIFO while the output,
+    which may be longer than the input, goes out at the same baud rate. With ``r`` the pair's
+    :func:`expansion`, a host may send a burst of :attr:`burst_limit` bytes back to back, that
+    is ``(fifo_depth - FIFO_MARGIN) * r / (r - 1)``, and must then let the output catch up. When
+    ``r`` is 1 there is no limit, as long as the host's baud rate is not faster than the
+    bridge's (:attr:`actual_baud`). If a byte arrives to a full FIFO it is dropped and
+    ``overflow`` goes high and stays high until reset: nothing is dropped silently.
+
+    Latency from the middle of a unit's last stop bit to its first output start bit is a few
+    clocks when the FIFO is empty; the final unit of a message waits for the idle time. The
+    transcoder runs at one unit per clock, far faster than the line.
+
+    Parameters
+    ----------
+    source, target : :class:`str`
+        Codec names, as for :class:`~utfhw.hdl.transcoder.Transcoder`.
+    errors : :class:`str`
+        ``"replace"`` or ``"ignore"``.
+    clk_freq : :class:`int` or :class:`float`
+        The clock frequency in Hz.
+    baud : :class:`int`
+        The baud rate of both lines; ``clk_freq / baud`` is rounded to whole clocks per bit,
+        which must be at least 4 and within 1 % of the rate asked for.
+    fifo_depth : :class:`int`
+        Entries of the receive FIFO (bytes and end markers), at least ``2 * FIFO_MARGIN``.
+    idle_bits : :class:`int`
+        Bit times of idle line that end a message, at least 2 * 10 (two frames).
+
+    Attributes
+    ----------
+    rx : :py:`In(1)`
+        The serial line in (asynchronous; synchronised inside).
+    tx : :py:`Out(1)`
+        The serial line out.
+    overflow : :py:`Out(1)`
+        Goes high when a received byte is dropped, and stays high.
+    framing_error : :py:`Out(1)`
+        Goes high when a frame with a low stop bit is dropped (a wrong baud rate), and stays
+        high.
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If a codec, ``errors``, the baud rate or a size is not as above.
+    """
+    def __init__(self, *, source="utf-8", target="utf-16-le", errors="replace",
+                 clk_freq, baud=115200, fifo_depth=2048, idle_bits=1000):
+        if not isinstance(clk_freq, (int, float)) or isinstance(clk_freq, bool) or clk_freq <= 0:
+            raise ValueError(f"clk_freq must be a positive number of Hz, not {clk_freq!r}")
+        check_integer("baud", baud, minimum=1)
+        divisor = round(clk_freq / baud)
+        if divisor < MINIMUM_DIVISOR:
+            raise ValueError(f"baud must be at most clk_freq / {MINIMUM_DIVISOR} = "
+                             f"{clk_freq / MINIMUM_DIVISOR:.0f}, not {baud}")
+        actual = clk_freq / divisor
+        if abs(actual - baud) > BAUD_TOLERANCE * baud:
+            raise ValueError(f"baud {baud} is {abs(actual - baud) / baud:.1%} off at "
+                             f"{clk_freq:.0f} Hz ({divisor} clocks per bit give {actual:.0f}); "
+                             f"choose one within {BAUD_TOLERANCE:.0%}")
+        check_integer("fifo_depth", fifo_depth, minimum=2 * FIFO_MARGIN)
+        check_integer("idle_bits", idle_bits, minimum=2 * BITS_PER_FRAME)
+        self.transcoder = Transcoder(source=source, target=target, errors=errors)
+        self._divisor = divisor
+        self._clk_freq = clk_freq
+        self._fifo_depth = fifo_depth
+        self._idle_bits = idle_bits
+        super().__init__({
+            "rx": In(1, init=1),
+            "tx": Out(1, init=1),
+            "overflow": Out(1),
+            "framing_error": Out(1),
+        })
+
+    @property
+    def divisor(self):
+        """Clocks per bit."""
+        return self._divisor
+
+    @property
+    def actual_baud(self):
+        """The baud rate the bridge runs at: ``clk_freq / divisor``."""
+        return self._clk_freq / self._divisor
+
+    @property
+    def fifo_depth(self):
+        return self._fifo_depth
+
+    @property
+    def idle_bits(self):
+        return self._idle_bits
+
+    @property
+    def expansion(self):
+        """See :func:`expansion`."""
+        transcoder = self.transcoder
+        return expansion(transcoder.source, transcoder.target, transcoder.errors)
+
+    @property
+    def burst_limit(self):
+        """The most bytes a host may send back to back at the full line rate, starting from an
+        idle bridge, before it must pause; ``None`` when there is no limit."""
+        ratio = self.expansion
+        if ratio <= 1:
+            return None
+        return math.floor((self._fifo_depth - FIFO_MARGIN) * ratio / (ratio - 1))
+
+    def elaborate(self, platform):
+        m = Module()
+        receiver = m.submodules.receiver = UARTReceiver(divisor=self._divisor)
+        buffer = m.submodules.buffer = fifo.SyncFIFOBuffered(
+            width=FramedByte.size, depth=self._fifo_depth)
+        assembler = m.submodules.assembler = UnitAssembler(
+            width=ENCODING_FORMS[CODECS[self.transcoder.source][0]][0])
+        m.submodules.transcoder = self.transcoder
+        serializer = m.submodules.serializer = LaneSerializer(
+            layout=self.transcoder.o.payload.shape())
+        transmitter = m.submodules.transmitter = UARTTransmitter(divisor=self._divisor)
+
+        m.d.comb += receiver.rx.eq(self.rx)
+
+        # Clocks the line has been idle; a message is open from its first byte to its end
+        # marker.
+        idle_clocks = self._idle_bits * self._divisor
+        idle = Signal(range(idle_clocks + 1))
+        message_open = Signal()
+        entry = Signal(FramedByte)
+        m.d.comb += [
+            buffer.w_data.eq(entry),
+            receiver.o.ready.eq(1),
+        ]
+        with m.If(receiver.busy | receiver.o.valid):
+            m.d.sync += idle.eq(0)
+        with m.Elif(idle != idle_clocks):
+            m.d.sync += idle.eq(idle + 1)
+
+        with m.If(receiver.o.valid):
+            m.d.comb += [entry.data.eq(receiver.o.payload), buffer.w_en.eq(1)]
+            with m.If(buffer.w_rdy):
+                m.d.sync += message_open.eq(1)
+            with m.Else():
+                m.d.sync += self.overflow.eq(1)
+        with m.Elif(message_open & (idle == idle_clocks)):
+            # The FIFO keeps FIFO_MARGIN entries' room for this marker (see the burst rule).
+            m.d.comb += [entry.end.eq(1), buffer.w_en.eq(1)]
+            with m.If(buffer.w_rdy):
+                m.d.sync += message_open.eq(0)
+        with m.If(receiver.overflow):
+            m.d.sync += self.overflow.eq(1)
+        with m.If(receiver.framing_error):
+            m.d.sync += self.framing_error.eq(1)
+
+        m.d.comb += [
+            assembler.i.payload.eq(buffer.r_data),
+            assembler.i.valid.eq(buffer.r_rdy),
+            buffer.r_en.eq(assembler.i.ready),
+        ]
+        wiring.connect(m, assembler.o, self.transcoder.i)
+        wiring.connect(m, self.transcoder.o, serializer.i)
+        wiring.connect(m, serializer.o, transmitter.i)
+        m.d.comb += self.tx.eq(transmitter.tx)
+        return m

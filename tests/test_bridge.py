@@ -1,0 +1,185 @@
+"""The UART transcoder bridge at its pins, in Amaranth's simulator, against CPython."""
+
+import random
+
+import pytest
+from amaranth.sim import Simulator
+
+from utfhw.boards.bridge import UARTBridge, expansion, FIFO_MARGIN, BITS_PER_FRAME
+from utfhw.sim.bench import stress_input
+from utfhw.sim.reference import CODECS
+from utfhw.sim.uart import send_bytes, receive_bytes
+
+
+DIVISOR = 4
+CLOCK = 4_000_000
+IDLE_BITS = 30
+
+MULTILINGUAL = ("Grüße aus Zürich! Привет, мир. Γειά σου κόσμε. 你好，世界。こんにちは。"
+                "안녕하세요. مرحبا بالعالم. שלום עולם. नमस्ते दुनिया. สวัสดีชาวโลก. "
+                "Emoji: 👋🌍🚀, 𝔘𝔫𝔦𝔠𝔬𝔡𝔢.")
+# Invalid bytes, overlong forms, an encoded surrogate, a code point above U+10FFFF, and a
+# sequence cut short by the end of the message.
+MALFORMED = b"ok \xff \xc0\xaf \xe0\x80\x80 \xed\xa0\x80 \xf4\x90\x80\x80 \xe2\x82 done \xf0\x9f\x98"
+
+
+def run_bridge(bridge, messages, *, expected_length, gap_bits=0, seed=0, pause_bits=None):
+    """Send ``messages`` to the bridge's ``rx`` pin, each followed by an idle line, and
+    return the bytes its ``tx`` pin sends (``expected_length`` of them, or with ``None`` all
+    that come), with the final ``overflow`` and ``framing_error``."""
+    pause_bits = IDLE_BITS + 2 * BITS_PER_FRAME if pause_bits is None else pause_bits
+    received = []
+
+    async def host_sends(ctx):
+        rng = random.Random(seed)
+        for message in messages:
+            await send_bytes(ctx, bridge.rx, message, divisor=DIVISOR, gap_bits=gap_bits,
+                             rng=rng)
+            ctx.set(bridge.rx, 1)
+            await ctx.tick().repeat(pause_bits * DIVISOR)
+
+    async def host_receives(ctx):
+        timeout = (IDLE_BITS + 4 * BITS_PER_FRAME) * DIVISOR * 4
+        received.append(await receive_bytes(ctx, bridge.tx, expected_length, divisor=DIVISOR,
+                                            timeout=timeout))
+        # Nothing more may come out.
+        await ctx.tick().repeat(2 * BITS_PER_FRAME * DIVISOR)
+        assert ctx.get(bridge.tx) == 1
+        received.append((ctx.get(bridge.overflow), ctx.get(bridge.framing_error)))
+
+    simulator = Simulator(bridge)
+    simulator.add_clock(1 / CLOCK)
+    simulator.add_testbench(host_sends)
+    simulator.add_testbench(host_receives)
+    simulator.run()
+    return received[0], *received[1]
+
+
+def cpython(messages, source, target, errors="replace"):
+    return b"".join(message.decode(source, errors).encode(target) for message in messages)
+
+
+def make_bridge(source="utf-8", target="utf-16-le", errors="replace", **kwargs):
+    kwargs.setdefault("fifo_depth", 64)
+    return UARTBridge(source=source, target=target, errors=errors, clk_freq=CLOCK,
+                      baud=CLOCK // DIVISOR, idle_bits=IDLE_BITS, **kwargs)
+
+
+@pytest.mark.parametrize("gap_bits", [0, 3])
+def test_multilingual_and_malformed_messages(gap_bits):
+    messages = [MULTILINGUAL.encode("utf-8"), MALFORMED]
+    expected = cpython(messages, "utf-8", "utf-16-le")
+    output, overflow, framing_error = run_bridge(
+        make_bridge(fifo_depth=512), messages, expected_length=len(expected),
+        gap_bits=gap_bits, seed=gap_bits)
+    assert output == expected
+    assert (overflow, framing_error) == (0, 0)
+
+
+@pytest.mark.parametrize("source,target,errors", [
+    ("utf-16-be", "utf-8", "replace"),   # two bytes per unit; an odd trailing byte
+    ("utf-8-sig", "utf-16", "ignore"),   # a mark stripped, one written per message
+    ("utf-32", "utf-8-sig", "replace"),  # four bytes per unit, read from a mark
+])
+def test_other_pairs(source, target, errors):
+    text = MULTILINGUAL[:40]
+    messages = [
+        text.encode(source),
+        text.encode(source)[:-1],
+        MALFORMED + MALFORMED[:3],
+        "\ufeff".encode("utf-8") + "x".encode(source),
+    ]
+    expected = cpython(messages, source, target, errors)
+    output, overflow, framing_error = run_bridge(
+        make_bridge(source, target, errors, fifo_depth=256), messages,
+        expected_length=len(expected), gap_bits=2, seed=1)
+    assert output == expected
+    assert (overflow, framing_error) == (0, 0)
+
+
+def test_burst_at_the_limit_is_not_lost():
+    # ASCII to UTF-16 doubles every byte: the worst case of this pair.
+    bridge = make_bridge(fifo_depth=2 * FIFO_MARGIN)
+    assert bridge.burst_limit == 2 * FIFO_MARGIN * 2 // 1 - 2 * FIFO_MARGIN
+    message = bytes(random.Random(5).choices(b"abcdefghij", k=bridge.burst_limit))
+    expected = cpython([message], "utf-8", "utf-16-le")
+    output, overflow, _ = run_bridge(bridge, [message], expected_length=len(expected))
+    assert output == expected
+    assert overflow == 0
+
+
+def test_burst_past_the_limit_lights_overflow():
+    bridge = make_bridge(fifo_depth=2 * FIFO_MARGIN)
+    message = b"a" * (3 * bridge.burst_limit)
+    # Some bytes are dropped, so fewer come out; take what a full FIFO lets through.
+    output, overflow, _ = run_bridge(bridge, [message], expected_length=None)
+    assert overflow == 1
+    # The bytes that were not dropped still come out whole.
+    assert 2 * bridge.burst_limit <= len(output) < 2 * len(message)
+    assert output == "a".encode("utf-16-le") * (len(output) // 2)
+
+
+def test_framing_error_is_reported():
+    bridge = make_bridge()
+    # A 0x00 byte sent at half the baud rate: its "stop bit" is still low.
+    received = []
+
+    async def host(ctx):
+        for bit in [0] * 10 + [1]:
+            ctx.set(bridge.rx, bit)
+            await ctx.tick().repeat(DIVISOR * 2)
+        await ctx.tick().repeat(DIVISOR * (IDLE_BITS + 2 * BITS_PER_FRAME))
+        received.append((ctx.get(bridge.framing_error), ctx.get(bridge.overflow),
+                         ctx.get(bridge.tx)))
+
+    simulator = Simulator(bridge)
+    simulator.add_clock(1 / CLOCK)
+    simulator.add_testbench(host)
+    simulator.run()
+    assert received == [(1, 0, 1)]
+
+
+@pytest.mark.parametrize("source", CODECS)
+@pytest.mark.parametrize("target", CODECS)
+def test_expansion_bounds_cpython(source, target):
+    for errors in ("replace", "ignore"):
+        ratio = expansion(source, target, errors)
+        for seed in range(4):
+            data = stress_input(source, 4000, seed=seed)
+            for start in range(0, len(data), 500):
+                message = data[start:start + random.Random(start).randrange(1, 500)]
+                output = message.decode(source, errors).encode(target)
+                # Beyond the ratio, a message may add a byte order mark and the replacement
+                # of a part unit at its end: the margin the burst rule keeps.
+                assert len(output) <= ratio * len(message) + FIFO_MARGIN, (
+                    source, target, errors, message)
+
+
+@pytest.mark.parametrize("source", CODECS)
+@pytest.mark.parametrize("target", CODECS)
+def test_expansion_is_reached(source, target):
+    """The bound is tight: some input grows by exactly that much."""
+    witnesses = [("a" * 300).encode(source), ("\u0800" * 300).encode(source),
+                 b"\xff" * 300 if source.startswith("utf-8") else b""]
+    for errors in ("replace", "ignore"):
+        ratio = expansion(source, target, errors)
+        best = max(len(witness.decode(source, errors).encode(target)) / len(witness)
+                   for witness in witnesses if witness)
+        assert best >= ratio * 0.98, (source, target, errors, best)
+
+
+@pytest.mark.parametrize("arguments,message", [
+    ({"clk_freq": 0}, "clk_freq must be a positive number of Hz, not 0"),
+    ({"baud": 0}, "baud must be an integer at least 1, not 0"),
+    ({"baud": 2_000_000}, "baud must be at most clk_freq / 4 = 1000000, not 2000000"),
+    ({"baud": 900_000}, "baud 900000 is 11.1% off at 4000000 Hz (4 clocks per bit give "
+                        "1000000); choose one within 1%"),
+    ({"fifo_depth": 15}, "fifo_depth must be an integer at least 16, not 15"),
+    ({"idle_bits": 19}, "idle_bits must be an integer at least 20, not 19"),
+    ({"source": "latin-1"}, "source codec must be one of"),
+    ({"errors": "strict"}, "errors must be 'replace' or 'ignore', not 'strict'"),
+])
+def test_bridge_arguments(arguments, message):
+    kwargs = {"clk_freq": CLOCK, "baud": CLOCK // DIVISOR, **arguments}
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        UARTBridge(**kwargs)
