@@ -160,6 +160,7 @@ def test_expansion_bounds_cpython(source, target):
 def test_expansion_is_reached(source, target):
     """The bound is tight: some input grows by exactly that much."""
     witnesses = [("a" * 300).encode(source), ("\u0800" * 300).encode(source),
+                 ("\U0001F600" * 300).encode(source),
                  b"\xff" * 300 if source.startswith("utf-8") else b""]
     for errors in ("replace", "ignore"):
         ratio = expansion(source, target, errors)
