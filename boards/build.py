@@ -1,0 +1,83 @@
+"""``utfhw build``: the bridge's bitstream for a board, with its utilisation and clock."""
+
+import pathlib
+import subprocess
+
+from .toolchain import TimingError, ToolchainError, read_report, tool_environment
+from .top import BOARDS, BridgeTop
+
+
+__all__ = ["build", "BuildResult", "TOP_NAME"]
+
+
+#: The name of the top module and of every file the build writes.
+TOP_NAME = "utfhw_bridge"
+
+
+class BuildResult:
+    """A built bitstream: ``bitstream`` (its path), ``report`` (a
+    :class:`~utfhw.boards.toolchain.PnrReport`), ``bridge`` (the
+    :class:`~utfhw.boards.bridge.UARTBridge` it holds) and ``board`` (its name)."""
+    def __init__(self, board, bitstream, report, bridge):
+        self.board = board
+        self.bitstream = bitstream
+        self.report = report
+        self.bridge = bridge
+
+    def summary(self):
+        """A few lines for people: the bitstream, utilisation, clock and the burst rule."""
+        bridge = self.bridge
+        transcoder = bridge.transcoder
+        lines = [
+            f"{self.board} ({BOARDS[self.board].device}): {transcoder.source} -> "
+            f"{transcoder.target}, errors={transcoder.errors}",
+            f"  bitstream   {self.bitstream}",
+        ]
+        for cell, (used, available) in sorted(self.report.utilisation.items()):
+            lines.append(f"  {cell:<14}{used:>6} / {available:<6} ({100 * used / available:.0f} %)")
+        for clock, (achieved, constraint) in self.report.fmax.items():
+            lines.append(f"  clock       {achieved:.1f} MHz achieved, {constraint:.1f} MHz "
+                         f"needed ({clock})")
+        limit = bridge.burst_limit
+        lines.append(f"  serial      {bridge.actual_baud:.0f} baud ({bridge.divisor} clocks per "
+                     f"bit), 8N1; a message ends after {bridge.idle_bits} idle bit times")
+        lines.append(f"  burst rule  output up to {bridge.expansion:g}x the input; send at most "
+                     + ("any number of" if limit is None else str(limit))
+                     + f" bytes back to back (FIFO of {bridge.fifo_depth})")
+        return "\n".join(lines)
+
+
+def build(board, *, directory, source="utf-8", target="utf-16-le", errors="replace",
+          baud=115200, **bridge_options):
+    """Build the bridge for ``board`` (``"icebreaker"`` or ``"ulx3s-85f"``) in ``directory``.
+
+    Returns a :class:`BuildResult`. Raises :exc:`~utfhw.boards.toolchain.ToolchainError` if a
+    tool is missing, :exc:`~utfhw.boards.toolchain.TimingError` if the design does not meet the
+    board's clock, and :exc:`RuntimeError` with the failing tool's log for any other failure."""
+    top = BridgeTop(board, source=source, target=target, errors=errors, baud=baud,
+                    **bridge_options)
+    environment = tool_environment(top.board.tools)
+    directory = pathlib.Path(directory)
+    platform = top.board.platform()
+    report = f"{TOP_NAME}.report.json"
+    # The report gives utilisation and Fmax; timing is checked here, from it, so that a miss
+    # says by how much.
+    plan = platform.build(top, name=TOP_NAME, build_dir=str(directory), do_build=False,
+                          nextpnr_opts=f"--report {report} --timing-allow-fail")
+    try:
+        plan.execute_local(str(directory), env=environment)
+    except subprocess.CalledProcessError as error:
+        log = ""
+        for name in (f"{TOP_NAME}.tim", f"{TOP_NAME}.rpt"):
+            path = directory / name
+            if path.exists():
+                log = path.read_text()[-3000:]
+                break
+        raise RuntimeError(f"the {board} build failed ({error}); the log ends:\n{log}") from None
+    result = BuildResult(board, directory / f"{TOP_NAME}.{top.board.bitstream}",
+                         read_report(directory / report), top.bridge)
+    if not result.report.met():
+        achieved, constraint = min(result.report.fmax.values())
+        raise TimingError(f"timing failed on {board}: {achieved:.1f} MHz achieved, "
+                          f"{constraint:.1f} MHz needed (see {directory / (TOP_NAME + '.tim')})")
+    return result

@@ -1,0 +1,66 @@
+"""Board tops: the UART transcoder bridge on the iCEBreaker and the ULX3S."""
+
+from dataclasses import dataclass
+
+from amaranth.hdl import Elaboratable, Module
+from amaranth_boards.icebreaker import ICEBreakerPlatform
+from amaranth_boards.ulx3s import ULX3S_85F_Platform
+
+from .bridge import UARTBridge
+
+
+__all__ = ["Board", "BOARDS", "BridgeTop"]
+
+
+@dataclass(frozen=True)
+class Board:
+    """A board the bridge is built for.
+
+    ``overflow_led`` and ``framing_led`` are the resources (name, number) that show the
+    bridge's ``overflow`` and ``framing_error``; ``bitstream`` is the file the build makes."""
+    platform: type
+    overflow_led: tuple
+    framing_led: tuple
+    bitstream: str
+    tools: tuple
+
+    @property
+    def device(self):
+        return f"{self.platform.device}-{self.platform.package}"
+
+
+BOARDS = {
+    # The red LED for overflow; the green one for a framing error (a wrong baud rate).
+    "icebreaker": Board(ICEBreakerPlatform, ("led_r", 0), ("led_g", 0), "bin",
+                        ("yosys", "nextpnr-ice40", "icepack")),
+    "ulx3s-85f": Board(ULX3S_85F_Platform, ("led", 0), ("led", 1), "bit",
+                       ("yosys", "nextpnr-ecp5", "ecppack")),
+}
+
+
+class BridgeTop(Elaboratable):
+    """The :class:`~utfhw.boards.bridge.UARTBridge` wired to a board's USB serial port and
+    LEDs, clocked by the board's oscillator (12 MHz on the iCEBreaker, 25 MHz on the ULX3S).
+
+    The top only connects pins: all the logic is the bridge, which the system test simulates
+    at these same pins. Keyword arguments go to :class:`~utfhw.boards.bridge.UARTBridge`."""
+    def __init__(self, board, **bridge_options):
+        if board not in BOARDS:
+            raise ValueError(f"board must be one of {', '.join(BOARDS)}, not {board!r}")
+        self.board = BOARDS[board]
+        self.bridge = UARTBridge(clk_freq=self.board.platform().default_clk_frequency,
+                                 **bridge_options)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.bridge = bridge = self.bridge
+        uart = platform.request("uart", 0)
+        overflow = platform.request(*self.board.overflow_led)
+        framing_error = platform.request(*self.board.framing_led)
+        m.d.comb += [
+            bridge.rx.eq(uart.rx.i),
+            uart.tx.o.eq(bridge.tx),
+            overflow.o.eq(bridge.overflow),
+            framing_error.o.eq(bridge.framing_error),
+        ]
+        return m
