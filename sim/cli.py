@@ -18,6 +18,10 @@ from .verilator import BuildError, ToolchainError, verilated_pipeline
 __all__ = ["main", "module_name"]
 
 
+#: The boards ``utfhw build`` knows (``utfhw.boards.top.BOARDS``, which needs amaranth-boards,
+#: is imported only when a board is built).
+BOARD_NAMES = ("icebreaker", "ulx3s-85f")
+
 #: Inputs at least this long get a progress bar (when stderr is a terminal or --progress is given).
 PROGRESS_THRESHOLD = 4096
 
@@ -123,7 +127,78 @@ def _parser():
                               help="also send this file as one message")
     bench_cocotb.add_argument("--build-dir", metavar="DIR",
                               help="where cocotb builds (default: a new temporary folder)")
+
+    build = commands.add_parser(
+        "build", help="build the UART transcoder bridge's bitstream for a board",
+        description="Build the UART transcoder bridge (boards/bridge.py) for a board with the "
+                    "yowasp tools (or those named by YOSYS, NEXTPNR_ICE40, ICEPACK, "
+                    "NEXTPNR_ECP5, ECPPACK): bytes sent to the board's USB serial port come "
+                    "back transcoded. Prints utilisation, the clock reached, the serial "
+                    "settings and the burst rule. Fails if a tool is missing or the clock is "
+                    "not met.")
+    build.add_argument("--board", required=True, choices=BOARD_NAMES)
+    _add_codec_arguments(build, HARDWARE_ERROR_HANDLERS)
+    build.add_argument("--baud", type=int, default=115200,
+                       help="baud rate of the serial port (default: 115200)")
+    build.add_argument("-o", "--output", metavar="DIR",
+                       help="build directory (default: build/BOARD)")
+
+    report = commands.add_parser(
+        "report", help="implement every core and pipeline on four FPGAs and tabulate them",
+        description="Synthesise, place and route every core and pipeline on iCE40 UP5K, "
+                    "iCE40 HX8K, ECP5-25F and ECP5-85F (three nextpnr seeds each) and write a "
+                    "Markdown table of LUT4s, flip-flops, block RAMs and Fmax (the worst seed), "
+                    "with a PNG chart beside it. All 64 pipelines take about 20 minutes on "
+                    "two cores.")
+    report.add_argument("-o", "--output", default="implementation.md", metavar="FILE.md",
+                        help="the Markdown file; the chart goes beside it as FILE.png "
+                             "(default: implementation.md)")
+    report.add_argument("--pairs", choices=["all", "forms", "headline"], default="all",
+                        help="pipelines to include: all 64, the 9 between utf-8, utf-16-le and "
+                             "utf-32-le, or utf-8 -> utf-16-le only (default: all)")
+    report.add_argument("--jobs", type=int, default=None,
+                        help="designs implemented at once (default: one per CPU)")
+    report.add_argument("--build-dir", metavar="DIR",
+                        help="keep the tools' files here (default: a temporary folder)")
     return parser
+
+
+def _build(parser, args):
+    from ..boards.build import build
+    from ..boards.toolchain import TimingError, ToolchainError as FPGAToolchainError
+    directory = args.output or os.path.join("build", args.board)
+    try:
+        result = build(args.board, directory=directory, source=args.source,
+                       target=args.target, errors=args.errors, baud=args.baud)
+    except (ValueError, FPGAToolchainError, TimingError, RuntimeError) as error:
+        parser.exit(1, f"utfhw build: error: {error}\n")
+    print(result.summary())
+
+
+def _report(parser, args):
+    import tempfile
+    from ..boards.report import run_report, write_chart, write_markdown
+    from ..boards.toolchain import ToolchainError as FPGAToolchainError
+
+    def progress(done, total, row):
+        figures = ", ".join(f"{device} {min(value):.1f}" for device, value in row.items()
+                            if isinstance(value, list))
+        print(f"[{done}/{total}] {row['design']}: {figures} MHz", file=sys.stderr, flush=True)
+
+    output = pathlib.Path(args.output)
+    chart = output.with_suffix(".png")
+    started = time.monotonic()
+    try:
+        with tempfile.TemporaryDirectory(prefix="utfhw-report-") as scratch:
+            rows = run_report(args.build_dir or scratch, pairs=args.pairs, jobs=args.jobs,
+                              progress=progress)
+    except (ValueError, FPGAToolchainError, RuntimeError) as error:
+        parser.exit(1, f"utfhw report: error: {error}\n")
+    write_chart(rows, chart)
+    command = " ".join(["utfhw report", *(sys.argv[2:] if sys.argv[1:2] == ["report"] else [])])
+    write_markdown(rows, output, chart=chart.name, command=command,
+                   seconds=time.monotonic() - started)
+    print(f"wrote {output} and {chart}")
 
 
 def _cocotb(parser, args):
@@ -260,7 +335,7 @@ def main(argv=None):
     parser = _parser()
     args = parser.parse_args(argv)
     commands = {"transcode": _transcode, "generate": _generate, "bench": _bench,
-                "cocotb": _cocotb}
+                "cocotb": _cocotb, "build": _build, "report": _report}
     commands[args.command](parser, args)
     return 0
 

@@ -1,0 +1,305 @@
+"""``utfhw report``: every core and pipeline synthesised, placed and routed on four FPGAs.
+
+Each design is wrapped in a :class:`TimingHarness`, which drives every input port from a
+flip-flop and captures every output port in one, so that nextpnr's Fmax is the design's own
+register-to-register figure and the harness adds no logic to its paths. Cell counts are the
+design's own (the harness is kept out of them): Yosys keeps the design as one module of the
+netlist (``keep_hierarchy``) and ``stat`` counts it alone.
+
+For each design Yosys runs once per family (``synth_ice40``, ``synth_ecp5``) and nextpnr three
+times per device (seeds 1, 2, 3); the report gives the lowest of the three Fmax figures."""
+
+import concurrent.futures
+import datetime
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+from amaranth.back import rtlil
+from amaranth.hdl import Cat, Module, Signal, Value
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..hdl.byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper
+from ..hdl.byteorder import ByteOrderMarkWriter
+from ..hdl.bytestream import UnitAssembler, LaneSerializer
+from ..hdl.errors import ErrorDropper
+from ..hdl.layout import UTF16UnitLanes, UTF32UnitLanes
+from ..hdl.params import CODECS, check_integer
+from ..hdl.transcoder import Transcoder
+from ..hdl.uart import UARTReceiver, UARTTransmitter
+from ..hdl.utf8 import UTF8Decoder, UTF8Encoder
+from ..hdl.utf16 import UTF16Decoder, UTF16Encoder
+from ..hdl.utf32 import UTF32Decoder, UTF32Encoder
+from .bridge import UARTBridge
+from .toolchain import tool_environment
+
+
+__all__ = ["TimingHarness", "DEVICES", "FAMILIES", "SEEDS", "design_names", "implement",
+           "run_report", "write_markdown", "write_chart", "HEADLINE"]
+
+
+#: Device name: (family, nextpnr options, the frequency nextpnr is asked for in MHz).
+DEVICES = {
+    "iCE40 UP5K": ("ice40", ["--up5k", "--package", "sg48"], 100),
+    "iCE40 HX8K": ("ice40", ["--hx8k", "--package", "ct256"], 100),
+    "ECP5-25F":   ("ecp5", ["--25k", "--package", "CABGA381", "--speed", "6"], 250),
+    "ECP5-85F":   ("ecp5", ["--85k", "--package", "CABGA381", "--speed", "6"], 250),
+}
+
+#: Family: (the Yosys synthesis command, cell types counted as LUT4s with their weight,
+#: flip-flop cell types, block RAM cell types).
+FAMILIES = {
+    "ice40": ("synth_ice40", {"SB_LUT4": 1}, ("SB_DFF",), ("SB_RAM40_4K",)),
+    # A CCU2C carry cell is two LUT4s of a slice.
+    "ecp5": ("synth_ecp5", {"LUT4": 1, "CCU2C": 2}, ("TRELLIS_FF",), ("DP16KD",)),
+}
+
+SEEDS = (1, 2, 3)
+
+#: The design the issue's targets are about.
+HEADLINE = "pipeline utf-8 -> utf-16-le"
+
+_CORES = {
+    "UTF8Decoder": UTF8Decoder,
+    "UTF16Decoder": UTF16Decoder,
+    "UTF32Decoder": UTF32Decoder,
+    "UTF8Encoder": UTF8Encoder,
+    "UTF16Encoder": UTF16Encoder,
+    "UTF32Encoder": UTF32Encoder,
+    "ByteOrderReader(2, detect)": lambda: ByteOrderReader(width=2, byteorder="detect"),
+    "ByteOrderReader(4, detect)": lambda: ByteOrderReader(width=4, byteorder="detect"),
+    "ByteOrderWriter(UTF-16, big)": lambda: ByteOrderWriter(layout=UTF16UnitLanes,
+                                                            byteorder="big"),
+    "ByteOrderWriter(UTF-32, big)": lambda: ByteOrderWriter(layout=UTF32UnitLanes,
+                                                            byteorder="big"),
+    "ByteOrderMarkStripper": ByteOrderMarkStripper,
+    "ByteOrderMarkWriter(utf-8)": lambda: ByteOrderMarkWriter(form="utf-8"),
+    "ByteOrderMarkWriter(utf-16)": lambda: ByteOrderMarkWriter(form="utf-16"),
+    "ByteOrderMarkWriter(utf-32)": lambda: ByteOrderMarkWriter(form="utf-32"),
+    "ErrorDropper": ErrorDropper,
+    "UnitAssembler(2)": lambda: UnitAssembler(width=2),
+    "LaneSerializer(UTF-16)": lambda: LaneSerializer(layout=UTF16UnitLanes),
+    "UARTReceiver(104)": lambda: UARTReceiver(divisor=104),
+    "UARTTransmitter(104)": lambda: UARTTransmitter(divisor=104),
+    "UARTBridge(12 MHz)": lambda: UARTBridge(clk_freq=12e6),
+}
+
+
+def _pipeline(name):
+    source, target = name[len("pipeline "):].split(" -> ")
+    return Transcoder(source=source, target=target)
+
+
+def design_names(pairs="all"):
+    """The designs a report covers: every core, then the pipelines (``pairs="all"``: all 64;
+    ``"forms"``: the 9 between ``utf-8``, ``utf-16-le`` and ``utf-32-le``; ``"headline"``:
+    UTF-8 to UTF-16-LE only)."""
+    if pairs == "all":
+        codecs = list(CODECS)
+    elif pairs == "forms":
+        codecs = ["utf-8", "utf-16-le", "utf-32-le"]
+    elif pairs == "headline":
+        return [HEADLINE]
+    else:
+        raise ValueError(f"pairs must be 'all', 'forms' or 'headline', not {pairs!r}")
+    return [*_CORES, *(f"pipeline {source} -> {target}" for source in codecs
+                       for target in codecs)]
+
+
+def make_design(name):
+    if name.startswith("pipeline "):
+        return _pipeline(name)
+    return _CORES[name]()
+
+
+class TimingHarness(wiring.Component):
+    """Wraps ``core`` for implementation alone on a device.
+
+    Every input port of the core is driven from a shift register fed by ``serial_in``, and
+    every output port is captured in a register, loaded (``load``) into a shift register that
+    drives ``serial_out``. Both sides of the core are flip-flops with no logic between them and
+    the core's ports, so the core's own paths set the clock, and three pins suffice whatever the
+    core's width."""
+    def __init__(self, core):
+        self.core = core
+        super().__init__({"serial_in": In(1), "load": In(1), "serial_out": Out(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = self.core
+        inputs, outputs = [], []
+        for _, member, value in self.core.signature.flatten(self.core):
+            (inputs if member.flow == wiring.In else outputs).append(Value.cast(value))
+        inputs, outputs = Cat(*inputs), Cat(*outputs)
+
+        chain = Signal(len(inputs))
+        m.d.sync += chain.eq(Cat(self.serial_in, chain[:-1]))
+        m.d.comb += inputs.eq(chain)
+
+        captured = Signal(len(outputs))
+        shift = Signal(len(outputs))
+        m.d.sync += captured.eq(outputs)
+        with m.If(self.load):
+            m.d.sync += shift.eq(captured)
+        with m.Else():
+            m.d.sync += shift.eq(shift >> 1)
+        m.d.comb += self.serial_out.eq(shift[0])
+        return m
+
+
+def _run(command, directory, environment):
+    run = subprocess.run(command, cwd=directory, env=environment, capture_output=True,
+                         text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"{' '.join(command[:2])} failed in {directory}:\n"
+                           f"{(run.stdout + run.stderr)[-3000:]}")
+
+
+def _cell_counts(stat_path, family):
+    _, luts, flip_flops, block_rams = FAMILIES[family]
+    with open(stat_path) as file:
+        modules = json.load(file)["modules"]
+    cells = modules["\\top.core"]["num_cells_by_type"]
+    return {
+        "lut4": sum(count * luts.get(cell, 0) for cell, count in cells.items()),
+        "ff": sum(count for cell, count in cells.items() if cell.startswith(flip_flops)),
+        "bram": sum(count for cell, count in cells.items() if cell.startswith(block_rams)),
+    }
+
+
+def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES)):
+    """Synthesise, place and route design ``name`` on ``devices``; returns a row of the
+    report: ``{"design": name, "<family>": cell counts, "<device>": [Fmax per seed]}``."""
+    tools = ["yosys"] + sorted({f"nextpnr-{DEVICES[device][0]}" for device in devices})
+    environment = tool_environment(tools)
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "top.il").write_text(rtlil.convert(TimingHarness(make_design(name)),
+                                                    name="top"))
+    row = {"design": name}
+    for family in sorted({DEVICES[device][0] for device in devices}):
+        synth = FAMILIES[family][0]
+        _run([environment["YOSYS"], "-q", "-p",
+              f"read_rtlil top.il; hierarchy -top top; "
+              f"setattr -mod -set keep_hierarchy 1 top.core; "
+              f"{synth} -top top -json {family}.json; tee -q -o {family}-stat.json stat -json"],
+             directory, environment)
+        row[family] = _cell_counts(directory / f"{family}-stat.json", family)
+    for device in devices:
+        family, options, frequency = DEVICES[device]
+        figures = []
+        for seed in seeds:
+            report = f"{device.replace(' ', '-')}-{seed}.json"
+            _run([environment[f"NEXTPNR_{family.upper()}"], "-q", *options,
+                  "--json", f"{family}.json", "--freq", str(frequency), "--timing-allow-fail",
+                  "--seed", str(seed), "--report", report],
+                 directory, environment)
+            with open(directory / report) as file:
+                figures.append(min(clock["achieved"]
+                                   for clock in json.load(file)["fmax"].values()))
+        row[device] = figures
+    return row
+
+
+def run_report(directory, *, pairs="all", jobs=None, progress=None):
+    """Implement every design of ``design_names(pairs)`` in ``directory`` on ``jobs``
+    processes; returns the rows in design order. ``progress(done, total, row)`` is called as
+    each design finishes."""
+    names = design_names(pairs)
+    directory = pathlib.Path(directory)
+    jobs = jobs or os.cpu_count() or 1
+    check_integer("jobs", jobs, minimum=1)
+    rows = {}
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(implement, name, directory / f"{index:03d}"): name
+                   for index, name in enumerate(names)}
+        for future in concurrent.futures.as_completed(futures):
+            row = future.result()
+            rows[row["design"]] = row
+            if progress is not None:
+                progress(len(rows), len(names), row)
+    return [rows[name] for name in names]
+
+
+def _versions():
+    environment = tool_environment(["yosys", "nextpnr-ice40", "nextpnr-ecp5"])
+    versions = []
+    for tool in ("YOSYS", "NEXTPNR_ICE40", "NEXTPNR_ECP5"):
+        run = subprocess.run([environment[tool], "--version"], capture_output=True, text=True)
+        versions.append((run.stdout + run.stderr).strip().splitlines()[-1])
+    return versions
+
+
+def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=None):
+    """Write the report's Markdown table to ``path`` (and link ``chart``, a PNG, if given)."""
+    lines = [
+        "# Implementation report",
+        "",
+        f"Made by `{command}` on {datetime.date.today().isoformat()}"
+        + (f" in {seconds / 60:.0f} min" if seconds else "") + ", with:",
+        "",
+        *(f"- `{version}`" for version in _versions()),
+        "",
+        "Each design is wrapped so that all its ports are flip-flops (see `TimingHarness` in "
+        "`boards/report.py`): Fmax is nextpnr's post-route figure for the design's own "
+        "register-to-register paths, the **worst of seeds "
+        + ", ".join(map(str, SEEDS)) + "**. nextpnr is asked for "
+        + ", ".join(f"{frequency} MHz on {device}"
+                    for device, (_, _, frequency) in DEVICES.items())
+        + ". LUT4s, flip-flops (FF) and block RAMs (BRAM: SB_RAM40_4K on iCE40, DP16KD on ECP5) "
+        "are Yosys's counts for the design alone; an ECP5 CCU2C carry cell counts as two LUT4s. "
+        "UP5K and HX8K share one synthesis, as do the two ECP5s.",
+        "",
+    ]
+    if chart is not None:
+        lines += [f"![Fmax and LUT4s]({chart})", ""]
+    devices = [device for device in DEVICES if device in rows[0]]
+    families = [family for family in FAMILIES if family in rows[0]]
+    header = ["design"]
+    for family in families:
+        header += [f"{family} LUT4", f"{family} FF", f"{family} BRAM"]
+        header += [f"{device} MHz" for device in devices if DEVICES[device][0] == family]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        cells = [row["design"]]
+        for family in families:
+            counts = row[family]
+            cells += [str(counts["lut4"]), str(counts["ff"]), str(counts["bram"])]
+            cells += [f"{min(row[device]):.1f}" for device in devices
+                      if DEVICES[device][0] == family]
+        lines.append("| " + " | ".join(cells) + " |")
+    pathlib.Path(path).write_text("\n".join(lines) + "\n")
+
+
+def write_chart(rows, path):
+    """Draw Fmax per device and iCE40 LUT4s for each design as a PNG at ``path``."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    devices = [device for device in DEVICES if device in rows[0]]
+    names = [row["design"].replace("pipeline ", "") for row in rows]
+    figure, (fmax_axes, lut_axes) = pyplot.subplots(
+        1, 2, figsize=(14, 0.22 * len(rows) + 1.5), sharey=True,
+        gridspec_kw={"width_ratios": [3, 1]})
+    height = 0.8 / len(devices)
+    for index, device in enumerate(devices):
+        fmax_axes.barh([position + index * height for position in range(len(rows))],
+                       [min(row[device]) for row in rows], height=height, label=device)
+    for device, (_, _, frequency) in DEVICES.items():
+        if device in devices:
+            fmax_axes.axvline(frequency, linestyle=":", color="grey")
+    fmax_axes.set_xlabel("Fmax, MHz (worst of 3 seeds); dotted: 100 and 250 MHz")
+    fmax_axes.legend(loc="lower right")
+    lut_axes.barh(range(len(rows)), [row["ice40"]["lut4"] for row in rows], color="grey")
+    lut_axes.set_xlabel("iCE40 LUT4s")
+    fmax_axes.set_yticks([position + 0.4 - height / 2 for position in range(len(rows))],
+                         names, fontsize=7)
+    fmax_axes.invert_yaxis()
+    figure.tight_layout()
+    figure.savefig(path, dpi=80)
+    pyplot.close(figure)
