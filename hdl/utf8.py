@@ -1,7 +1,7 @@
 """UTF-8 decoding and encoding (RFC 3629; Unicode 15, ch. 3, D92 and Tables 3-7 to 3-11)."""
 
 from amaranth.hdl import Module, Signal, Cat, Const, unsigned
-from amaranth.lib import enum, stream, wiring
+from amaranth.lib import data, enum, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .encoder import LaneEncoder
@@ -62,109 +62,163 @@ class UTF8Decoder(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        state = UTF8DecoderState(m)
+        step = decode_byte(m, classify_byte(m, self.i.payload.data), state,
+                           present=self.i.payload.count != 0, last=self.i.payload.last)
+        with m.If(registered_handshake(m, self.i, self.o)):
+            state.advance(m, step)
+            m.d.sync += self.o.payload.last.eq(self.i.payload.last)
+            step.load(m, self.o.payload)
+        return m
 
-        byte = self.i.payload.data
-        present = self.i.payload.count != 0
-        last = self.i.payload.last
 
-        # Decoder state between bytes: how many continuation bytes the pending sequence still
-        # needs, which range the next one must fall in, and the code point bits gathered so far.
-        pending   = Signal(range(4))
-        next_rule = Signal(_NextByteRange)
-        gathered  = Signal(15)
+#: What a decoder needs to know about one byte, worked out from the byte alone (so that a
+#: pipelined decoder can register it a clock ahead of the state machine).
+ByteClass = data.StructLayout({
+    "data":          unsigned(8),
+    "ascii":         unsigned(1),    # 00..7F
+    "continuation":  unsigned(1),    # 80..BF
+    "above_9f":      unsigned(1),    # of a continuation: A0..BF
+    "below_90":      unsigned(1),    # of a continuation: 80..8F
+    # For a well-formed lead byte: the continuation bytes it needs (0 for any other byte), the
+    # range of the first one, and its payload bits.
+    "lead_needs":    unsigned(2),
+    "lead_rule":     _NextByteRange,
+    "lead_bits":     unsigned(5),
+})
 
-        in_narrowed_range = Signal()
-        with m.Switch(next_rule):
-            with m.Case(_NextByteRange.ANY):
-                m.d.comb += in_narrowed_range.eq(1)
-            with m.Case(_NextByteRange.A0_BF):
-                m.d.comb += in_narrowed_range.eq(byte[5])
-            with m.Case(_NextByteRange._80_9F):
-                m.d.comb += in_narrowed_range.eq(~byte[5])
-            with m.Case(_NextByteRange._90_BF):
-                m.d.comb += in_narrowed_range.eq(byte[4:6] != 0)
-            with m.Default():    # _NextByteRange._80_8F
-                m.d.comb += in_narrowed_range.eq(byte[4:6] == 0)
-        continues = present & (pending != 0) & byte.matches("10------") & in_narrowed_range
 
-        # What this byte contributes: at most a replacement for the sequence it cuts short
-        # (`cut_short`) followed by at most one item of its own (`own`).
-        cut_short = Signal()
-        own_valid = Signal()
-        own_data  = Signal(21)
-        own_error = Signal(ErrorKind)
+def classify_byte(m, byte):
+    """The :data:`ByteClass` of ``byte``, as a combinational signal."""
+    byte_class = Signal(ByteClass)
+    m.d.comb += [
+        byte_class.data.eq(byte),
+        byte_class.ascii.eq(byte.matches("0-------")),
+        byte_class.continuation.eq(byte.matches("10------")),
+        byte_class.above_9f.eq(byte[5]),
+        byte_class.below_90.eq(byte[4:6] == 0),
+    ]
 
-        next_pending   = Signal.like(pending)
-        next_next_rule = Signal.like(next_rule)
-        next_gathered  = Signal.like(gathered)
+    def lead(needs, bits, rule=_NextByteRange.ANY):
+        m.d.comb += [byte_class.lead_needs.eq(needs), byte_class.lead_bits.eq(bits),
+                     byte_class.lead_rule.eq(rule)]
 
-        def replacement(kind):
-            return [own_valid.eq(1), own_data.eq(REPLACEMENT_CHARACTER), own_error.eq(kind)]
+    with m.If(byte.matches("110-----") & (byte[1:5] != 0)):     # C2..DF
+        lead(1, byte[0:5])
+    with m.Elif(byte.matches("11100000")):
+        lead(2, byte[0:4], _NextByteRange.A0_BF)
+    with m.Elif(byte.matches("11101101")):
+        lead(2, byte[0:4], _NextByteRange._80_9F)
+    with m.Elif(byte.matches("1110----")):
+        lead(2, byte[0:4])
+    with m.Elif(byte.matches("11110000")):
+        lead(3, byte[0:3], _NextByteRange._90_BF)
+    with m.Elif(byte.matches("11110100")):
+        lead(3, byte[0:3], _NextByteRange._80_8F)
+    with m.Elif(byte.matches("111100--")):                       # F1..F3
+        lead(3, byte[0:3])
+    return byte_class
 
-        def start_sequence(continuation_bytes, lead_bits, rule=_NextByteRange.ANY):
+
+class UTF8DecoderState:
+    """A UTF-8 decoder's state between bytes: how many continuation bytes the pending sequence
+    still needs, which range the next one must fall in, and the code point bits so far."""
+    def __init__(self, m):
+        self.pending   = Signal(range(4))
+        self.next_rule = Signal(_NextByteRange)
+        self.gathered  = Signal(15)
+
+    def advance(self, m, step):
+        """Take the state ``step`` computed (``m.d.sync``; call it when the byte is taken)."""
+        m.d.sync += [
+            self.pending.eq(step.next_pending),
+            self.next_rule.eq(step.next_next_rule),
+            self.gathered.eq(step.next_gathered),
+        ]
+
+
+class DecodeStep:
+    """What one byte does (see :func:`decode_byte`): the items it emits and the next state."""
+    def __init__(self, state):
+        self.cut_short = Signal()
+        self.own_valid = Signal()
+        self.own_data  = Signal(21)
+        self.own_error = Signal(ErrorKind)
+        self.next_pending   = Signal.like(state.pending)
+        self.next_next_rule = Signal.like(state.next_rule)
+        self.next_gathered  = Signal.like(state.gathered)
+
+    def load(self, m, payload):
+        """Load the items into a :data:`~utfhw.hdl.layout.CodePointLanes` beat (``m.d.sync``)."""
+        load_decoded(m, payload, cut_short=self.cut_short, cut_short_kind=ErrorKind.TRUNCATED,
+                     own_valid=self.own_valid, own_data=self.own_data, own_error=self.own_error)
+
+
+def decode_byte(m, byte_class, state, *, present, last):
+    """The combinational logic of one UTF-8 decoding step: a byte of class ``byte_class``
+    (absent unless ``present``; ``last`` ends the message) meets ``state``. Returns a
+    :class:`DecodeStep`."""
+    byte = byte_class.data
+    pending, next_rule, gathered = state.pending, state.next_rule, state.gathered
+    step = DecodeStep(state)
+
+    in_narrowed_range = Signal()
+    with m.Switch(next_rule):
+        with m.Case(_NextByteRange.ANY):
+            m.d.comb += in_narrowed_range.eq(1)
+        with m.Case(_NextByteRange.A0_BF):
+            m.d.comb += in_narrowed_range.eq(byte_class.above_9f)
+        with m.Case(_NextByteRange._80_9F):
+            m.d.comb += in_narrowed_range.eq(~byte_class.above_9f)
+        with m.Case(_NextByteRange._90_BF):
+            m.d.comb += in_narrowed_range.eq(~byte_class.below_90)
+        with m.Default():    # _NextByteRange._80_8F
+            m.d.comb += in_narrowed_range.eq(byte_class.below_90)
+    continues = present & (pending != 0) & byte_class.continuation & in_narrowed_range
+
+    # What this byte contributes: at most a replacement for the sequence it cuts short
+    # (`cut_short`) followed by at most one item of its own.
+    def replacement(kind):
+        return [step.own_valid.eq(1), step.own_data.eq(REPLACEMENT_CHARACTER),
+                step.own_error.eq(kind)]
+
+    with m.If(continues):
+        completed = Cat(byte[0:6], gathered)
+        with m.If(pending == 1):
+            m.d.comb += [step.own_valid.eq(1), step.own_data.eq(completed)]
+        with m.Elif(last):
+            m.d.comb += replacement(ErrorKind.UNFINISHED)
+        with m.Else():
+            m.d.comb += [
+                step.next_pending.eq(pending - 1),
+                step.next_gathered.eq(completed),
+                step.next_next_rule.eq(_NextByteRange.ANY),
+            ]
+    with m.Elif(~present):
+        with m.If(~last):
+            m.d.comb += [
+                step.next_pending.eq(pending),
+                step.next_next_rule.eq(next_rule),
+                step.next_gathered.eq(gathered),
+            ]
+        with m.Elif(pending != 0):
+            m.d.comb += replacement(ErrorKind.UNFINISHED)
+    with m.Else():
+        m.d.comb += step.cut_short.eq(pending != 0)
+        with m.If(byte_class.ascii):
+            m.d.comb += [step.own_valid.eq(1), step.own_data.eq(byte)]
+        with m.Elif(byte_class.lead_needs != 0):
             with m.If(last):
                 m.d.comb += replacement(ErrorKind.UNFINISHED)
             with m.Else():
                 m.d.comb += [
-                    next_pending.eq(continuation_bytes),
-                    next_gathered.eq(lead_bits),
-                    next_next_rule.eq(rule),
+                    step.next_pending.eq(byte_class.lead_needs),
+                    step.next_gathered.eq(byte_class.lead_bits),
+                    step.next_next_rule.eq(byte_class.lead_rule),
                 ]
-
-        with m.If(continues):
-            completed = Cat(byte[0:6], gathered)
-            with m.If(pending == 1):
-                m.d.comb += [own_valid.eq(1), own_data.eq(completed)]
-            with m.Elif(last):
-                m.d.comb += replacement(ErrorKind.UNFINISHED)
-            with m.Else():
-                m.d.comb += [
-                    next_pending.eq(pending - 1),
-                    next_gathered.eq(completed),
-                    next_next_rule.eq(_NextByteRange.ANY),
-                ]
-        with m.Elif(~present):
-            with m.If(~last):
-                m.d.comb += [
-                    next_pending.eq(pending),
-                    next_next_rule.eq(next_rule),
-                    next_gathered.eq(gathered),
-                ]
-            with m.Elif(pending != 0):
-                m.d.comb += replacement(ErrorKind.UNFINISHED)
         with m.Else():
-            m.d.comb += cut_short.eq(pending != 0)
-            with m.If(byte.matches("0-------")):
-                m.d.comb += [own_valid.eq(1), own_data.eq(byte)]
-            with m.Elif(byte.matches("110-----") & (byte[1:5] != 0)):    # C2..DF
-                start_sequence(1, byte[0:5])
-            with m.Elif(byte.matches("11100000")):
-                start_sequence(2, byte[0:4], _NextByteRange.A0_BF)
-            with m.Elif(byte.matches("11101101")):
-                start_sequence(2, byte[0:4], _NextByteRange._80_9F)
-            with m.Elif(byte.matches("1110----")):
-                start_sequence(2, byte[0:4])
-            with m.Elif(byte.matches("11110000")):
-                start_sequence(3, byte[0:3], _NextByteRange._90_BF)
-            with m.Elif(byte.matches("11110100")):
-                start_sequence(3, byte[0:3], _NextByteRange._80_8F)
-            with m.Elif(byte.matches("111100--")):                       # F1..F3
-                start_sequence(3, byte[0:3])
-            with m.Else():
-                m.d.comb += replacement(ErrorKind.INVALID_BYTE)
-
-        with m.If(registered_handshake(m, self.i, self.o)):
-            m.d.sync += [
-                pending.eq(next_pending),
-                next_rule.eq(next_next_rule),
-                gathered.eq(next_gathered),
-                self.o.payload.last.eq(last),
-            ]
-            load_decoded(m, self.o.payload, cut_short=cut_short,
-                         cut_short_kind=ErrorKind.TRUNCATED, own_valid=own_valid,
-                         own_data=own_data, own_error=own_error)
-
-        return m
+            m.d.comb += replacement(ErrorKind.INVALID_BYTE)
+    return step
 
 
 class UTF8Encoder(LaneEncoder):
