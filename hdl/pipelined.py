@@ -1,38 +1,136 @@
 """UTF-8 to UTF-16 in a pipeline short enough between registers for 100 MHz on an iCE40 UP5K."""
 
 from amaranth.hdl import Module, Signal, Cat, Const
-from amaranth.lib import stream, wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .layout import UnitBytes, CodePointLanes, UTF16Unit, UTF16UnitLanes, ErrorKind
-from .lanes import pack_lanes
+from .layout import UnitBytes, UTF16Unit, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
 from .params import check_byteorder, check_errors
-from .utf8 import ByteClass, UTF8DecoderState, classify_byte, decode_byte
 
 
 __all__ = ["PipelinedUTF8ToUTF16"]
 
 
+# The decoder's states while a sequence is pending, one flip-flop each (none set: no sequence
+# pending). Each is named by the continuation bytes still needed and the range the next one
+# must fall in (Unicode ch. 3, Table 3-7): after E0 it is A0..BF, after ED 80..9F, after F0
+# 90..BF, after F4 80..8F, otherwise 80..BF.
+_STATES = ("need1", "need2", "need2_after_e0", "need2_after_ed", "need3", "need3_after_f0",
+           "need3_after_f4")
+
+# The range each state accepts, as the name of a classified-byte flag.
+_STATE_RANGE = {
+    "need1": "in_80_bf", "need2": "in_80_bf", "need3": "in_80_bf",
+    "need2_after_e0": "in_a0_bf", "need2_after_ed": "in_80_9f",
+    "need3_after_f0": "in_90_bf", "need3_after_f4": "in_80_8f",
+}
+
+# The state each state moves to on a byte in its range (need1 completes the code point).
+_STATE_NEXT = {
+    "need2": "need1", "need2_after_e0": "need1", "need2_after_ed": "need1",
+    "need3": "need2", "need3_after_f0": "need2", "need3_after_f4": "need2",
+}
+
+# Lead bytes: the flag that says the byte is one, and the state it starts.
+_LEADS = {
+    "lead_c2_df": "need1", "lead_e0": "need2_after_e0", "lead_ed": "need2_after_ed",
+    "lead_e1_ef": "need2", "lead_f0": "need3_after_f0", "lead_f4": "need3_after_f4",
+    "lead_f1_f3": "need3",
+}
+
+#: Stage 1: what the byte is, worked out from the byte alone. Every flag is low for an absent
+#: byte (``count == 0``).
+_Classified = data.StructLayout({
+    "byte": 8,
+    "present": 1,
+    "last": 1,
+    "ascii": 1,
+    **{flag: 1 for flag in set(_STATE_RANGE.values())},
+    **{flag: 1 for flag in _LEADS},
+    "lead": 1,
+    "above_7f": 1,
+    # A continuation byte's six payload bits, or a lead byte's own (the rest zero).
+    "low_bits": 6,
+})
+
+#: Stage 2: the byte with the decoder state it met.
+_Decoding = data.StructLayout({
+    "byte": _Classified,
+    "state": data.StructLayout({name: 1 for name in _STATES}),
+    "gathered": 15,
+})
+
+#: Stage 3: how the byte met the state.
+_Matched = data.StructLayout({
+    "byte": 8,
+    "present": 1,
+    "last": 1,
+    "ascii": 1,
+    "lead": 1,          # a well-formed lead byte
+    "neither": 1,       # present, and neither ASCII nor a lead byte
+    "pending": 1,       # a sequence was pending
+    "continues": 1,     # and the byte continues it
+    "completes": 1,     # and completes it
+    "continues_only": 1,  # continues it without completing it
+    "absent_pending": 1,  # no byte, and a sequence was pending
+    "supplementary": 1, # a completed code point above U+FFFF
+    "code_point": 16,
+    "plane_minus_one": 4,
+})
+
+#: Stage 4: the items the byte emits.
+_Items = data.StructLayout({
+    "cut_short": 1,          # a U+FFFD (TRUNCATED) for the sequence the byte cuts short
+    "replacement": 1,        # a U+FFFD of its own, of kind ``error``
+    "error": ErrorKind,
+    "ascii": 1,
+    "bmp": 1,                # a completed code point below U+10000
+    "supplementary": 1,      # a completed code point above U+FFFF
+    "last": 1,
+    "byte": 8,
+    "code_point": 16,
+    "plane_minus_one": 4,
+})
+
+#: Stage 5: what goes in each of the two output lanes. ``select`` is one-hot over where a
+#: lane's unit comes from.
+_Lane = data.StructLayout({
+    "select": data.StructLayout({"replacement": 1, "ascii": 1, "bmp": 1, "high": 1, "low": 1}),
+    "error": ErrorKind,
+})
+_Decided = data.StructLayout({
+    "lanes": data.ArrayLayout(_Lane, 2),
+    "count": range(3),
+    "last": 1,
+    "byte": 8,
+    "code_point": 16,         # the low 16 bits of a completed code point
+    "plane_minus_one": 4,     # its plane less one, for a high surrogate
+})
+
+
 class PipelinedUTF8ToUTF16(wiring.Component):
-    """UTF-8 to UTF-16-LE or -BE in three pipeline stages, exact to
+    """UTF-8 to UTF-16-LE or -BE in four pipeline stages, exact to
     ``bytes.decode("utf-8", errors).encode("utf-16-le")`` (or ``-be``).
 
     It gives the same output beats as ``Transcoder(source="utf-8", target="utf-16-le",
-    errors=errors)``, one clock later, and is built for clock speed: the stages are
+    errors=errors)``, two clocks later, and is built for clock speed: each stage is two or three
+    LUT4s deep. The stages are
 
-    1. *classify*: what the byte is (ASCII, continuation and its range, lead byte and what it
-       needs), from the byte alone (Unicode ch. 3, Table 3-7);
-    2. *decode*: the byte's class meets the decoder state (the one loop in the design), giving
-       at most a U+FFFD for a sequence it cuts short and one item of its own (maximal subparts,
-       Unicode ch. 3, "U+FFFD Substitution of Maximal Subparts");
-    3. *encode*: the code points become UTF-16 units, a surrogate pair above U+FFFF
-       (RFC 2781, section 2.1), in wire byte order; with ``errors="ignore"`` replacements are
-       dropped here.
+    1. *classify*: flags for what the byte is (ASCII, a continuation byte in each of the ranges
+       of Unicode ch. 3, Table 3-7, each kind of lead byte), from the byte alone;
+    2. *state*: the decoder's one loop, a one-hot state machine over the seven ways a sequence
+       can be pending, and the payload bits gathered so far;
+    3. *decide*: the items the byte emits (Unicode ch. 3, "U+FFFD Substitution of Maximal
+       Subparts": a U+FFFD for a sequence it cuts short, then its own item) and where each
+       output unit comes from; with ``errors="ignore"`` replacements are dropped here;
+    4. *encode*: the UTF-16 units, a surrogate pair above U+FFFF (RFC 2781, section 2.1), in
+       wire byte order.
 
-    Latency is three clocks. Throughput is one byte per clock on any input while ``o.ready`` is
-    high. The stages move together: all advance when the output register is empty or taken
-    (``i.ready`` is ``~o.valid | o.ready``) and all hold otherwise, so under backpressure
-    nothing is lost or duplicated, and the only logic on the ready path is that one gate.
+    Latency is four clocks. Throughput is one byte per clock on any input, malformed input
+    included, while ``o.ready`` is high. The stages move together: all advance when the output
+    register is empty or taken (``i.ready`` is ``~o.valid | o.ready``) and all hold otherwise,
+    so under backpressure nothing is lost or duplicated, and one gate is all the logic on the
+    ready path.
 
     Parameters
     ----------
@@ -55,7 +153,7 @@ class PipelinedUTF8ToUTF16(wiring.Component):
         If ``byteorder`` or ``errors`` is not one of the values above.
     """
     #: Clocks from an accepted input beat to the output beat it produces.
-    latency = 3
+    latency = 4
 
     def __init__(self, *, byteorder="little", errors="replace"):
         check_byteorder(byteorder)
@@ -77,62 +175,250 @@ class PipelinedUTF8ToUTF16(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        advance = ~self.o.valid | self.o.ready
+        # The stages advance together while the skid register is empty. ``advance`` is a
+        # flip-flop of its own that drives the enable of every stage with no gate in between:
+        # its initial value is 0 (an FPGA flip-flop that starts at 1 would need an inverter),
+        # so the pipeline waits one clock after reset.
+        skid = Signal(UTF16UnitLanes, reset_less=True)
+        skid_full = Signal()
+        skid_full_next = Signal()
+        advance = Signal()
         m.d.comb += self.i.ready.eq(advance)
 
-        # Stage 1: classify.
-        classified = Signal(ByteClass)
-        classified_valid = Signal()
-        classified_present = Signal()
-        classified_last = Signal()
+        # Beats move through the stages with a valid bit each; the decoder state moves only
+        # with a valid beat.
+        valid = [Signal(name=f"stage{stage}_valid") for stage in range(0, 6)]
         with m.If(advance):
             m.d.sync += [
-                classified.eq(classify_byte(m, self.i.payload.data)),
-                classified_present.eq(self.i.payload.count != 0),
-                classified_last.eq(self.i.payload.last),
-                classified_valid.eq(self.i.valid),
+                valid[0].eq(self.i.valid),
+                *(later.eq(earlier) for earlier, later in zip(valid, valid[1:])),
             ]
 
-        # Stage 2: decode.
-        state = UTF8DecoderState(m)
-        decoded = Signal(CodePointLanes)
-        decoded_valid = Signal()
-        step = decode_byte(m, classified, state, present=classified_present,
-                           last=classified_last)
+        def stage(layout, name):
+            # Payload registers need no reset: the valid bits say what they hold.
+            return Signal(layout, name=name, reset_less=True)
+
+        classified = stage(_Classified, "classified")
+        decoding = stage(_Decoding, "decoding")
+        matched = stage(_Matched, "matched")
+        items = stage(_Items, "items")
+        decided = stage(_Decided, "decided")
+        # Stage 0 registers the input beat, so that the flags of stage 1 are cleared straight
+        # from a flip-flop.
+        taken = stage(data.StructLayout({"byte": 8, "absent": 1, "last": 1}), "taken")
+        flags = self._classify(m, taken.byte)
         with m.If(advance):
-            m.d.sync += [decoded_valid.eq(classified_valid), decoded.last.eq(classified_last)]
-            step.load(m, decoded)
-            with m.If(classified_valid):
-                state.advance(m, step)
+            m.d.sync += [
+                taken.byte.eq(self.i.payload.data),
+                taken.absent.eq(~self.i.valid | (self.i.payload.count == 0)),
+                taken.last.eq(self.i.valid & self.i.payload.last),
+            ]
+            # An absent byte, or a bubble, clears every flag (a synchronous reset of the
+            # flip-flops, so it adds no logic); ``last`` is kept apart from them.
+            with m.If(taken.absent):
+                m.d.sync += classified.eq(0)
+            with m.Else():
+                m.d.sync += classified.eq(flags)
+            m.d.sync += [
+                classified.last.eq(taken.last),
+                matched.eq(self._match(m, decoding)),
+                items.eq(self._items(m, matched)),
+                decided.eq(self._decide(m, items)),
+            ]
+        self._decode_state(m, advance, advance & valid[1], classified, decoding)
 
-        # Stage 3: encode.
-        units = Signal(UTF16UnitLanes)
-        lane0, lane1 = decoded.lanes
-        supplementary = lane0.data[16:21] != 0
-
-        def keep(index, lane):
-            kept = decoded.count > index
-            if self._errors == "ignore":
-                kept &= lane.error == ErrorKind.NONE
-            return kept
-
-        def unit(data, error):
-            value = Signal(UTF16Unit)
-            wire = data if self._byteorder == "little" else Cat(data[8:16], data[0:8])
-            m.d.comb += [value.data.eq(wire), value.error.eq(error)]
-            return value
-
-        # Only a lone item can be above U+FFFF: a decoder beat of two items is a U+FFFD and
-        # then an ASCII byte or another U+FFFD.
-        plane_offset = (lane0.data[16:21] - 1)[0:4]
-        high = unit(Cat(lane0.data[10:16], plane_offset, Const(0b110110, 6)), lane0.error)
-        low = unit(Cat(lane0.data[0:10], Const(0b110111, 6)), lane0.error)
-        with m.If(supplementary & keep(0, lane0)):
-            m.d.comb += [units.lanes[0].eq(high), units.lanes[1].eq(low), units.count.eq(2)]
-        with m.Else():
-            pack_lanes(m, units, [(keep(0, lane0), unit(lane0.data[0:16], lane0.error)),
-                                  (keep(1, lane1), unit(lane1.data[0:16], lane1.error))])
-        m.d.comb += units.last.eq(decoded.last)
+        # The output register, and the skid register that takes the beat leaving the last
+        # stage on a clock when the output is held.
+        units = stage(UTF16UnitLanes, "units")
+        units_valid = Signal()
         with m.If(advance):
-            m.d.sync += [self.o.payload.eq(units), self.o.valid.eq(decoded_valid)]
+            m.d.sync += [units.eq(self._encode(m, decided)), units_valid.eq(valid[-1])]
+        m.d.comb += skid_full_next.eq(skid_full)
+        with m.If(~self.o.valid | self.o.ready):
+            with m.If(skid_full):
+                m.d.sync += [self.o.payload.eq(skid), self.o.valid.eq(1)]
+                m.d.comb += skid_full_next.eq(0)
+            with m.Else():
+                m.d.sync += [self.o.payload.eq(units), self.o.valid.eq(units_valid & advance)]
+        with m.Elif(advance & units_valid):
+            m.d.sync += skid.eq(units)
+            m.d.comb += skid_full_next.eq(1)
+        m.d.sync += [skid_full.eq(skid_full_next), advance.eq(~skid_full_next)]
         return m
+
+    def _classify(self, m, byte):
+        """Stage 1 (Table 3-7): the flags of a present byte, from the byte alone."""
+        result = Signal(_Classified)
+        continuation = byte.matches("10------")
+        m.d.comb += [
+            result.byte.eq(byte),
+            result.present.eq(1),
+            result.ascii.eq(byte.matches("0-------")),
+            result.in_80_bf.eq(continuation),
+            result.in_a0_bf.eq(continuation & byte[5]),
+            result.in_80_9f.eq(continuation & ~byte[5]),
+            result.in_90_bf.eq(continuation & (byte[4:6] != 0)),
+            result.in_80_8f.eq(continuation & (byte[4:6] == 0)),
+            result.lead_c2_df.eq(byte.matches("110-----") & (byte[1:5] != 0)),
+            result.lead_e0.eq(byte.matches("11100000")),
+            result.lead_ed.eq(byte.matches("11101101")),
+            result.lead_e1_ef.eq(byte.matches("1110----") &
+                                 ~byte.matches("11100000", "11101101")),
+            result.lead_f0.eq(byte.matches("11110000")),
+            result.lead_f4.eq(byte.matches("11110100")),
+            result.lead_f1_f3.eq(byte.matches("111100--") & ~byte.matches("11110000")),
+            result.lead.eq((byte >= 0xC2) & (byte <= 0xF4)),
+            result.above_7f.eq(byte[7]),
+        ]
+        with m.If(continuation):
+            m.d.comb += result.low_bits.eq(byte[0:6])
+        with m.Elif(byte.matches("110-----")):
+            m.d.comb += result.low_bits.eq(byte[0:5])
+        with m.Elif(byte.matches("1110----")):
+            m.d.comb += result.low_bits.eq(byte[0:4])
+        with m.Else():
+            m.d.comb += result.low_bits.eq(byte[0:3])
+        return result
+
+    def _decode_state(self, m, advance, moves, byte, decoding):
+        """Stage 2, the one loop: the next state from this state and the byte's flags. A
+        message's last byte leaves no sequence pending; an absent byte that is not the last
+        leaves everything as it was."""
+        state = Signal.like(decoding.state)
+        gathered = Signal(15, reset_less=True)
+        for name in _STATES:
+            terms = [getattr(state, name) & ~byte.present]
+            terms += [getattr(state, before) & getattr(byte, _STATE_RANGE[before])
+                      for before, after in _STATE_NEXT.items() if after == name]
+            terms += [getattr(byte, lead) for lead, started in _LEADS.items()
+                      if started == name]
+            next_value = terms[0]
+            for term in terms[1:]:
+                next_value = next_value | term
+            # The end of a message clears the state: a synchronous reset, no logic.
+            with m.If(moves):
+                with m.If(byte.last):
+                    m.d.sync += getattr(state, name).eq(0)
+                with m.Else():
+                    m.d.sync += getattr(state, name).eq(next_value)
+        # The payload bits: a continuation byte shifts its six in, a lead byte starts afresh.
+        # A continuation byte out of range shifts too, but then no sequence is pending, and the
+        # next lead byte starts afresh.
+        with m.If(moves & byte.above_7f):
+            with m.If(byte.in_80_bf):
+                m.d.sync += gathered.eq(Cat(byte.low_bits, gathered[0:9]))
+            with m.Else():
+                m.d.sync += gathered.eq(byte.low_bits)
+        with m.If(advance):
+            m.d.sync += [decoding.byte.eq(byte), decoding.state.eq(state),
+                         decoding.gathered.eq(gathered)]
+
+    def _match(self, m, decoding):
+        """Stage 3: whether the byte continues the pending sequence and completes it."""
+        byte, state, gathered = decoding.byte, decoding.state, decoding.gathered
+        pending = Const(0)
+        continues = Const(0)
+        continues_only = Const(0)
+        for name in _STATES:
+            pending = pending | getattr(state, name)
+            continued = getattr(state, name) & getattr(byte, _STATE_RANGE[name])
+            continues = continues | continued
+            if name != "need1":
+                continues_only = continues_only | continued
+        result = Signal(_Matched)
+        m.d.comb += [
+            result.byte.eq(byte.byte),
+            result.present.eq(byte.present),
+            result.last.eq(byte.last),
+            result.ascii.eq(byte.ascii),
+            result.lead.eq(byte.lead),
+            result.neither.eq(byte.above_7f & ~byte.lead),
+            result.pending.eq(pending),
+            result.continues.eq(continues),
+            result.continues_only.eq(continues_only),
+            result.absent_pending.eq(~byte.present & pending),
+            result.completes.eq(state.need1 & byte.in_80_bf),
+            result.supplementary.eq(gathered[10:15] != 0),
+            result.code_point.eq(Cat(byte.byte[0:6], gathered[0:10])),
+            result.plane_minus_one.eq(gathered[10:15] - 1),
+        ]
+        return result
+
+    def _items(self, m, matched):
+        """Stage 4 (maximal subparts): the items the byte emits. With ``errors="ignore"``
+        replacements are dropped here."""
+        unfinished = Signal()
+        invalid = Signal()
+        m.d.comb += [
+            unfinished.eq(matched.last & (matched.continues_only | matched.lead |
+                                          matched.absent_pending)),
+            invalid.eq(matched.neither & ~matched.continues),
+        ]
+        result = Signal(_Items)
+        if self._errors == "replace":
+            m.d.comb += [
+                result.cut_short.eq(matched.present & matched.pending & ~matched.continues),
+                result.replacement.eq(unfinished | invalid),
+            ]
+        with m.If(invalid):
+            m.d.comb += result.error.eq(ErrorKind.INVALID_BYTE)
+        with m.Elif(unfinished):
+            m.d.comb += result.error.eq(ErrorKind.UNFINISHED)
+        m.d.comb += [
+            result.ascii.eq(matched.ascii),
+            result.bmp.eq(matched.completes & ~matched.supplementary),
+            result.supplementary.eq(matched.completes & matched.supplementary),
+            result.last.eq(matched.last),
+            result.byte.eq(matched.byte),
+            result.code_point.eq(matched.code_point),
+            result.plane_minus_one.eq(matched.plane_minus_one),
+        ]
+        return result
+
+    def _decide(self, m, items):
+        """Stage 5: where each output unit comes from. A U+FFFD for a cut-short sequence goes
+        first; then the byte's own item, which is then a U+FFFD or ASCII (a byte that cuts a
+        sequence short cannot complete one)."""
+        result = Signal(_Decided)
+        first, second = result.lanes
+        own = items.replacement | items.ascii | items.bmp | items.supplementary
+        m.d.comb += [
+            result.last.eq(items.last),
+            result.byte.eq(items.byte),
+            result.code_point.eq(items.code_point),
+            result.plane_minus_one.eq(items.plane_minus_one),
+            result.count.eq(items.cut_short + own + items.supplementary),
+            first.select.replacement.eq(items.cut_short | items.replacement),
+            first.select.ascii.eq(~items.cut_short & items.ascii),
+            first.select.bmp.eq(items.bmp),
+            first.select.high.eq(items.supplementary),
+            second.select.replacement.eq(items.cut_short & items.replacement),
+            second.select.ascii.eq(items.cut_short & items.ascii),
+            second.select.low.eq(items.supplementary),
+            second.error.eq(items.error),
+        ]
+        with m.If(items.cut_short):
+            m.d.comb += first.error.eq(ErrorKind.TRUNCATED)
+        with m.Else():
+            m.d.comb += first.error.eq(items.error)
+        return result
+
+    def _encode(self, m, decided):
+        """Stage 6 (RFC 2781, section 2.1): the UTF-16 units, in wire byte order."""
+        result = Signal(UTF16UnitLanes)
+        sources = {
+            "replacement": Const(REPLACEMENT_CHARACTER, 16),
+            "ascii": decided.byte,
+            "bmp": decided.code_point,
+            "high": Cat(decided.code_point[10:16], decided.plane_minus_one, Const(0b110110, 6)),
+            "low": Cat(decided.code_point[0:10], Const(0b110111, 6)),
+        }
+        for lane, unit in zip(decided.lanes, result.lanes):
+            value = Const(0, 16)
+            for name, source in sources.items():
+                value = value | (source & getattr(lane.select, name).replicate(16))
+            if self._byteorder == "big":
+                value = Cat(value[8:16], value[0:8])
+            m.d.comb += [unit.data.eq(value), unit.error.eq(lane.error)]
+        m.d.comb += [result.count.eq(decided.count), result.last.eq(decided.last)]
+        return result
