@@ -49,6 +49,7 @@ _Classified = data.StructLayout({
     **{flag: 1 for flag in _LEADS},
     "lead": 1,
     "above_7f": 1,
+    "starts": 1,        # C0..FF: any byte that is neither ASCII nor a continuation byte
     # A continuation byte's six payload bits, or a lead byte's own (the rest zero).
     "low_bits": 6,
 })
@@ -203,22 +204,20 @@ class PipelinedUTF8ToUTF16(wiring.Component):
         matched = stage(_Matched, "matched")
         items = stage(_Items, "items")
         decided = stage(_Decided, "decided")
-        # Stage 0 registers the input beat, so that the flags of stage 1 are cleared straight
-        # from a flip-flop.
-        taken = stage(data.StructLayout({"byte": 8, "absent": 1, "last": 1}), "taken")
-        flags = self._classify(m, taken.byte)
+        # Stage 0 registers the flags of the input byte, and stage 1 clears them when the byte
+        # is absent (an AND with a flip-flop, or a synchronous reset of the flags).
+        taken = stage(_Classified, "taken")
+        taken_present = Signal()
         with m.If(advance):
             m.d.sync += [
-                taken.byte.eq(self.i.payload.data),
-                taken.absent.eq(~self.i.valid | (self.i.payload.count == 0)),
+                taken.eq(self._classify(m, self.i.payload.data)),
+                taken_present.eq(self.i.valid & (self.i.payload.count != 0)),
                 taken.last.eq(self.i.valid & self.i.payload.last),
             ]
-            # An absent byte, or a bubble, clears every flag (a synchronous reset of the
-            # flip-flops, so it adds no logic); ``last`` is kept apart from them.
-            with m.If(taken.absent):
-                m.d.sync += classified.eq(0)
+            with m.If(taken_present):
+                m.d.sync += classified.eq(taken)
             with m.Else():
-                m.d.sync += classified.eq(flags)
+                m.d.sync += classified.eq(0)
             m.d.sync += [
                 classified.last.eq(taken.last),
                 matched.eq(self._match(m, decoding)),
@@ -234,13 +233,15 @@ class PipelinedUTF8ToUTF16(wiring.Component):
         with m.If(advance):
             m.d.sync += [units.eq(self._encode(m, decided)), units_valid.eq(valid[-1])]
         m.d.comb += skid_full_next.eq(skid_full)
+        # ``~skid_full`` stands for ``advance`` here (they differ only on the clock after reset,
+        # when no beat is valid), so that ``advance`` drives the enables and nothing else.
         with m.If(~self.o.valid | self.o.ready):
             with m.If(skid_full):
                 m.d.sync += [self.o.payload.eq(skid), self.o.valid.eq(1)]
                 m.d.comb += skid_full_next.eq(0)
             with m.Else():
-                m.d.sync += [self.o.payload.eq(units), self.o.valid.eq(units_valid & advance)]
-        with m.Elif(advance & units_valid):
+                m.d.sync += [self.o.payload.eq(units), self.o.valid.eq(units_valid)]
+        with m.Elif(~skid_full & units_valid):
             m.d.sync += skid.eq(units)
             m.d.comb += skid_full_next.eq(1)
         m.d.sync += [skid_full.eq(skid_full_next), advance.eq(~skid_full_next)]
@@ -267,8 +268,11 @@ class PipelinedUTF8ToUTF16(wiring.Component):
             result.lead_f0.eq(byte.matches("11110000")),
             result.lead_f4.eq(byte.matches("11110100")),
             result.lead_f1_f3.eq(byte.matches("111100--") & ~byte.matches("11110000")),
-            result.lead.eq((byte >= 0xC2) & (byte <= 0xF4)),
+            # C2..F4, written as bit patterns: a comparison would become a carry chain.
+            result.lead.eq(byte.matches("110-----", "1110----", "11110---") &
+                           ~byte.matches("1100000-", "11110101", "1111011-")),
             result.above_7f.eq(byte[7]),
+            result.starts.eq(byte.matches("11------")),
         ]
         with m.If(continuation):
             m.d.comb += result.low_bits.eq(byte[0:6])
@@ -304,11 +308,10 @@ class PipelinedUTF8ToUTF16(wiring.Component):
         # The payload bits: a continuation byte shifts its six in, a lead byte starts afresh.
         # A continuation byte out of range shifts too, but then no sequence is pending, and the
         # next lead byte starts afresh.
-        with m.If(moves & byte.above_7f):
-            with m.If(byte.in_80_bf):
-                m.d.sync += gathered.eq(Cat(byte.low_bits, gathered[0:9]))
-            with m.Else():
-                m.d.sync += gathered.eq(byte.low_bits)
+        with m.If(moves & byte.in_80_bf):
+            m.d.sync += gathered.eq(Cat(byte.low_bits, gathered[0:9]))
+        with m.If(moves & byte.starts):
+            m.d.sync += gathered.eq(byte.low_bits)
         with m.If(advance):
             m.d.sync += [decoding.byte.eq(byte), decoding.state.eq(state),
                          decoding.gathered.eq(gathered)]
