@@ -82,8 +82,8 @@ _Matched = data.StructLayout({
 #: Stage 4: the items the byte emits.
 _Items = data.StructLayout({
     "cut_short": 1,          # a U+FFFD (TRUNCATED) for the sequence the byte cuts short
-    "replacement": 1,        # a U+FFFD of its own, of kind ``error``
-    "error": ErrorKind,
+    "invalid": 1,            # a U+FFFD (INVALID_BYTE) of its own
+    "unfinished": 1,         # a U+FFFD (UNFINISHED) of its own
     "ascii": 1,
     "bmp": 1,                # a completed code point below U+10000
     "supplementary": 1,      # a completed code point above U+FFFF
@@ -216,6 +216,12 @@ class PipelinedUTF8ToUTF16(wiring.Component):
             ]
             with m.If(taken_present):
                 m.d.sync += classified.eq(taken)
+                # Any lead byte: an OR of the seven kinds, here rather than in stage 0, where
+                # C2..F4 as a function of eight bits would take three LUT4s in a row.
+                lead = Const(0)
+                for flag in _LEADS:
+                    lead = lead | getattr(taken, flag)
+                m.d.sync += classified.lead.eq(lead)
             with m.Else():
                 m.d.sync += classified.eq(0)
             m.d.sync += [
@@ -268,9 +274,6 @@ class PipelinedUTF8ToUTF16(wiring.Component):
             result.lead_f0.eq(byte.matches("11110000")),
             result.lead_f4.eq(byte.matches("11110100")),
             result.lead_f1_f3.eq(byte.matches("111100--") & ~byte.matches("11110000")),
-            # C2..F4, written as bit patterns: a comparison would become a carry chain.
-            result.lead.eq(byte.matches("110-----", "1110----", "11110---") &
-                           ~byte.matches("1100000-", "11110101", "1111011-")),
             result.above_7f.eq(byte[7]),
             result.starts.eq(byte.matches("11------")),
         ]
@@ -350,23 +353,14 @@ class PipelinedUTF8ToUTF16(wiring.Component):
     def _items(self, m, matched):
         """Stage 4 (maximal subparts): the items the byte emits. With ``errors="ignore"``
         replacements are dropped here."""
-        unfinished = Signal()
-        invalid = Signal()
-        m.d.comb += [
-            unfinished.eq(matched.last & (matched.continues_only | matched.lead |
-                                          matched.absent_pending)),
-            invalid.eq(matched.neither & ~matched.continues),
-        ]
         result = Signal(_Items)
         if self._errors == "replace":
             m.d.comb += [
                 result.cut_short.eq(matched.present & matched.pending & ~matched.continues),
-                result.replacement.eq(unfinished | invalid),
+                result.unfinished.eq(matched.last & (matched.continues_only | matched.lead |
+                                                     matched.absent_pending)),
+                result.invalid.eq(matched.neither & ~matched.continues),
             ]
-        with m.If(invalid):
-            m.d.comb += result.error.eq(ErrorKind.INVALID_BYTE)
-        with m.Elif(unfinished):
-            m.d.comb += result.error.eq(ErrorKind.UNFINISHED)
         m.d.comb += [
             result.ascii.eq(matched.ascii),
             result.bmp.eq(matched.completes & ~matched.supplementary),
@@ -384,26 +378,32 @@ class PipelinedUTF8ToUTF16(wiring.Component):
         sequence short cannot complete one)."""
         result = Signal(_Decided)
         first, second = result.lanes
-        own = items.replacement | items.ascii | items.bmp | items.supplementary
+        replacement = items.invalid | items.unfinished
+        own_error = Signal(ErrorKind)
+        with m.If(items.invalid):
+            m.d.comb += own_error.eq(ErrorKind.INVALID_BYTE)
+        with m.Elif(items.unfinished):
+            m.d.comb += own_error.eq(ErrorKind.UNFINISHED)
+        own = replacement | items.ascii | items.bmp | items.supplementary
         m.d.comb += [
             result.last.eq(items.last),
             result.byte.eq(items.byte),
             result.code_point.eq(items.code_point),
             result.plane_minus_one.eq(items.plane_minus_one),
             result.count.eq(items.cut_short + own + items.supplementary),
-            first.select.replacement.eq(items.cut_short | items.replacement),
+            first.select.replacement.eq(items.cut_short | replacement),
             first.select.ascii.eq(~items.cut_short & items.ascii),
             first.select.bmp.eq(items.bmp),
             first.select.high.eq(items.supplementary),
-            second.select.replacement.eq(items.cut_short & items.replacement),
+            second.select.replacement.eq(items.cut_short & replacement),
             second.select.ascii.eq(items.cut_short & items.ascii),
             second.select.low.eq(items.supplementary),
-            second.error.eq(items.error),
+            second.error.eq(own_error),
         ]
         with m.If(items.cut_short):
             m.d.comb += first.error.eq(ErrorKind.TRUNCATED)
         with m.Else():
-            m.d.comb += first.error.eq(items.error)
+            m.d.comb += first.error.eq(own_error)
         return result
 
     def _encode(self, m, decided):
