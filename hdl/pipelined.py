@@ -257,6 +257,23 @@ class PipelinedUTF8ToUTF16(wiring.Component):
         """Stage 1 (Table 3-7): the flags of a present byte, from the byte alone."""
         result = Signal(_Classified)
         continuation = byte.matches("10------")
+        # Each lead flag is one decode of the high nibble AND one of the low nibble: two LUT4s
+        # deep.
+        high, low = byte[4:8], byte[0:4]
+        nibbles = {name: Signal(name=f"nibble_{name}") for name in (
+            "high_c", "high_d", "high_e", "high_f", "low_0", "low_4", "low_d", "low_1_3",
+            "low_2_f")}
+        m.d.comb += [
+            nibbles["high_c"].eq(high == 0xC),
+            nibbles["high_d"].eq(high == 0xD),
+            nibbles["high_e"].eq(high == 0xE),
+            nibbles["high_f"].eq(high == 0xF),
+            nibbles["low_0"].eq(low == 0x0),
+            nibbles["low_4"].eq(low == 0x4),
+            nibbles["low_d"].eq(low == 0xD),
+            nibbles["low_1_3"].eq(low.matches("0001", "001-")),
+            nibbles["low_2_f"].eq(low.matches("001-", "01--", "1---")),
+        ]
         m.d.comb += [
             result.byte.eq(byte),
             result.present.eq(1),
@@ -266,14 +283,13 @@ class PipelinedUTF8ToUTF16(wiring.Component):
             result.in_80_9f.eq(continuation & ~byte[5]),
             result.in_90_bf.eq(continuation & (byte[4:6] != 0)),
             result.in_80_8f.eq(continuation & (byte[4:6] == 0)),
-            result.lead_c2_df.eq(byte.matches("110-----") & (byte[1:5] != 0)),
-            result.lead_e0.eq(byte.matches("11100000")),
-            result.lead_ed.eq(byte.matches("11101101")),
-            result.lead_e1_ef.eq(byte.matches("1110----") &
-                                 ~byte.matches("11100000", "11101101")),
-            result.lead_f0.eq(byte.matches("11110000")),
-            result.lead_f4.eq(byte.matches("11110100")),
-            result.lead_f1_f3.eq(byte.matches("111100--") & ~byte.matches("11110000")),
+            result.lead_c2_df.eq((nibbles["high_c"] & nibbles["low_2_f"]) | nibbles["high_d"]),
+            result.lead_e0.eq(nibbles["high_e"] & nibbles["low_0"]),
+            result.lead_ed.eq(nibbles["high_e"] & nibbles["low_d"]),
+            result.lead_e1_ef.eq(nibbles["high_e"] & ~nibbles["low_0"] & ~nibbles["low_d"]),
+            result.lead_f0.eq(nibbles["high_f"] & nibbles["low_0"]),
+            result.lead_f4.eq(nibbles["high_f"] & nibbles["low_4"]),
+            result.lead_f1_f3.eq(nibbles["high_f"] & nibbles["low_1_3"]),
             result.above_7f.eq(byte[7]),
             result.starts.eq(byte.matches("11------")),
         ]
