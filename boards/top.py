@@ -47,8 +47,6 @@ class BridgeTop(Elaboratable):
     at these same pins. Keyword arguments go to :class:`~utfhw.boards.bridge.UARTBridge`."""
     def __init__(self, board, **bridge_options):
         if board not in BOARDS:
-            # Nothing was built, so there is nothing to warn about being unused.
-            self._MustUse__silence = True
             raise ValueError(f"board must be one of {', '.join(BOARDS)}, not {board!r}")
         self.board = BOARDS[board]
         self.bridge = UARTBridge(clk_freq=self.board.platform().default_clk_frequency,

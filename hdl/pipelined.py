@@ -1,4 +1,4 @@
-"""UTF-8 to UTF-16 in a pipeline short enough between registers for 100 MHz on an iCE40 UP5K."""
+"""UTF-8 to UTF-16 in a deep pipeline, for clock speed."""
 
 from amaranth.hdl import Module, Signal, Cat, Const
 from amaranth.lib import data, stream, wiring
@@ -110,28 +110,34 @@ _Decided = data.StructLayout({
 
 
 class PipelinedUTF8ToUTF16(wiring.Component):
-    """UTF-8 to UTF-16-LE or -BE in four pipeline stages, exact to
+    """UTF-8 to UTF-16-LE or -BE in eight pipeline stages, exact to
     ``bytes.decode("utf-8", errors).encode("utf-16-le")`` (or ``-be``).
 
     It gives the same output beats as ``Transcoder(source="utf-8", target="utf-16-le",
-    errors=errors)``, two clocks later, and is built for clock speed: each stage is two or three
-    LUT4s deep. The stages are
+    errors=errors)``, six clocks later, and is built for clock speed: no stage is more than
+    two or three LUT4s deep, and every enable comes straight from a flip-flop. The stages are
 
-    1. *classify*: flags for what the byte is (ASCII, a continuation byte in each of the ranges
-       of Unicode ch. 3, Table 3-7, each kind of lead byte), from the byte alone;
+    0. *take*: flags for what the byte is (ASCII, a continuation byte in each of the ranges of
+       Unicode ch. 3, Table 3-7, each kind of lead byte), from the byte alone;
+    1. *clear*: the flags of an absent byte cleared, and any lead byte;
     2. *state*: the decoder's one loop, a one-hot state machine over the seven ways a sequence
        can be pending, and the payload bits gathered so far;
-    3. *decide*: the items the byte emits (Unicode ch. 3, "U+FFFD Substitution of Maximal
-       Subparts": a U+FFFD for a sequence it cuts short, then its own item) and where each
-       output unit comes from; with ``errors="ignore"`` replacements are dropped here;
-    4. *encode*: the UTF-16 units, a surrogate pair above U+FFFF (RFC 2781, section 2.1), in
-       wire byte order.
+    3. *match*: whether the byte continues the pending sequence, and completes it;
+    4. *items*: what the byte emits (Unicode ch. 3, "U+FFFD Substitution of Maximal Subparts":
+       a U+FFFD for a sequence it cuts short, then its own item); with ``errors="ignore"``
+       replacements are dropped here;
+    5. *decide*: where each output unit comes from;
+    6. *encode*: the UTF-16 units, a surrogate pair above U+FFFF (RFC 2781, section 2.1), in
+       wire byte order;
+    7. the output register, with a skid register beside it.
 
-    Latency is four clocks. Throughput is one byte per clock on any input, malformed input
-    included, while ``o.ready`` is high. The stages move together: all advance when the output
-    register is empty or taken (``i.ready`` is ``~o.valid | o.ready``) and all hold otherwise,
-    so under backpressure nothing is lost or duplicated, and one gate is all the logic on the
-    ready path.
+    Latency is eight clocks. Throughput is one byte per clock on any input, malformed input
+    included, while ``o.ready`` is high. The stages move together: they advance while the skid
+    register is empty (``i.ready``, itself a flip-flop, says so), and when the output is held
+    the beat leaving stage 6 waits in the skid register while the stages stop. So under
+    backpressure nothing is lost or duplicated, ``o.valid`` does not depend on ``o.ready``,
+    and ``i.ready`` depends on nothing combinationally. After reset the pipeline waits one
+    clock before it takes a beat.
 
     Parameters
     ----------
@@ -154,7 +160,7 @@ class PipelinedUTF8ToUTF16(wiring.Component):
         If ``byteorder`` or ``errors`` is not one of the values above.
     """
     #: Clocks from an accepted input beat to the output beat it produces.
-    latency = 4
+    latency = 8
 
     def __init__(self, *, byteorder="little", errors="replace"):
         check_byteorder(byteorder)
@@ -254,7 +260,7 @@ class PipelinedUTF8ToUTF16(wiring.Component):
         return m
 
     def _classify(self, m, byte):
-        """Stage 1 (Table 3-7): the flags of a present byte, from the byte alone."""
+        """Stage 0 (Table 3-7): the flags of a present byte, from the byte alone."""
         result = Signal(_Classified)
         continuation = byte.matches("10------")
         # Each lead flag is one decode of the high nibble AND one of the low nibble: two LUT4s

@@ -92,6 +92,9 @@ def _parser():
     _add_codec_arguments(generate, HARDWARE_ERROR_HANDLERS)
     generate.add_argument("--name", help="module name (default: from the codecs, e.g. "
                                          "utf8_to_utf16le)")
+    generate.add_argument("--pipelined", action="store_true",
+                          help="the eight-stage PipelinedUTF8ToUTF16 core, built for clock "
+                               "speed (utf-8 to utf-16-le or utf-16-be only)")
     bench = commands.add_parser(
         "bench", help="measure input units per clock and simulator speed",
         description="Run each FILE through the simulated gateware with the output always "
@@ -272,9 +275,14 @@ def _generate(parser, args):
     extension = os.path.splitext(args.output)[1]
     if extension not in (".v", ".il"):
         parser.error(f"output file must end in .v (Verilog) or .il (RTLIL), not {args.output!r}")
-    name = args.name or module_name(args.source, args.target)
-    text = pipeline_hdl(args.source, args.target, errors=args.errors, name=name,
-                        language="verilog" if extension == ".v" else "rtlil")
+    name = args.name or (module_name(args.source, args.target)
+                         + ("_pipelined" if args.pipelined else ""))
+    try:
+        text = pipeline_hdl(args.source, args.target, errors=args.errors, name=name,
+                            language="verilog" if extension == ".v" else "rtlil",
+                            pipelined=args.pipelined)
+    except ValueError as error:
+        parser.error(str(error).replace("pipelined=True", "--pipelined"))
     try:
         with open(args.output, "w") as file:
             file.write(text)

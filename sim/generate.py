@@ -18,11 +18,12 @@ def module_name(source, target):
 
 
 def pipeline_hdl(source="utf-8", target="utf-16-le", *, errors="replace", name=None,
-                 language="verilog"):
+                 language="verilog", pipelined=False):
     """The pipeline for a codec pair as Verilog (``language="verilog"``) or RTLIL
-    (``"rtlil"``) text, its top module named ``name`` (default: :func:`module_name`)."""
+    (``"rtlil"``) text, its top module named ``name`` (default: :func:`module_name`).
+    ``pipelined`` is as for :func:`~utfhw.sim.harness.build_pipeline`."""
     _check_language(language)
-    return convert(build_pipeline(source, target, errors=errors),
+    return convert(build_pipeline(source, target, errors=errors, pipelined=pipelined),
                    name=name or module_name(source, target), language=language)
 
 

@@ -7,6 +7,7 @@ from amaranth.sim import Simulator
 
 from ..hdl.layout import ErrorKind
 from ..hdl.transcoder import Transcoder
+from ..hdl.pipelined import PipelinedUTF8ToUTF16
 from .payload import LaneFormat, pack_units
 from ..hdl.layout import REPLACEMENT_CHARACTER
 from ..hdl.layout import BYTE_ORDER_MARK
@@ -16,7 +17,7 @@ from .stream import check_stall, stream_get, stream_put
 
 
 __all__ = [
-    "BACKENDS", "check_backend", "check_pair", "build_pipeline", "Simulation", "run_payloads", "run_messages", "simulate",
+    "BACKENDS", "check_backend", "check_pair", "build_pipeline", "PIPELINED_PAIRS", "Simulation", "run_payloads", "run_messages", "simulate",
     "transcode",
     "units_to_bytes", "first_error_span",
 ]
@@ -66,12 +67,24 @@ class Simulation:
         return self.input_beats / self.cycles if self.cycles else 0.0
 
 
-def build_pipeline(source="utf-8", target="utf-16-le", *, errors="replace"):
-    """The gateware for a codec pair. ``errors="strict"`` builds the ``"replace"`` core, whose
-    error kinds tell the consumer where to stop."""
+#: The pairs :class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16` covers, with its byte order.
+PIPELINED_PAIRS = {("utf-8", "utf-16-le"): "little", ("utf-8", "utf-16-be"): "big"}
+
+
+def build_pipeline(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False):
+    """The gateware for a codec pair: a :class:`~utfhw.hdl.transcoder.Transcoder`, or with
+    ``pipelined=True`` the :class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16` (UTF-8 to
+    UTF-16-LE or -BE only). ``errors="strict"`` builds the ``"replace"`` core, whose error kinds
+    tell the consumer where to stop."""
     check_pair(source, target)
     check_errors_argument(errors)
     hardware_errors = "replace" if errors == "strict" else errors
+    if pipelined:
+        if (source, target) not in PIPELINED_PAIRS:
+            raise ValueError(f"pipelined=True is for utf-8 to utf-16-le or utf-16-be, not "
+                             f"{source} to {target}")
+        return PipelinedUTF8ToUTF16(byteorder=PIPELINED_PAIRS[(source, target)],
+                                    errors=hardware_errors)
     return Transcoder(source=source, target=target, errors=hardware_errors)
 
 

@@ -235,7 +235,9 @@ class VerilatedPipeline:
     directory : pathlib.Path
         The cached build: ``design.v``, the Verilated sources in ``obj/`` and ``harness``.
     """
-    def __init__(self, *, source, target, errors, name, directory, ports, output_format):
+    def __init__(self, *, source, target, errors, name, directory, ports, output_format,
+                 latency):
+        self.latency = latency
         self.source = source
         self.target = target
         self.errors = errors
@@ -332,7 +334,8 @@ class VerilatedPipeline:
 _built = {}
 
 
-def verilated_pipeline(source="utf-8", target="utf-16-le", *, errors="replace"):
+def verilated_pipeline(source="utf-8", target="utf-16-le", *, errors="replace",
+                       pipelined=False):
     """The :class:`VerilatedPipeline` of a codec pair, built now or found in the cache.
 
     ``errors`` is ``"replace"`` or ``"ignore"``. Raises :exc:`ToolchainError` if Verilator,
@@ -341,17 +344,17 @@ def verilated_pipeline(source="utf-8", target="utf-16-le", *, errors="replace"):
     check_codec("source", source)
     check_codec("target", target)
     check_errors(errors)
-    key = (source, target, errors)
+    key = (source, target, errors, pipelined)
     if key not in _built:
-        _built[key] = _build(source, target, errors)
+        _built[key] = _build(source, target, errors, pipelined)
     return _built[key]
 
 
-def _build(source, target, errors):
+def _build(source, target, errors, pipelined):
+    core = build_pipeline(source, target, errors=errors, pipelined=pipelined)
     verilator, compiler, include, toolchain_key = _toolchain()
     runtime = _runtime()
-    core = build_pipeline(source, target, errors=errors)
-    name = module_name(source, target)
+    name = module_name(source, target) + ("_pipelined" if pipelined else "")
     verilog = convert(core, name=name)
     harness = HARNESS_SOURCE.read_text()
     ports = _port_options(core)
@@ -374,4 +377,5 @@ def _build(source, target, errors):
                  cwd=build, what="compiling the harness")
     return VerilatedPipeline(source=source, target=target, errors=errors, name=name,
                              directory=final, ports=ports,
-                             output_format=LaneFormat(core.o.payload.shape()))
+                             output_format=LaneFormat(core.o.payload.shape()),
+                             latency=core.latency)

@@ -52,15 +52,15 @@ def cpython_strict_error(data, source):
 
 
 def check_messages(messages, source="utf-8", target="utf-16-le", *, errors="replace",
-                   stall=0.0, seed=0):
-    """Run messages back to back through one Transcoder; compare every message's beats with the
-    model, its bytes with CPython and, from the "replace" core's beats, the strict error with
-    CPython's. Returns the cycle count."""
-    from utfhw.hdl import Transcoder
-    from utfhw.sim.harness import first_error_span, run_messages, units_to_bytes
+                   stall=0.0, seed=0, pipelined=False):
+    """Run messages back to back through one Transcoder (or with ``pipelined``, the
+    PipelinedUTF8ToUTF16); compare every message's beats with the model, its bytes with CPython
+    and, from the "replace" core's beats, the strict error with CPython's. Returns the cycle
+    count."""
+    from utfhw.sim.harness import build_pipeline, first_error_span, run_messages, units_to_bytes
     from utfhw.sim.reference import decode_error, transcoder_beats
 
-    dut = Transcoder(source=source, target=target, errors=errors)
+    dut = build_pipeline(source, target, errors=errors, pipelined=pipelined)
     beats, cycles = run_messages(dut, messages, stall=stall, seed=seed)
     assert len(beats) == len(messages)
     for message, message_beats in zip(messages, beats):

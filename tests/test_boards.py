@@ -86,6 +86,7 @@ def test_bad_baud_is_reported(tmp_path):
                              "not 5000000\n")
 
 
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 def test_board_names():
     assert set(BOARD_NAMES) == set(BOARDS)
     with pytest.raises(ValueError, match=r"^board must be one of icebreaker, ulx3s-85f, not "
