@@ -3,7 +3,7 @@
 import math
 
 from amaranth.hdl import Module, Signal
-from amaranth.lib import data, fifo, wiring
+from amaranth.lib import fifo, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..hdl.bytestream import UnitAssembler, LaneSerializer

@@ -3,7 +3,7 @@
 import pathlib
 import subprocess
 
-from .toolchain import TimingError, ToolchainError, read_report, tool_environment
+from .toolchain import TimingError, read_report, tool_environment
 from .top import BOARDS, BridgeTop
 
 

@@ -15,8 +15,6 @@ import json
 import os
 import pathlib
 import subprocess
-import sys
-import time
 
 from amaranth.back import rtlil
 from amaranth.hdl import Cat, Module, Signal, Value

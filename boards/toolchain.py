@@ -8,8 +8,8 @@ platforms read them, takes precedence, and a native tool on ``PATH`` is the fall
 import json
 import os
 import shutil
-import sys
 
+from ..sim.tools import find_program
 from ..sim.verilator import ToolchainError
 
 
@@ -43,13 +43,9 @@ def _find(tool):
             raise ToolchainError(f"{variable}={os.environ[variable]!r} is not an executable "
                                  f"program")
         return found
-    for name in (f"yowasp-{tool}", tool):
-        beside = os.path.join(os.path.dirname(sys.executable), name)
-        if os.access(beside, os.X_OK):
-            return beside
-        found = shutil.which(name)
-        if found is not None:
-            return found
+    found = find_program(f"yowasp-{tool}", tool)
+    if found is not None:
+        return found
     raise ToolchainError(f"{tool} not found: pip install {PACKAGES[tool]} (or set {variable} to "
                          f"the program)")
 

