@@ -161,6 +161,8 @@ class PipelinedUTF8ToUTF16(wiring.Component):
     """
     #: Clocks from an accepted input beat to the output beat it produces.
     latency = 8
+    #: The most beats it holds: one in each stage and one in the skid register.
+    capacity = 9
 
     def __init__(self, *, byteorder="little", errors="replace"):
         check_byteorder(byteorder)
@@ -175,6 +177,16 @@ class PipelinedUTF8ToUTF16(wiring.Component):
     @property
     def byteorder(self):
         return self._byteorder
+
+    @property
+    def source(self):
+        """``"utf-8"``, as for a :class:`~utfhw.hdl.transcoder.Transcoder`."""
+        return "utf-8"
+
+    @property
+    def target(self):
+        """``"utf-16-le"`` or ``"utf-16-be"``."""
+        return "utf-16-le" if self._byteorder == "little" else "utf-16-be"
 
     @property
     def errors(self):

@@ -22,22 +22,26 @@ class StreamProperties(PropertyBench):
     one_beat_per_beat : bool
         Every input beat gives exactly one output beat (all cores but the encoders, which may
         split a beat in two).
+    capacity : int
+        The most beats the core may hold (default: ``latency``; one more for a core with a
+        skid register).
 
     Properties: with ``one_beat_per_beat``, the ``n``-th output beat carries ``last`` exactly
     when the ``n``-th input beat did, no output beat comes without an input beat, and no more
-    than ``latency`` beats are ever in flight. Without it, ``last`` leaves once for each
+    than ``capacity`` beats are ever in flight. Without it, ``last`` leaves once for each
     ``last`` taken, never before. Either way nothing is lost: a beat in flight shows on the
     output within ``latency`` clocks and stays there until taken.
     """
-    def __init__(self, core, *, latency, one_beat_per_beat=True):
+    def __init__(self, core, *, latency, one_beat_per_beat=True, capacity=None):
         self.latency = latency
+        self.capacity = latency if capacity is None else capacity
         self.one_beat_per_beat = one_beat_per_beat
         super().__init__(core)
 
     def properties(self, m, taken, given):
         in_last = self.i.payload.last
         out_last = self.o.payload.last
-        depth = max(self.latency, 1)
+        depth = max(self.capacity, 1)
         if self.one_beat_per_beat:
             in_flight = Signal(range(depth + 2))
             lasts = Array(Signal(name=f"last_in_flight_{index}") for index in range(depth + 1))
@@ -58,7 +62,7 @@ class StreamProperties(PropertyBench):
                 m.d.sync += lasts[Mux(given, in_flight - 1, in_flight)].eq(in_last)
             m.d.sync += in_flight.eq(in_flight + (taken & ~(given & (in_flight == 0)))
                                      - (given & (in_flight != 0)))
-            m.d.comb += Assert(in_flight <= self.latency, "at most latency beats in flight")
+            m.d.comb += Assert(in_flight <= self.capacity, "at most capacity beats in flight")
             if self.latency == 1:
                 # A registered stage holds exactly the beat in flight; stated, it makes the
                 # properties inductive.
@@ -363,7 +367,8 @@ class PipelineProperties(StreamProperties):
     whole, well-formed code units of the target form (read in the target's byte order), so no
     pipeline ever emits a surrogate, an overlong form or a value above U+10FFFF."""
     def __init__(self, core):
-        super().__init__(core, latency=core.latency)
+        super().__init__(core, latency=core.latency,
+                         capacity=getattr(core, "capacity", core.latency))
         self.target_form, self.target_order, _ = CODECS[core.target]
 
     def properties(self, m, taken, given):

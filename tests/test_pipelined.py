@@ -2,12 +2,14 @@
 to CPython, and one byte per clock."""
 
 import gc
+import os
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from utfhw.hdl.pipelined import PipelinedUTF8ToUTF16
-from utfhw.sim.formal import combinational_path
+from utfhw.sim.formal import check, combinational_path
+from utfhw.sim.properties import PipelineProperties
 from utfhw.sim.generate import pipeline_hdl
 from utfhw.sim.harness import build_pipeline
 
@@ -60,6 +62,19 @@ def test_stall_pattern_through_verilator():
     data = b"".join(ADVERSARIAL) * 50
     lengths = [len(message) for message in ADVERSARIAL] * 50
     check_verilated(data, lengths, "utf-8", "utf-16-be", stall=0.4, seed=9, pipelined=True)
+
+
+@pytest.mark.formal
+@pytest.mark.parametrize("byteorder,errors", [("little", "replace"), ("big", "ignore")])
+def test_pipeline_properties(tmp_path, byteorder, errors):
+    """The stream rules, beat and ``last`` accounting within the latency, and whole,
+    well-formed UTF-16 whatever bytes come in (BMC through one whole 4-byte character past the
+    latency; two with ``UTFHW_SWEEP=full``, which takes minutes instead of seconds)."""
+    core = PipelinedUTF8ToUTF16(byteorder=byteorder, errors=errors)
+    past_latency = 9 if os.environ.get("UTFHW_SWEEP") == "full" else 4
+    result = check(PipelineProperties(core), mode="bmc", depth=core.latency + past_latency,
+                   directory=tmp_path)
+    assert result.passed, result.failures
 
 
 def test_valid_does_not_depend_on_ready(tmp_path):
