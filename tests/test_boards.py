@@ -98,7 +98,7 @@ def test_board_names():
     gc.collect()
 
 
-def test_design_names():
+def test_design_names(tmp_path):
     names = report.design_names()
     assert len([name for name in names if name.startswith("pipeline ")]) == 64
     assert report.HEADLINE in names and "UTF8Decoder" in names
@@ -107,7 +107,7 @@ def test_design_names():
                                          r"not 'some'$"):
         report.design_names("some")
     with pytest.raises(ValueError, match=r"^jobs must be an integer at least 1, not 0$"):
-        report.run_report("unused", pairs="headline", jobs=0)
+        report.run_report(tmp_path, pairs="headline", jobs=0)
 
 
 def test_report_of_one_design(tmp_path):
