@@ -157,8 +157,8 @@ def _run(command, directory, environment):
     run = subprocess.run(command, cwd=directory, env=environment, capture_output=True,
                          text=True)
     if run.returncode != 0:
-        raise RuntimeError(f"{' '.join(command[:2])} failed in {directory}:\n"
-                           f"{(run.stdout + run.stderr)[-3000:]}")
+        raise RuntimeError(f"{os.path.basename(command[0])} failed (exit {run.returncode}) in "
+                           f"{directory}:\n{(run.stdout + run.stderr)[-3000:]}")
 
 
 def _cell_counts(stat_path, family):
