@@ -20,10 +20,10 @@ class UnitAssembler(wiring.Component):
     unit (an odd trailing byte of UTF-16) ends with a short beat (``count < width``); an end
     marker with no byte before it in its message gives an empty beat (``count == 0``).
 
-    A byte is taken on every clock on which it fills the unit; the clock that completes the
-    following unit's first byte also sends the held unit, and waits for ``o.ready`` to do so.
-    ``o.valid`` does not depend on ``o.ready``. Nothing is lost or duplicated under
-    backpressure.
+    Latency: a unit goes out on the clock its next entry (a byte or an end marker) arrives.
+    Throughput: one entry per clock while ``o.ready`` is high; an entry that sends a unit waits
+    for ``o.ready``, the others are taken at once. ``o.valid`` does not depend on ``o.ready``.
+    Nothing is lost or duplicated under backpressure.
 
     Parameters
     ----------

@@ -51,5 +51,5 @@ def check_integer(name, value, *, minimum, maximum=None):
     """Raise unless ``value`` is an :class:`int` (not a :class:`bool`) within the bounds."""
     if (not isinstance(value, int) or isinstance(value, bool) or value < minimum
             or (maximum is not None and value > maximum)):
-        bounds = f"at least {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+        bounds = f"of at least {minimum}" if maximum is None else f"from {minimum} to {maximum}"
         raise ValueError(f"{name} must be an integer {bounds}, not {value!r}")

@@ -106,7 +106,7 @@ def test_design_names(tmp_path):
     with pytest.raises(ValueError, match=r"^pairs must be 'all', 'forms' or 'headline', "
                                          r"not 'some'$"):
         report.design_names("some")
-    with pytest.raises(ValueError, match=r"^jobs must be an integer at least 1, not 0$"):
+    with pytest.raises(ValueError, match=r"^jobs must be an integer of at least 1, not 0$"):
         report.run_report(tmp_path, pairs="headline", jobs=0)
 
 

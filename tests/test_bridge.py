@@ -1,11 +1,21 @@
 """The UART transcoder bridge at its pins, in Amaranth's simulator, against CPython."""
 
+import gc
 import random
 
 import pytest
 from amaranth.sim import Simulator
 
+from types import SimpleNamespace
+
+from amaranth.hdl import Fragment
+from amaranth.lib.io import SimulationPort
+
 from utfhw.boards.bridge import UARTBridge, expansion, FIFO_MARGIN, BITS_PER_FRAME
+from utfhw.boards.top import BridgeTop
+from utfhw.hdl.bytestream import LaneSerializer, UnitAssembler
+from utfhw.hdl.layout import UnitBytes
+from utfhw.hdl.uart import UARTReceiver, UARTTransmitter
 from utfhw.sim.bench import stress_input
 from utfhw.sim.reference import CODECS
 from utfhw.sim.uart import send_bytes, receive_bytes
@@ -23,32 +33,49 @@ MULTILINGUAL = ("Grüße aus Zürich! Привет, мир. Γειά σου κό
 MALFORMED = b"ok \xff \xc0\xaf \xe0\x80\x80 \xed\xa0\x80 \xf4\x90\x80\x80 \xe2\x82 done \xf0\x9f\x98"
 
 
-def run_bridge(bridge, messages, *, expected_length, gap_bits=0, seed=0, pause_bits=None):
-    """Send ``messages`` to the bridge's ``rx`` pin, each followed by an idle line, and
-    return the bytes its ``tx`` pin sends (``expected_length`` of them, or with ``None`` all
-    that come), with the final ``overflow`` and ``framing_error``."""
+class Pins:
+    """The pins of a design: the serial lines ``rx`` (driven) and ``tx`` (read), and
+    ``flags()``, what the design shows as ``(overflow, framing_error)``."""
+    def __init__(self, design, rx, tx, flags):
+        self.design, self.rx, self.tx, self.flags = design, rx, tx, flags
+
+
+def bridge_pins(bridge):
+    return Pins(bridge, bridge.rx, bridge.tx,
+                lambda ctx: (ctx.get(bridge.overflow), ctx.get(bridge.framing_error)))
+
+
+def run_bridge(bridge, messages, **kwargs):
+    return run_pins(bridge_pins(bridge), messages, **kwargs)
+
+
+def run_pins(pins, messages, *, expected_length, gap_bits=0, seed=0, pause_bits=None,
+             clock=CLOCK):
+    """Send ``messages`` to the ``rx`` pin, each followed by an idle line, and return the bytes
+    the ``tx`` pin sends (``expected_length`` of them, or with ``None`` all that come), with the
+    final ``overflow`` and ``framing_error``."""
     pause_bits = IDLE_BITS + 2 * BITS_PER_FRAME if pause_bits is None else pause_bits
     received = []
 
     async def host_sends(ctx):
         rng = random.Random(seed)
         for message in messages:
-            await send_bytes(ctx, bridge.rx, message, divisor=DIVISOR, gap_bits=gap_bits,
+            await send_bytes(ctx, pins.rx, message, divisor=DIVISOR, gap_bits=gap_bits,
                              rng=rng)
-            ctx.set(bridge.rx, 1)
+            ctx.set(pins.rx, 1)
             await ctx.tick().repeat(pause_bits * DIVISOR)
 
     async def host_receives(ctx):
         timeout = (IDLE_BITS + 4 * BITS_PER_FRAME) * DIVISOR * 4
-        received.append(await receive_bytes(ctx, bridge.tx, expected_length, divisor=DIVISOR,
+        received.append(await receive_bytes(ctx, pins.tx, expected_length, divisor=DIVISOR,
                                             timeout=timeout))
         # Nothing more may come out.
         await ctx.tick().repeat(2 * BITS_PER_FRAME * DIVISOR)
-        assert ctx.get(bridge.tx) == 1
-        received.append((ctx.get(bridge.overflow), ctx.get(bridge.framing_error)))
+        assert ctx.get(pins.tx) == 1
+        received.append(pins.flags(ctx))
 
-    simulator = Simulator(bridge)
-    simulator.add_clock(1 / CLOCK)
+    simulator = Simulator(pins.design)
+    simulator.add_clock(1 / clock)
     simulator.add_testbench(host_sends)
     simulator.add_testbench(host_receives)
     simulator.run()
@@ -72,6 +99,51 @@ def test_multilingual_and_malformed_messages(gap_bits):
     output, overflow, framing_error = run_bridge(
         make_bridge(fifo_depth=512), messages, expected_length=len(expected),
         gap_bits=gap_bits, seed=gap_bits)
+    assert output == expected
+    assert (overflow, framing_error) == (0, 0)
+
+
+class PinLevelPlatform:
+    """Stands in for a board's platform in simulation: every resource the board top requests
+    is a simulation port, with the board's polarity (the iCEBreaker's LEDs are active low)."""
+    def __init__(self, board):
+        self.board = board
+        self.ports = {}
+
+    def request(self, name, number=0, *, dir):
+        assert dir == "-"
+        if name == "uart":
+            port = SimpleNamespace(rx=SimulationPort("i", 1, name="uart_rx"),
+                                   tx=SimulationPort("o", 1, name="uart_tx"))
+        else:
+            resource = self.board.platform().lookup(name, number)
+            port = SimulationPort("o", 1, invert=resource.ios[0].invert, name=f"{name}_{number}")
+        self.ports[(name, number)] = port
+        return port
+
+
+@pytest.mark.parametrize("board", ["icebreaker", "ulx3s-85f"])
+def test_board_top_at_its_pins(board):
+    """The whole board top, simulated at the FPGA's pins: the UART's and the LEDs'."""
+    top = BridgeTop(board, baud=3_000_000 if board == "icebreaker" else 6_250_000,
+                    fifo_depth=512, idle_bits=IDLE_BITS)
+    clock = top.board.platform().default_clk_frequency
+    assert top.bridge.divisor == DIVISOR
+    platform = PinLevelPlatform(top.board)
+    design = Fragment.get(top, platform)
+    uart = platform.ports[("uart", 0)]
+    overflow_pin = platform.ports[top.board.overflow_led]
+    framing_pin = platform.ports[top.board.framing_led]
+    inverted = overflow_pin.invert[0]
+
+    def leds(ctx):
+        return tuple(int(ctx.get(pin.o) != inverted) for pin in (overflow_pin, framing_pin))
+
+    messages = [MULTILINGUAL.encode("utf-8"), MALFORMED]
+    expected = cpython(messages, "utf-8", "utf-16-le")
+    output, overflow, framing_error = run_pins(
+        Pins(design, uart.rx.i, uart.tx.o, leds), messages, expected_length=len(expected),
+        gap_bits=2, seed=7, clock=clock)
     assert output == expected
     assert (overflow, framing_error) == (0, 0)
 
@@ -171,12 +243,12 @@ def test_expansion_is_reached(source, target):
 
 @pytest.mark.parametrize("arguments,message", [
     ({"clk_freq": 0}, "clk_freq must be a positive number of Hz, not 0"),
-    ({"baud": 0}, "baud must be an integer at least 1, not 0"),
+    ({"baud": 0}, "baud must be an integer of at least 1, not 0"),
     ({"baud": 2_000_000}, "baud must be at most clk_freq / 4 = 1000000, not 2000000"),
     ({"baud": 900_000}, "baud 900000 is 11.1% off at 4000000 Hz (4 clocks per bit give "
                         "1000000); choose one within 1%"),
-    ({"fifo_depth": 15}, "fifo_depth must be an integer at least 16, not 15"),
-    ({"idle_bits": 19}, "idle_bits must be an integer at least 20, not 19"),
+    ({"fifo_depth": 15}, "fifo_depth must be an integer of at least 16, not 15"),
+    ({"idle_bits": 19}, "idle_bits must be an integer of at least 20, not 19"),
     ({"source": "latin-1"}, "source codec must be one of"),
     ({"errors": "strict"}, "errors must be 'replace' or 'ignore', not 'strict'"),
 ])
@@ -184,3 +256,22 @@ def test_bridge_arguments(arguments, message):
     kwargs = {"clk_freq": CLOCK, "baud": CLOCK // DIVISOR, **arguments}
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         UARTBridge(**kwargs)
+
+
+# A refused core is never elaborated.
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
+@pytest.mark.parametrize("make,error,message", [
+    (lambda: UARTReceiver(divisor=3), ValueError,
+     "divisor must be an integer of at least 4, not 3"),
+    (lambda: UARTTransmitter(divisor=True), ValueError,
+     "divisor must be an integer of at least 4, not True"),
+    (lambda: UnitAssembler(width=3), ValueError, "width must be 1, 2 or 4 bytes, not 3"),
+    (lambda: LaneSerializer(layout=UnitBytes(1)), TypeError,
+     "layout must be a Lanes layout, not UnitBytes(1)"),
+])
+def test_core_arguments(make, error, message):
+    with pytest.raises(error, match="^" + message.replace("(", r"\(").replace(")", r"\)") + "$") \
+            as refused:
+        make()
+    del refused
+    gc.collect()
