@@ -351,9 +351,9 @@ def verilated_pipeline(source="utf-8", target="utf-16-le", *, errors="replace",
 
 
 def _build(source, target, errors, pipelined):
-    core = build_pipeline(source, target, errors=errors, pipelined=pipelined)
     verilator, compiler, include, toolchain_key = _toolchain()
     runtime = _runtime()
+    core = build_pipeline(source, target, errors=errors, pipelined=pipelined)
     name = module_name(source, target) + ("_pipelined" if pipelined else "")
     verilog = convert(core, name=name)
     harness = HARNESS_SOURCE.read_text()

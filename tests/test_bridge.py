@@ -241,6 +241,7 @@ def test_expansion_is_reached(source, target):
         assert best >= ratio * 0.98, (source, target, errors, best)
 
 
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 @pytest.mark.parametrize("arguments,message", [
     ({"clk_freq": 0}, "clk_freq must be a positive number of Hz, not 0"),
     ({"baud": 0}, "baud must be an integer of at least 1, not 0"),
@@ -254,8 +255,11 @@ def test_expansion_is_reached(source, target):
 ])
 def test_bridge_arguments(arguments, message):
     kwargs = {"clk_freq": CLOCK, "baud": CLOCK // DIVISOR, **arguments}
-    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")) \
+            as refused:
         UARTBridge(**kwargs)
+    del refused
+    gc.collect()
 
 
 # A refused core is never elaborated.
