@@ -54,6 +54,18 @@ _Classified = data.StructLayout({
     "low_bits": 6,
 })
 
+#: Stage 0: the byte with decodes of its nibbles, each a function of four bits (one LUT4).
+_Nibbles = data.StructLayout({
+    "byte": 8,
+    "low_bits": 6,
+    "last": 1,
+    "continuation": 1,   # 80..BF
+    "above_9f": 1,       # of a continuation: A0..BF
+    "above_8f": 1,       # of a continuation: 90..BF
+    **{name: 1 for name in ("high_c", "high_d", "high_e", "high_f", "low_0", "low_4", "low_d",
+                            "low_1_3", "low_2_f", "low_0_4")},
+})
+
 #: Stage 2: the byte with the decoder state it met.
 _Decoding = data.StructLayout({
     "byte": _Classified,
@@ -117,9 +129,9 @@ class PipelinedUTF8ToUTF16(wiring.Component):
     errors=errors)``, six clocks later, and is built for clock speed: no stage is more than
     two or three LUT4s deep, and every enable comes straight from a flip-flop. The stages are
 
-    0. *take*: flags for what the byte is (ASCII, a continuation byte in each of the ranges of
-       Unicode ch. 3, Table 3-7, each kind of lead byte), from the byte alone;
-    1. *clear*: the flags of an absent byte cleared, and any lead byte;
+    0. *take*: the byte, with a decode of each of its nibbles;
+    1. *classify*: flags for what the byte is (ASCII, a continuation byte in each of the ranges
+       of Unicode ch. 3, Table 3-7, each kind of lead byte), all clear for an absent byte;
     2. *state*: the decoder's one loop, a one-hot state machine over the seven ways a sequence
        can be pending, and the payload bits gathered so far;
     3. *match*: whether the byte continues the pending sequence, and completes it;
@@ -222,24 +234,19 @@ class PipelinedUTF8ToUTF16(wiring.Component):
         matched = stage(_Matched, "matched")
         items = stage(_Items, "items")
         decided = stage(_Decided, "decided")
-        # Stage 0 registers the flags of the input byte, and stage 1 clears them when the byte
-        # is absent (an AND with a flip-flop, or a synchronous reset of the flags).
-        taken = stage(_Classified, "taken")
+        # Stage 0 registers decodes of the input byte's nibbles; stage 1 combines them into
+        # flags, and clears the flags when the byte is absent (an AND with a flip-flop, or a
+        # synchronous reset of the flags).
+        taken = stage(_Nibbles, "taken")
         taken_present = Signal()
         with m.If(advance):
             m.d.sync += [
-                taken.eq(self._classify(m, self.i.payload.data)),
+                taken.eq(self._nibbles(m, self.i.payload.data)),
                 taken_present.eq(self.i.valid & (self.i.payload.count != 0)),
                 taken.last.eq(self.i.valid & self.i.payload.last),
             ]
             with m.If(taken_present):
-                m.d.sync += classified.eq(taken)
-                # Any lead byte: an OR of the seven kinds, here rather than in stage 0, where
-                # C2..F4 as a function of eight bits would take three LUT4s in a row.
-                lead = Const(0)
-                for flag in _LEADS:
-                    lead = lead | getattr(taken, flag)
-                m.d.sync += classified.lead.eq(lead)
+                m.d.sync += classified.eq(self._classify(m, taken))
             with m.Else():
                 m.d.sync += classified.eq(0)
             m.d.sync += [
@@ -271,47 +278,28 @@ class PipelinedUTF8ToUTF16(wiring.Component):
         m.d.sync += [skid_full.eq(skid_full_next), advance.eq(~skid_full_next)]
         return m
 
-    def _classify(self, m, byte):
-        """Stage 0 (Table 3-7): the flags of a present byte, from the byte alone."""
-        result = Signal(_Classified)
-        continuation = byte.matches("10------")
-        # Each lead flag is one decode of the high nibble AND one of the low nibble: two LUT4s
-        # deep.
+    def _nibbles(self, m, byte):
+        """Stage 0: decodes of each nibble of the byte (one LUT4 each), and its payload bits."""
+        result = Signal(_Nibbles)
         high, low = byte[4:8], byte[0:4]
-        nibbles = {name: Signal(name=f"nibble_{name}") for name in (
-            "high_c", "high_d", "high_e", "high_f", "low_0", "low_4", "low_d", "low_1_3",
-            "low_2_f")}
-        m.d.comb += [
-            nibbles["high_c"].eq(high == 0xC),
-            nibbles["high_d"].eq(high == 0xD),
-            nibbles["high_e"].eq(high == 0xE),
-            nibbles["high_f"].eq(high == 0xF),
-            nibbles["low_0"].eq(low == 0x0),
-            nibbles["low_4"].eq(low == 0x4),
-            nibbles["low_d"].eq(low == 0xD),
-            nibbles["low_1_3"].eq(low.matches("0001", "001-")),
-            nibbles["low_2_f"].eq(low.matches("001-", "01--", "1---")),
-        ]
         m.d.comb += [
             result.byte.eq(byte),
-            result.present.eq(1),
-            result.ascii.eq(byte.matches("0-------")),
-            result.in_80_bf.eq(continuation),
-            result.in_a0_bf.eq(continuation & byte[5]),
-            result.in_80_9f.eq(continuation & ~byte[5]),
-            result.in_90_bf.eq(continuation & (byte[4:6] != 0)),
-            result.in_80_8f.eq(continuation & (byte[4:6] == 0)),
-            result.lead_c2_df.eq((nibbles["high_c"] & nibbles["low_2_f"]) | nibbles["high_d"]),
-            result.lead_e0.eq(nibbles["high_e"] & nibbles["low_0"]),
-            result.lead_ed.eq(nibbles["high_e"] & nibbles["low_d"]),
-            result.lead_e1_ef.eq(nibbles["high_e"] & ~nibbles["low_0"] & ~nibbles["low_d"]),
-            result.lead_f0.eq(nibbles["high_f"] & nibbles["low_0"]),
-            result.lead_f4.eq(nibbles["high_f"] & nibbles["low_4"]),
-            result.lead_f1_f3.eq(nibbles["high_f"] & nibbles["low_1_3"]),
-            result.above_7f.eq(byte[7]),
-            result.starts.eq(byte.matches("11------")),
+            result.continuation.eq(byte.matches("10------")),
+            result.above_9f.eq(byte[5]),
+            result.above_8f.eq(byte[4:6] != 0),
+            result.high_c.eq(high == 0xC),
+            result.high_d.eq(high == 0xD),
+            result.high_e.eq(high == 0xE),
+            result.high_f.eq(high == 0xF),
+            result.low_0.eq(low == 0x0),
+            result.low_4.eq(low == 0x4),
+            result.low_d.eq(low == 0xD),
+            result.low_1_3.eq(low.matches("0001", "001-")),
+            result.low_2_f.eq(low.matches("001-", "01--", "1---")),
+            result.low_0_4.eq(low.matches("00--", "0100")),
         ]
-        with m.If(continuation):
+        # A continuation byte's six payload bits, or a lead byte's own (the rest zero).
+        with m.If(byte.matches("10------")):
             m.d.comb += result.low_bits.eq(byte[0:6])
         with m.Elif(byte.matches("110-----")):
             m.d.comb += result.low_bits.eq(byte[0:5])
@@ -319,6 +307,37 @@ class PipelinedUTF8ToUTF16(wiring.Component):
             m.d.comb += result.low_bits.eq(byte[0:4])
         with m.Else():
             m.d.comb += result.low_bits.eq(byte[0:3])
+        return result
+
+    def _classify(self, m, nibbles):
+        """Stage 1 (Table 3-7): the flags of a present byte, each from a few nibble decodes."""
+        result = Signal(_Classified)
+        continuation = nibbles.continuation
+        high_c, high_d, high_e, high_f = (nibbles.high_c, nibbles.high_d, nibbles.high_e,
+                                          nibbles.high_f)
+        m.d.comb += [
+            result.byte.eq(nibbles.byte),
+            result.low_bits.eq(nibbles.low_bits),
+            result.present.eq(1),
+            result.ascii.eq(~nibbles.byte[7]),
+            result.above_7f.eq(nibbles.byte[7]),
+            result.starts.eq(high_c | high_d | high_e | high_f),
+            result.in_80_bf.eq(continuation),
+            result.in_a0_bf.eq(continuation & nibbles.above_9f),
+            result.in_80_9f.eq(continuation & ~nibbles.above_9f),
+            result.in_90_bf.eq(continuation & nibbles.above_8f),
+            result.in_80_8f.eq(continuation & ~nibbles.above_8f),
+            result.lead_c2_df.eq((high_c & nibbles.low_2_f) | high_d),
+            result.lead_e0.eq(high_e & nibbles.low_0),
+            result.lead_ed.eq(high_e & nibbles.low_d),
+            result.lead_e1_ef.eq(high_e & ~nibbles.low_0 & ~nibbles.low_d),
+            result.lead_f0.eq(high_f & nibbles.low_0),
+            result.lead_f4.eq(high_f & nibbles.low_4),
+            result.lead_f1_f3.eq(high_f & nibbles.low_1_3),
+            # C2..F4.
+            result.lead.eq((high_c & nibbles.low_2_f) | high_d | high_e |
+                           (high_f & nibbles.low_0_4)),
+        ]
         return result
 
     def _decode_state(self, m, advance, moves, byte, decoding):
