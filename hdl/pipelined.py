@@ -113,7 +113,6 @@ _Lane = data.StructLayout({
 })
 _Decided = data.StructLayout({
     "lanes": data.ArrayLayout(_Lane, 2),
-    "count": range(3),
     "last": 1,
     "byte": 8,
     "code_point": 16,         # the low 16 bits of a completed code point
@@ -437,13 +436,11 @@ class PipelinedUTF8ToUTF16(wiring.Component):
             m.d.comb += own_error.eq(ErrorKind.INVALID_BYTE)
         with m.Elif(items.unfinished):
             m.d.comb += own_error.eq(ErrorKind.UNFINISHED)
-        own = replacement | items.ascii | items.bmp | items.supplementary
         m.d.comb += [
             result.last.eq(items.last),
             result.byte.eq(items.byte),
             result.code_point.eq(items.code_point),
             result.plane_minus_one.eq(items.plane_minus_one),
-            result.count.eq(items.cut_short + own + items.supplementary),
             first.select.replacement.eq(items.cut_short | replacement),
             first.select.ascii.eq(~items.cut_short & items.ascii),
             first.select.bmp.eq(items.bmp),
@@ -476,5 +473,7 @@ class PipelinedUTF8ToUTF16(wiring.Component):
             if self._byteorder == "big":
                 value = Cat(value[8:16], value[0:8])
             m.d.comb += [unit.data.eq(value), unit.error.eq(lane.error)]
-        m.d.comb += [result.count.eq(decided.count), result.last.eq(decided.last)]
+        # A lane is used when something is selected for it; the second only after the first.
+        used = [lane.select.as_value().any() for lane in decided.lanes]
+        m.d.comb += [result.count.eq(used[0] + used[1]), result.last.eq(decided.last)]
         return result
