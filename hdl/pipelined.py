@@ -38,22 +38,6 @@ _LEADS = {
     "lead_f1_f3": "need3",
 }
 
-#: Stage 1: what the byte is, worked out from the byte alone. Every flag is low for an absent
-#: byte (``count == 0``).
-_Classified = data.StructLayout({
-    "byte": 8,
-    "present": 1,
-    "last": 1,
-    "ascii": 1,
-    **{flag: 1 for flag in set(_STATE_RANGE.values())},
-    **{flag: 1 for flag in _LEADS},
-    "lead": 1,
-    "above_7f": 1,
-    "starts": 1,        # C0..FF: any byte that is neither ASCII nor a continuation byte
-    # A continuation byte's six payload bits, or a lead byte's own (the rest zero).
-    "low_bits": 6,
-})
-
 #: Stage 0: the byte with decodes of its nibbles, each a function of four bits (one LUT4).
 _Nibbles = data.StructLayout({
     "byte": 8,
@@ -64,6 +48,22 @@ _Nibbles = data.StructLayout({
     "above_8f": 1,       # of a continuation: 90..BF
     **{name: 1 for name in ("high_c", "high_d", "high_e", "high_f", "low_0", "low_4", "low_d",
                             "low_1_3", "low_2_f", "low_0_4")},
+})
+
+#: Stage 1: what the byte is. Every flag is low for an absent byte (``count == 0``).
+_Classified = data.StructLayout({
+    "byte": 8,
+    "present": 1,
+    "last": 1,
+    "ascii": 1,
+    # (dict.fromkeys, not a set: the layout, and so the netlist, must not depend on hashing)
+    **{flag: 1 for flag in dict.fromkeys(_STATE_RANGE.values())},
+    **{flag: 1 for flag in _LEADS},
+    "lead": 1,
+    "above_7f": 1,
+    "starts": 1,        # C0..FF: any byte that is neither ASCII nor a continuation byte
+    # A continuation byte's six payload bits, or a lead byte's own (the rest zero).
+    "low_bits": 6,
 })
 
 #: Stage 2: the byte with the decoder state it met.
