@@ -16,7 +16,20 @@ __all__ = ["UARTReceiver", "UARTTransmitter", "MINIMUM_DIVISOR"]
 MINIMUM_DIVISOR = 4
 
 
-class UARTReceiver(wiring.Component):
+class _UARTCore(wiring.Component):
+    # What the receiver and the transmitter share: their bit timing.
+    def __init__(self, members, *, divisor):
+        check_integer("divisor", divisor, minimum=MINIMUM_DIVISOR)
+        self._divisor = divisor
+        super().__init__(members)
+
+    @property
+    def divisor(self):
+        """Clocks per bit."""
+        return self._divisor
+
+
+class UARTReceiver(_UARTCore):
     """Receives 8N1 frames from an asynchronous serial line.
 
     The line goes through a two-flip-flop synchroniser (it comes from another clock domain).
@@ -58,19 +71,13 @@ class UARTReceiver(wiring.Component):
         If ``divisor`` is not an integer of at least :data:`MINIMUM_DIVISOR`.
     """
     def __init__(self, *, divisor):
-        check_integer("divisor", divisor, minimum=MINIMUM_DIVISOR)
-        self._divisor = divisor
         super().__init__({
             "rx": In(1, init=1),
             "o": Out(stream.Signature(8)),
             "overflow": Out(1),
             "framing_error": Out(1),
             "busy": Out(1),
-        })
-
-    @property
-    def divisor(self):
-        return self._divisor
+        }, divisor=divisor)
 
     def elaborate(self, platform):
         m = Module()
@@ -126,7 +133,7 @@ class UARTReceiver(wiring.Component):
         return m
 
 
-class UARTTransmitter(wiring.Component):
+class UARTTransmitter(_UARTCore):
     """Sends bytes as 8N1 frames on an asynchronous serial line.
 
     A byte taken from ``i`` starts its frame on the next clock: a low start bit, the data bits
@@ -152,16 +159,10 @@ class UARTTransmitter(wiring.Component):
         If ``divisor`` is not an integer of at least :data:`MINIMUM_DIVISOR`.
     """
     def __init__(self, *, divisor):
-        check_integer("divisor", divisor, minimum=MINIMUM_DIVISOR)
-        self._divisor = divisor
         super().__init__({
             "i": In(stream.Signature(8)),
             "tx": Out(1, init=1),
-        })
-
-    @property
-    def divisor(self):
-        return self._divisor
+        }, divisor=divisor)
 
     def elaborate(self, platform):
         m = Module()
