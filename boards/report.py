@@ -34,7 +34,7 @@ from ..hdl.utf8 import UTF8Decoder, UTF8Encoder
 from ..hdl.utf16 import UTF16Decoder, UTF16Encoder
 from ..hdl.utf32 import UTF32Decoder, UTF32Encoder
 from .bridge import UARTBridge
-from .toolchain import tool_environment
+from .toolchain import read_report, tool_environment
 
 
 __all__ = ["TimingHarness", "DEVICES", "FAMILIES", "SEEDS", "design_names", "implement",
@@ -200,9 +200,7 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES)):
                   "--json", f"{family}.json", "--freq", str(frequency), "--timing-allow-fail",
                   "--seed", str(seed), "--report", report],
                  directory, environment)
-            with open(directory / report) as file:
-                figures.append(min(clock["achieved"]
-                                   for clock in json.load(file)["fmax"].values()))
+            figures.append(read_report(directory / report).worst_fmax)
         row[device] = figures
     return row
 

@@ -275,8 +275,7 @@ def _generate(parser, args):
     extension = os.path.splitext(args.output)[1]
     if extension not in (".v", ".il"):
         parser.error(f"output file must end in .v (Verilog) or .il (RTLIL), not {args.output!r}")
-    name = args.name or (module_name(args.source, args.target)
-                         + ("_pipelined" if args.pipelined else ""))
+    name = args.name or module_name(args.source, args.target, pipelined=args.pipelined)
     try:
         text = pipeline_hdl(args.source, args.target, errors=args.errors, name=name,
                             language="verilog" if extension == ".v" else "rtlil",

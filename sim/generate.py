@@ -10,11 +10,12 @@ from .harness import build_pipeline
 __all__ = ["module_name", "convert", "pipeline_hdl"]
 
 
-def module_name(source, target):
-    """The Verilog module name of a codec pair, e.g. ``utf8_to_utf16le``."""
+def module_name(source, target, *, pipelined=False):
+    """The Verilog module name of a codec pair, e.g. ``utf8_to_utf16le``, with ``_pipelined``
+    after it for the pipelined core."""
     def compact(codec):
         return codec.replace("-", "")
-    return f"{compact(source)}_to_{compact(target)}"
+    return f"{compact(source)}_to_{compact(target)}" + ("_pipelined" if pipelined else "")
 
 
 def pipeline_hdl(source="utf-8", target="utf-16-le", *, errors="replace", name=None,
@@ -24,7 +25,8 @@ def pipeline_hdl(source="utf-8", target="utf-16-le", *, errors="replace", name=N
     ``pipelined`` is as for :func:`~utfhw.sim.harness.build_pipeline`."""
     _check_language(language)
     return convert(build_pipeline(source, target, errors=errors, pipelined=pipelined),
-                   name=name or module_name(source, target), language=language)
+                   name=name or module_name(source, target, pipelined=pipelined),
+                   language=language)
 
 
 def _check_language(language):

@@ -354,7 +354,7 @@ def _build(source, target, errors, pipelined):
     verilator, compiler, include, toolchain_key = _toolchain()
     runtime = _runtime()
     core = build_pipeline(source, target, errors=errors, pipelined=pipelined)
-    name = module_name(source, target) + ("_pipelined" if pipelined else "")
+    name = module_name(source, target, pipelined=pipelined)
     verilog = convert(core, name=name)
     harness = HARNESS_SOURCE.read_text()
     ports = _port_options(core)
