@@ -3,7 +3,8 @@
 import pathlib
 import subprocess
 
-from .toolchain import TimingError, read_report, tool_environment
+from ..sim.tools import tool_environment
+from .nextpnr import TimingError, read_report
 from .top import BOARDS, BridgeTop
 
 
@@ -16,8 +17,8 @@ TOP_NAME = "utfhw_bridge"
 
 class BuildResult:
     """A built bitstream: ``bitstream`` (its path), ``report`` (a
-    :class:`~utfhw.boards.toolchain.PnrReport`), ``bridge`` (the
-    :class:`~utfhw.boards.bridge.UARTBridge` it holds) and ``board`` (its name)."""
+    :class:`~utfhw.boards.nextpnr.PnrReport`), ``bridge`` (the
+    :class:`~utfhw.hdl.bridge.UARTBridge` it holds) and ``board`` (its name)."""
     def __init__(self, board, bitstream, report, bridge):
         self.board = board
         self.bitstream = bitstream
@@ -51,8 +52,8 @@ def build(board, *, directory, source="utf-8", target="utf-16-le", errors="repla
           baud=115200, **bridge_options):
     """Build the bridge for ``board`` (``"icebreaker"`` or ``"ulx3s-85f"``) in ``directory``.
 
-    Returns a :class:`BuildResult`. Raises :exc:`~utfhw.boards.toolchain.ToolchainError` if a
-    tool is missing, :exc:`~utfhw.boards.toolchain.TimingError` if the design does not meet the
+    Returns a :class:`BuildResult`. Raises :exc:`~utfhw.sim.tools.ToolchainError` if a
+    tool is missing, :exc:`~utfhw.boards.nextpnr.TimingError` if the design does not meet the
     board's clock, and :exc:`RuntimeError` with the failing tool's log for any other failure."""
     top = BridgeTop(board, source=source, target=target, errors=errors, baud=baud,
                     **bridge_options)

@@ -14,7 +14,6 @@ import datetime
 import json
 import os
 import pathlib
-import subprocess
 
 from amaranth.back import rtlil
 from amaranth.hdl import Cat, Module, Signal, Value
@@ -23,18 +22,18 @@ from amaranth.lib.wiring import In, Out
 
 from ..hdl.byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper
 from ..hdl.byteorder import ByteOrderMarkWriter
+from ..hdl.bridge import UARTBridge
 from ..hdl.bytestream import UnitAssembler, LaneSerializer
-from ..hdl.errors import ErrorDropper
+from ..hdl.cores import make_core
+from ..hdl.error_dropper import ErrorDropper
 from ..hdl.layout import UTF16UnitLanes, UTF32UnitLanes
-from ..hdl.params import CODECS, check_integer
-from ..hdl.pipelined import PipelinedUTF8ToUTF16
-from ..hdl.transcoder import Transcoder
+from ..hdl.params import CODECS, check_choice, check_integer
 from ..hdl.uart import UARTReceiver, UARTTransmitter
 from ..hdl.utf8 import UTF8Decoder, UTF8Encoder
 from ..hdl.utf16 import UTF16Decoder, UTF16Encoder
 from ..hdl.utf32 import UTF32Decoder, UTF32Encoder
-from .bridge import UARTBridge
-from .toolchain import read_report, tool_environment
+from ..sim.tools import run, tool_environment
+from .nextpnr import read_report
 
 
 __all__ = ["TimingHarness", "DEVICES", "FAMILIES", "SEEDS", "design_names", "implement",
@@ -87,27 +86,26 @@ _CORES = {
     "UARTReceiver(104)": lambda: UARTReceiver(divisor=104),
     "UARTTransmitter(104)": lambda: UARTTransmitter(divisor=104),
     "UARTBridge(12 MHz)": lambda: UARTBridge(clk_freq=12e6),
-    PIPELINED: lambda: PipelinedUTF8ToUTF16(byteorder="little"),
+    PIPELINED: lambda: make_core("utf-8", "utf-16-le", pipelined=True),
 }
 
 
 def _pipeline(name):
     source, target = name[len("pipeline "):].split(" -> ")
-    return Transcoder(source=source, target=target)
+    return make_core(source, target)
 
 
 def design_names(pairs="all"):
     """The designs a report covers: every core, then the pipelines (``pairs="all"``: all 64;
     ``"forms"``: the 9 between ``utf-8``, ``utf-16-le`` and ``utf-32-le``; ``"headline"``:
     UTF-8 to UTF-16-LE only, general and pipelined)."""
+    check_choice("pairs", pairs, ("all", "forms", "headline"))
     if pairs == "all":
         codecs = list(CODECS)
     elif pairs == "forms":
         codecs = ["utf-8", "utf-16-le", "utf-32-le"]
-    elif pairs == "headline":
-        return [HEADLINE, PIPELINED]
     else:
-        raise ValueError(f"pairs must be 'all', 'forms' or 'headline', not {pairs!r}")
+        return [HEADLINE, PIPELINED]
     return [*_CORES, *(f"pipeline {source} -> {target}" for source in codecs
                        for target in codecs)]
 
@@ -154,11 +152,8 @@ class TimingHarness(wiring.Component):
 
 
 def _run(command, directory, environment):
-    run = subprocess.run(command, cwd=directory, env=environment, capture_output=True,
-                         text=True)
-    if run.returncode != 0:
-        raise RuntimeError(f"{os.path.basename(command[0])} failed (exit {run.returncode}) in "
-                           f"{directory}:\n{(run.stdout + run.stderr)[-3000:]}")
+    run(command, what=f"{os.path.basename(command[0])} in {directory}", cwd=directory,
+        env=environment)
 
 
 def _cell_counts(stat_path, family):
@@ -230,8 +225,8 @@ def _versions():
     environment = tool_environment(["yosys", "nextpnr-ice40", "nextpnr-ecp5"])
     versions = []
     for tool in ("YOSYS", "NEXTPNR_ICE40", "NEXTPNR_ECP5"):
-        run = subprocess.run([environment[tool], "--version"], capture_output=True, text=True)
-        versions.append((run.stdout + run.stderr).strip().splitlines()[-1])
+        answer = run([environment[tool], "--version"], what=f"{tool} --version", check=False)
+        versions.append((answer.stdout + answer.stderr).strip().splitlines()[-1])
     return versions
 
 

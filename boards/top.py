@@ -7,7 +7,8 @@ from amaranth.lib import io
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 from amaranth_boards.ulx3s import ULX3S_85F_Platform
 
-from .bridge import UARTBridge
+from ..hdl.bridge import UARTBridge
+from ..hdl.params import check_choice
 
 
 __all__ = ["Board", "BOARDS", "BridgeTop"]
@@ -40,14 +41,13 @@ BOARDS = {
 
 
 class BridgeTop(Elaboratable):
-    """The :class:`~utfhw.boards.bridge.UARTBridge` wired to a board's USB serial port and
+    """The :class:`~utfhw.hdl.bridge.UARTBridge` wired to a board's USB serial port and
     LEDs, clocked by the board's oscillator (12 MHz on the iCEBreaker, 25 MHz on the ULX3S).
 
     The top only connects pins: all the logic is the bridge, which the system test simulates
-    at these same pins. Keyword arguments go to :class:`~utfhw.boards.bridge.UARTBridge`."""
+    at these same pins. Keyword arguments go to :class:`~utfhw.hdl.bridge.UARTBridge`."""
     def __init__(self, board, **bridge_options):
-        if board not in BOARDS:
-            raise ValueError(f"board must be one of {', '.join(BOARDS)}, not {board!r}")
+        check_choice("board", board, BOARDS)
         self.board = BOARDS[board]
         self.bridge = UARTBridge(clk_freq=self.board.platform().default_clk_frequency,
                                  **bridge_options)

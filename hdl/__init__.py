@@ -1,21 +1,33 @@
-"""utfhw gateware: Amaranth components and their payload layouts. Never imports ``utfhw.sim``."""
+"""utfhw gateware: Amaranth components and their payload layouts.
+
+Imports nothing of ``utfhw.sim``, ``utfhw.boards`` or the command line: everything else is
+built on this package, never the other way round.
+"""
 
 from .layout import (ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK, UnitBytes, CodePoint,
                      UTF8Unit, UTF16Unit, UTF32Unit, Lanes, CodePointLanes, UTF8UnitLanes,
-                     UTF16UnitLanes, UTF32UnitLanes, ENCODING_FORMS)
+                     UTF16UnitLanes, UTF32UnitLanes, ENCODER_LANES, FramedByte)
+from .params import CODECS, Codec
 from .utf8 import UTF8Decoder, UTF8Encoder
 from .utf16 import UTF16Decoder, UTF16Encoder
 from .utf32 import UTF32Decoder, UTF32Encoder
 from .byteorder import (ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper,
                         ByteOrderMarkWriter)
-from .errors import ErrorDropper
+from .error_dropper import ErrorDropper
 from .transcoder import Transcoder
+from .pipelined import PipelinedUTF8ToUTF16
+from .cores import Core, PIPELINED_PAIRS, make_core
+from .uart import UARTReceiver, UARTTransmitter
+from .bytestream import UnitAssembler, LaneSerializer
+from .bridge import UARTBridge
 
 __all__ = [
     "ErrorKind", "REPLACEMENT_CHARACTER", "BYTE_ORDER_MARK", "UnitBytes", "CodePoint",
     "UTF8Unit", "UTF16Unit", "UTF32Unit", "Lanes", "CodePointLanes", "UTF8UnitLanes",
-    "UTF16UnitLanes", "UTF32UnitLanes", "ENCODING_FORMS",
+    "UTF16UnitLanes", "UTF32UnitLanes", "ENCODER_LANES", "FramedByte", "CODECS", "Codec",
     "UTF8Decoder", "UTF8Encoder", "UTF16Decoder", "UTF16Encoder", "UTF32Decoder",
     "UTF32Encoder", "ByteOrderReader", "ByteOrderWriter", "ByteOrderMarkStripper",
-    "ByteOrderMarkWriter", "ErrorDropper", "Transcoder",
+    "ByteOrderMarkWriter", "ErrorDropper", "Transcoder", "PipelinedUTF8ToUTF16",
+    "Core", "PIPELINED_PAIRS", "make_core", "UARTReceiver", "UARTTransmitter",
+    "UnitAssembler", "LaneSerializer", "UARTBridge",
 ]

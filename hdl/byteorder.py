@@ -1,20 +1,17 @@
 """Byte order and byte order marks (RFC 2781, section 3; Unicode 15, sec. 23.8)."""
 
-from amaranth.hdl import Module, Signal, Cat, Const, Mux
+from amaranth.hdl import Module, Signal, Const, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .layout import (UnitBytes, Lanes, ErrorKind, ENCODING_FORMS,
-                     BYTE_ORDER_MARK)
-from .lanes import CodePointFilter, combinational_handshake, message_start, pack_lanes
-from .params import BYTE_ORDERS, check_choice
+from .layout import UnitBytes, Lanes, ErrorKind, ENCODER_LANES, BYTE_ORDER_MARK
+from .handshake import combinational_handshake, message_start
+from .lanes import CodePointFilter, pack_lanes
+from .params import BYTE_ORDERS, check_byteorder, check_choice
+from .unicode import swap_bytes
 
 
 __all__ = ["ByteOrderReader", "ByteOrderWriter", "ByteOrderMarkStripper", "ByteOrderMarkWriter"]
-
-
-def _swap_bytes(value):
-    return Cat(*reversed([value[offset:offset + 8] for offset in range(0, len(value), 8)]))
 
 
 class ByteOrderReader(wiring.Component):
@@ -50,7 +47,7 @@ class ByteOrderReader(wiring.Component):
     def __init__(self, *, width, byteorder):
         if width not in (2, 4):
             raise ValueError(f"width must be 2 or 4 bytes, not {width!r}")
-        check_choice("byteorder", byteorder, BYTE_ORDERS + ("detect",))
+        check_byteorder(byteorder, byteorders=BYTE_ORDERS + ("detect",))
         self._width = width
         self._byteorder = byteorder
         super().__init__({
@@ -85,7 +82,7 @@ class ByteOrderReader(wiring.Component):
                 m.d.sync += big_endian_message.eq(mark_found)
         else:
             big_endian = Const(self._byteorder == "big")
-        m.d.comb += self.o.payload.data.eq(Mux(big_endian, _swap_bytes(wire), wire))
+        m.d.comb += self.o.payload.data.eq(Mux(big_endian, swap_bytes(wire), wire))
         return m
 
 
@@ -125,7 +122,7 @@ class ByteOrderWriter(wiring.Component):
                 and data.Layout.cast(layout.item)["data"].width in (16, 32)):
             raise TypeError(f"layout must be a Lanes layout of 16- or 32-bit units, "
                             f"not {layout!r}")
-        check_choice("byteorder", byteorder, BYTE_ORDERS)
+        check_byteorder(byteorder)
         self._byteorder = byteorder
         super().__init__({
             "i": In(stream.Signature(layout)),
@@ -142,7 +139,7 @@ class ByteOrderWriter(wiring.Component):
         m.d.comb += self.o.payload.eq(self.i.payload)
         if self._byteorder == "big":
             for lane_in, lane_out in zip(self.i.payload.lanes, self.o.payload.lanes):
-                m.d.comb += lane_out.data.eq(_swap_bytes(lane_in.data))
+                m.d.comb += lane_out.data.eq(swap_bytes(lane_in.data))
         return m
 
 
@@ -200,7 +197,7 @@ class ByteOrderMarkWriter(wiring.Component):
     Attributes
     ----------
     i : :py:`In(stream.Signature(layout))`
-        Code units as the form's encoder emits them (:data:`~utfhw.hdl.layout.ENCODING_FORMS`).
+        Code units as the form's encoder emits them (:data:`~utfhw.hdl.layout.ENCODER_LANES`).
     o : :py:`Out(stream.Signature(Lanes(unit, lanes + mark units)))`
         The same units, after the mark on the first beat of each message.
 
@@ -210,9 +207,9 @@ class ByteOrderMarkWriter(wiring.Component):
         If ``form`` is not one of the values above.
     """
     def __init__(self, *, form):
-        check_choice("form", form, tuple(ENCODING_FORMS))
+        check_choice("form", form, ENCODER_LANES)
         self._form = form
-        _, layout = ENCODING_FORMS[form]
+        layout = ENCODER_LANES[form]
         self._mark = _MARK_UNITS[form]
         super().__init__({
             "i": In(stream.Signature(layout)),

@@ -5,7 +5,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .layout import CodePointLanes
-from .lanes import registered_handshake
+from .handshake import registered_handshake
 
 
 __all__ = ["LaneEncoder"]

@@ -14,7 +14,7 @@ from amaranth.lib import data, enum
 __all__ = [
     "ErrorKind", "REPLACEMENT_CHARACTER", "BYTE_ORDER_MARK",
     "UnitBytes", "CodePoint", "UTF8Unit", "UTF16Unit", "UTF32Unit", "Lanes",
-    "CodePointLanes", "UTF8UnitLanes", "UTF16UnitLanes", "UTF32UnitLanes", "ENCODING_FORMS",
+    "CodePointLanes", "UTF8UnitLanes", "UTF16UnitLanes", "UTF32UnitLanes", "ENCODER_LANES",
     "FramedByte",
 ]
 
@@ -182,12 +182,12 @@ UTF16UnitLanes = Lanes(UTF16Unit, 2)
 #: UTF-32 units as emitted by :class:`~utfhw.hdl.utf32.UTF32Encoder`: two code points.
 UTF32UnitLanes = Lanes(UTF32Unit, 2)
 
-#: The encoding forms (Unicode ch. 3, D90 to D92), each with its code unit width in bytes and
-#: the lane layout its encoder emits.
-ENCODING_FORMS = {
-    "utf-8":  (1, UTF8UnitLanes),
-    "utf-16": (2, UTF16UnitLanes),
-    "utf-32": (4, UTF32UnitLanes),
+#: The encoding forms (Unicode ch. 3, D90 to D92), each with the lane layout its encoder emits
+#: (the bytes of each form's code unit are :data:`~utfhw.hdl.params.UNIT_BYTES`).
+ENCODER_LANES = {
+    "utf-8":  UTF8UnitLanes,
+    "utf-16": UTF16UnitLanes,
+    "utf-32": UTF32UnitLanes,
 }
 
 

@@ -1,8 +1,18 @@
-"""Validation of the keyword parameters the cores share, and CPython's codec names."""
+"""CPython's codec names, what each one means to the hardware, and the one style of argument
+check every utfhw function and core uses.
+
+Every check raises :exc:`ValueError` with a message of one form, ``"<name> must be <what is
+allowed>, not <repr of the value>"``, e.g. ``errors must be 'replace' or 'ignore', not
+'strict'``.
+"""
+
+from dataclasses import dataclass
+
 
 __all__ = [
-    "HARDWARE_ERROR_HANDLERS", "BYTE_ORDERS", "CODECS",
-    "check_choice", "check_errors", "check_byteorder", "check_codec", "check_integer",
+    "HARDWARE_ERROR_HANDLERS", "ERROR_HANDLERS", "BYTE_ORDERS", "UNIT_BYTES", "Codec", "CODECS",
+    "describe_choices", "check_choice", "check_errors", "check_byteorder", "check_codec",
+    "check_pair", "check_integer",
 ]
 
 
@@ -10,41 +20,94 @@ __all__ = [
 #: core with "replace" and stop at the first item whose error kind is not NONE.
 HARDWARE_ERROR_HANDLERS = ("replace", "ignore")
 
+#: Error handlers of the simulators and the reference model: CPython's three.
+ERROR_HANDLERS = (*HARDWARE_ERROR_HANDLERS, "strict")
+
 BYTE_ORDERS = ("little", "big")
 
-#: CPython's names of the codecs utfhw covers, each with its encoding form, its byte order
-#: (None for UTF-8; "detect" for a source that reads it from a byte order mark, which as a
-#: target writes little-endian) and whether it strips (as source) and writes (as target) a
-#: byte order mark.
-CODECS = {
-    "utf-8":     ("utf-8",  None,     False),
-    "utf-8-sig": ("utf-8",  None,     True),
-    "utf-16":    ("utf-16", "detect", True),
-    "utf-16-le": ("utf-16", "little", False),
-    "utf-16-be": ("utf-16", "big",    False),
-    "utf-32":    ("utf-32", "detect", True),
-    "utf-32-le": ("utf-32", "little", False),
-    "utf-32-be": ("utf-32", "big",    False),
-}
+#: The three Unicode encoding forms, each with the bytes of its code unit.
+UNIT_BYTES = {"utf-8": 1, "utf-16": 2, "utf-32": 4}
+
+
+@dataclass(frozen=True)
+class Codec:
+    """What one of CPython's UTF codecs means to the hardware.
+
+    Attributes
+    ----------
+    name : :class:`str`
+        CPython's name, e.g. ``"utf-16-be"``.
+    form : :class:`str`
+        The encoding form: ``"utf-8"``, ``"utf-16"`` or ``"utf-32"``.
+    byteorder : :class:`str` or None
+        ``None`` for UTF-8; ``"little"`` or ``"big"``; ``"detect"`` for ``utf-16`` and
+        ``utf-32``, which as a source read it from a leading byte order mark (little-endian
+        without one) and as a target write little-endian.
+    mark : :class:`bool`
+        Whether the codec strips one leading byte order mark as a source and writes one as a
+        target.
+    unit_bytes : :class:`int`
+        Bytes of the form's code unit: 1, 2 or 4.
+    """
+    name: str
+    form: str
+    byteorder: object
+    mark: bool
+
+    @property
+    def unit_bytes(self):
+        return UNIT_BYTES[self.form]
+
+    @property
+    def target_byteorder(self):
+        """The byte order the codec writes as a target (``None`` for UTF-8)."""
+        return "little" if self.byteorder == "detect" else self.byteorder
+
+
+#: CPython's names of the codecs utfhw covers, each with its :class:`Codec`.
+CODECS = {codec.name: codec for codec in (
+    Codec("utf-8",     "utf-8",  None,     False),
+    Codec("utf-8-sig", "utf-8",  None,     True),
+    Codec("utf-16",    "utf-16", "detect", True),
+    Codec("utf-16-le", "utf-16", "little", False),
+    Codec("utf-16-be", "utf-16", "big",    False),
+    Codec("utf-32",    "utf-32", "detect", True),
+    Codec("utf-32-le", "utf-32", "little", False),
+    Codec("utf-32-be", "utf-32", "big",    False),
+)}
+
+
+def describe_choices(choices):
+    """``'a'``, ``'a' or 'b'``, ``'a', 'b' or 'c'``: the allowed values as a message says them."""
+    shown = [repr(choice) for choice in choices]
+    if len(shown) == 1:
+        return shown[0]
+    return f"{', '.join(shown[:-1])} or {shown[-1]}"
 
 
 def check_choice(name, value, choices):
+    """Raise :exc:`ValueError` unless ``value`` is one of the strings ``choices``."""
     if not isinstance(value, str) or value not in choices:
-        allowed = " or ".join(repr(choice) for choice in choices)
-        raise ValueError(f"{name} must be {allowed}, not {value!r}")
+        raise ValueError(f"{name} must be {describe_choices(choices)}, not {value!r}")
 
 
-def check_errors(errors):
-    check_choice("errors", errors, HARDWARE_ERROR_HANDLERS)
+def check_errors(errors, *, handlers=HARDWARE_ERROR_HANDLERS):
+    check_choice("errors", errors, handlers)
 
 
-def check_byteorder(byteorder):
-    check_choice("byteorder", byteorder, BYTE_ORDERS)
+def check_byteorder(byteorder, *, byteorders=BYTE_ORDERS):
+    check_choice("byteorder", byteorder, byteorders)
 
 
 def check_codec(name, codec):
-    if not isinstance(codec, str) or codec not in CODECS:
-        raise ValueError(f"{name} codec must be one of {', '.join(CODECS)}, not {codec!r}")
+    """Raise unless ``codec`` is one of :data:`CODECS`; ``name`` says which (``"source"``)."""
+    check_choice(f"{name} codec", codec, CODECS)
+
+
+def check_pair(source, target):
+    """Raise unless ``source`` and ``target`` are both codecs of :data:`CODECS`."""
+    check_codec("source", source)
+    check_codec("target", target)
 
 
 def check_integer(name, value, *, minimum, maximum=None):

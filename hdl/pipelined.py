@@ -6,48 +6,72 @@ from amaranth.lib.wiring import In, Out
 
 from .layout import UnitBytes, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
 from .params import check_byteorder, check_errors
+from .unicode import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
+                      low_surrogate, nibble_terms, plane_minus_one, swap_bytes)
 
 
 __all__ = ["PipelinedUTF8ToUTF16"]
 
 
+def _range_flag(low, high):
+    return f"in_{low:02x}_{high:02x}"
+
+
+def _state_name(needs, next_range, first_lead):
+    if next_range == CONTINUATION:
+        return f"need{needs}"
+    return f"need{needs}_after_{first_lead:02x}"
+
+
 # The decoder's states while a sequence is pending, one flip-flop each (none set: no sequence
-# pending). Each is named by the continuation bytes still needed and the range the next one
-# must fall in (Unicode ch. 3, Table 3-7): after E0 it is A0..BF, after ED 80..9F, after F0
-# 90..BF, after F4 80..8F, otherwise 80..BF.
-_STATES = ("need1", "need2", "need2_after_e0", "need2_after_ed", "need3", "need3_after_f0",
-           "need3_after_f4")
+# pending), one for each way the rows of Table 3-7 leave a sequence: the continuation bytes
+# still needed and the range the next one must fall in (after E0 it is A0..BF, after ED
+# 80..9F, after F0 90..BF, after F4 80..8F, otherwise 80..BF). The flag of a lead byte that
+# starts each state; the range each state accepts, as a flag; the state each state moves to on
+# a byte in its range (need1 completes the code point).
+_LEADS = {}
+_STATE_RANGE = {}
+for (_needs, _range), _rows in lead_groups().items():
+    _state = _state_name(_needs, _range, _rows[0][0])
+    _LEADS[f"lead_{_state}"] = (_state, _rows)
+    _STATE_RANGE[_state] = _range_flag(*_range)
+_STATES = tuple(sorted(_STATE_RANGE))
+_STATE_NEXT = {state: _state_name(int(state[4]) - 1, CONTINUATION, None)
+               for state in _STATES if not state.startswith("need1")}
 
-# The range each state accepts, as the name of a classified-byte flag.
-_STATE_RANGE = {
-    "need1": "in_80_bf", "need2": "in_80_bf", "need3": "in_80_bf",
-    "need2_after_e0": "in_a0_bf", "need2_after_ed": "in_80_9f",
-    "need3_after_f0": "in_90_bf", "need3_after_f4": "in_80_8f",
+#: The flags stage 1 computes from nibble decodes: each a set of byte ranges.
+_FLAG_RANGES = {
+    **{_range_flag(*byte_range): [byte_range] for byte_range in NEXT_BYTE_RANGES},
+    **{flag: rows for flag, (_, rows) in _LEADS.items()},
+    "lead": [(lead.first, lead.last) for lead in TABLE_3_7],
+    "starts": [(0xC0, 0xFF)],        # any byte that is neither ASCII nor a continuation byte
 }
 
-# The state each state moves to on a byte in its range (need1 completes the code point).
-_STATE_NEXT = {
-    "need2": "need1", "need2_after_e0": "need1", "need2_after_ed": "need1",
-    "need3": "need2", "need3_after_f0": "need2", "need3_after_f4": "need2",
-}
 
-# Lead bytes: the flag that says the byte is one, and the state it starts.
-_LEADS = {
-    "lead_c2_df": "need1", "lead_e0": "need2_after_e0", "lead_ed": "need2_after_ed",
-    "lead_e1_ef": "need2", "lead_f0": "need3_after_f0", "lead_f4": "need3_after_f4",
-    "lead_f1_f3": "need3",
+def _nibble_flag(which, values):
+    return f"{which}_{''.join(f'{value:x}' for value in sorted(values))}"
+
+
+# Each flag as a sum of products of a high-nibble and a low-nibble decode (a set of 16 lows is
+# no condition at all).
+_FLAG_TERMS = {
+    flag: [(_nibble_flag("high", highs), None if len(lows) == 16 else _nibble_flag("low", lows))
+           for highs, lows in nibble_terms(ranges)]
+    for flag, ranges in _FLAG_RANGES.items()
 }
+_NIBBLE_DECODES = {}
+for _ranges in _FLAG_RANGES.values():
+    for _highs, _lows in nibble_terms(_ranges):
+        _NIBBLE_DECODES[_nibble_flag("high", _highs)] = ("high", _highs)
+        if len(_lows) < 16:
+            _NIBBLE_DECODES[_nibble_flag("low", _lows)] = ("low", _lows)
 
 #: Stage 0: the byte with decodes of its nibbles, each a function of four bits (one LUT4).
 _Nibbles = data.StructLayout({
     "byte": 8,
     "low_bits": 6,
     "last": 1,
-    "continuation": 1,   # 80..BF
-    "above_9f": 1,       # of a continuation: A0..BF
-    "above_8f": 1,       # of a continuation: 90..BF
-    **{name: 1 for name in ("high_c", "high_d", "high_e", "high_f", "low_0", "low_4", "low_d",
-                            "low_1_3", "low_2_f", "low_0_4")},
+    **{name: 1 for name in _NIBBLE_DECODES},
 })
 
 #: Stage 1: what the byte is. Every flag is low for an absent byte (``count == 0``).
@@ -56,12 +80,8 @@ _Classified = data.StructLayout({
     "present": 1,
     "last": 1,
     "ascii": 1,
-    # (dict.fromkeys, not a set: the layout, and so the netlist, must not depend on hashing)
-    **{flag: 1 for flag in dict.fromkeys(_STATE_RANGE.values())},
-    **{flag: 1 for flag in _LEADS},
-    "lead": 1,
     "above_7f": 1,
-    "starts": 1,        # C0..FF: any byte that is neither ASCII nor a continuation byte
+    **{flag: 1 for flag in _FLAG_RANGES},
     # A continuation byte's six payload bits, or a lead byte's own (the rest zero).
     "low_bits": 6,
 })
@@ -280,23 +300,11 @@ class PipelinedUTF8ToUTF16(wiring.Component):
     def _nibbles(self, m, byte):
         """Stage 0: decodes of each nibble of the byte (one LUT4 each), and its payload bits."""
         result = Signal(_Nibbles)
-        high, low = byte[4:8], byte[0:4]
-        m.d.comb += [
-            result.byte.eq(byte),
-            result.continuation.eq(byte.matches("10------")),
-            result.above_9f.eq(byte[5]),
-            result.above_8f.eq(byte[4:6] != 0),
-            result.high_c.eq(high == 0xC),
-            result.high_d.eq(high == 0xD),
-            result.high_e.eq(high == 0xE),
-            result.high_f.eq(high == 0xF),
-            result.low_0.eq(low == 0x0),
-            result.low_4.eq(low == 0x4),
-            result.low_d.eq(low == 0xD),
-            result.low_1_3.eq(low.matches("0001", "001-")),
-            result.low_2_f.eq(low.matches("001-", "01--", "1---")),
-            result.low_0_4.eq(low.matches("00--", "0100")),
-        ]
+        nibbles = {"high": byte[4:8], "low": byte[0:4]}
+        m.d.comb += result.byte.eq(byte)
+        for name, (which, values) in _NIBBLE_DECODES.items():
+            patterns = [format(value, "04b") for value in sorted(values)]
+            m.d.comb += getattr(result, name).eq(nibbles[which].matches(*patterns))
         # A continuation byte's six payload bits, or a lead byte's own (the rest zero).
         with m.If(byte.matches("10------")):
             m.d.comb += result.low_bits.eq(byte[0:6])
@@ -309,34 +317,24 @@ class PipelinedUTF8ToUTF16(wiring.Component):
         return result
 
     def _classify(self, m, nibbles):
-        """Stage 1 (Table 3-7): the flags of a present byte, each from a few nibble decodes."""
+        """Stage 1 (Table 3-7): the flags of a present byte, each an OR of ANDs of a high and a
+        low nibble decode."""
         result = Signal(_Classified)
-        continuation = nibbles.continuation
-        high_c, high_d, high_e, high_f = (nibbles.high_c, nibbles.high_d, nibbles.high_e,
-                                          nibbles.high_f)
         m.d.comb += [
             result.byte.eq(nibbles.byte),
             result.low_bits.eq(nibbles.low_bits),
             result.present.eq(1),
             result.ascii.eq(~nibbles.byte[7]),
             result.above_7f.eq(nibbles.byte[7]),
-            result.starts.eq(high_c | high_d | high_e | high_f),
-            result.in_80_bf.eq(continuation),
-            result.in_a0_bf.eq(continuation & nibbles.above_9f),
-            result.in_80_9f.eq(continuation & ~nibbles.above_9f),
-            result.in_90_bf.eq(continuation & nibbles.above_8f),
-            result.in_80_8f.eq(continuation & ~nibbles.above_8f),
-            result.lead_c2_df.eq((high_c & nibbles.low_2_f) | high_d),
-            result.lead_e0.eq(high_e & nibbles.low_0),
-            result.lead_ed.eq(high_e & nibbles.low_d),
-            result.lead_e1_ef.eq(high_e & ~nibbles.low_0 & ~nibbles.low_d),
-            result.lead_f0.eq(high_f & nibbles.low_0),
-            result.lead_f4.eq(high_f & nibbles.low_4),
-            result.lead_f1_f3.eq(high_f & nibbles.low_1_3),
-            # C2..F4.
-            result.lead.eq((high_c & nibbles.low_2_f) | high_d | high_e |
-                           (high_f & nibbles.low_0_4)),
         ]
+        for flag, terms in _FLAG_TERMS.items():
+            value = Const(0)
+            for high, low in terms:
+                term = getattr(nibbles, high)
+                if low is not None:
+                    term = term & getattr(nibbles, low)
+                value = value | term
+            m.d.comb += getattr(result, flag).eq(value)
         return result
 
     def _decode_state(self, m, advance, moves, byte, decoding):
@@ -349,7 +347,7 @@ class PipelinedUTF8ToUTF16(wiring.Component):
             terms = [getattr(state, name) & ~byte.present]
             terms += [getattr(state, before) & getattr(byte, _STATE_RANGE[before])
                       for before, after in _STATE_NEXT.items() if after == name]
-            terms += [getattr(byte, lead) for lead, started in _LEADS.items()
+            terms += [getattr(byte, lead) for lead, (started, _) in _LEADS.items()
                       if started == name]
             next_value = terms[0]
             for term in terms[1:]:
@@ -398,7 +396,7 @@ class PipelinedUTF8ToUTF16(wiring.Component):
             result.completes.eq(state.need1 & byte.in_80_bf),
             result.supplementary.eq(gathered[10:15] != 0),
             result.code_point.eq(Cat(byte.byte[0:6], gathered[0:10])),
-            result.plane_minus_one.eq(gathered[10:15] - 1),
+            result.plane_minus_one.eq(plane_minus_one(gathered[10:15])),
         ]
         return result
 
@@ -463,15 +461,15 @@ class PipelinedUTF8ToUTF16(wiring.Component):
             "replacement": Const(REPLACEMENT_CHARACTER, 16),
             "ascii": decided.byte,
             "bmp": decided.code_point,
-            "high": Cat(decided.code_point[10:16], decided.plane_minus_one, Const(0b110110, 6)),
-            "low": Cat(decided.code_point[0:10], Const(0b110111, 6)),
+            "high": high_surrogate(decided.code_point[10:16], decided.plane_minus_one),
+            "low": low_surrogate(decided.code_point[0:10]),
         }
         for lane, unit in zip(decided.lanes, result.lanes):
             value = Const(0, 16)
             for name, source in sources.items():
                 value = value | (source & getattr(lane.select, name).replicate(16))
             if self._byteorder == "big":
-                value = Cat(value[8:16], value[0:8])
+                value = swap_bytes(value)
             m.d.comb += [unit.data.eq(value), unit.error.eq(lane.error)]
         # A lane is used when something is selected for it; the second only after the first.
         used = [lane.select.as_value().any() for lane in decided.lanes]

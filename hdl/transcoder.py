@@ -6,9 +6,9 @@ from amaranth.lib.wiring import In, Out
 
 from .byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper
 from .byteorder import ByteOrderMarkWriter
-from .errors import ErrorDropper
-from .layout import UnitBytes, ENCODING_FORMS
-from .params import CODECS, check_codec, check_errors
+from .error_dropper import ErrorDropper
+from .layout import UnitBytes
+from .params import CODECS, check_errors, check_pair
 from .utf8 import UTF8Decoder, UTF8Encoder
 from .utf16 import UTF16Decoder, UTF16Encoder
 from .utf32 import UTF32Decoder, UTF32Encoder
@@ -76,18 +76,18 @@ class Transcoder(wiring.Component):
     """
     #: Clocks from an accepted input beat to the output beat it produces.
     latency = 2
+    #: The most beats it holds: the decoder's and the encoder's output registers.
+    capacity = 2
 
     def __init__(self, *, source="utf-8", target="utf-16-le", errors="replace"):
-        check_codec("source", source)
-        check_codec("target", target)
+        check_pair(source, target)
         check_errors(errors)
         self._source = source
         self._target = target
         self._errors = errors
-        source_form, _, _ = CODECS[source]
         self._stages = self._build_stages()
         super().__init__({
-            "i": In(stream.Signature(UnitBytes(ENCODING_FORMS[source_form][0]))),
+            "i": In(stream.Signature(UnitBytes(CODECS[source].unit_bytes))),
             "o": Out(stream.Signature(self._stages[-1][1].o.payload.shape())),
         })
 
@@ -109,24 +109,22 @@ class Transcoder(wiring.Component):
         return list(self._stages)
 
     def _build_stages(self):
-        source_form, source_order, strip_mark = CODECS[self._source]
-        target_form, target_order, write_mark = CODECS[self._target]
+        source, target = CODECS[self._source], CODECS[self._target]
         stages = []
-        if source_form != "utf-8":
+        if source.form != "utf-8":
             stages.append(("source_byte_order", ByteOrderReader(
-                width=ENCODING_FORMS[source_form][0], byteorder=source_order)))
-        stages.append(("decoder", _DECODERS[source_form]()))
-        if strip_mark:
+                width=source.unit_bytes, byteorder=source.byteorder)))
+        stages.append(("decoder", _DECODERS[source.form]()))
+        if source.mark:
             stages.append(("mark_stripper", ByteOrderMarkStripper()))
         if self._errors == "ignore":
             stages.append(("error_dropper", ErrorDropper()))
-        stages.append(("encoder", _ENCODERS[target_form]()))
-        if write_mark:
-            stages.append(("mark_writer", ByteOrderMarkWriter(form=target_form)))
-        if target_form != "utf-8":
+        stages.append(("encoder", _ENCODERS[target.form]()))
+        if target.mark:
+            stages.append(("mark_writer", ByteOrderMarkWriter(form=target.form)))
+        if target.form != "utf-8":
             stages.append(("target_byte_order", ByteOrderWriter(
-                layout=stages[-1][1].o.payload.shape(),
-                byteorder="little" if target_order == "detect" else target_order)))
+                layout=stages[-1][1].o.payload.shape(), byteorder=target.target_byteorder)))
         return stages
 
     def elaborate(self, platform):

@@ -1,12 +1,14 @@
 """UTF-16 decoding and encoding (RFC 2781, section 2; Unicode 15, ch. 3, D91)."""
 
-from amaranth.hdl import Module, Signal, Cat, Const, Mux
+from amaranth.hdl import Module, Signal, Mux
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .encoder import LaneEncoder
 from .layout import UnitBytes, CodePointLanes, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
-from .lanes import registered_handshake, load_decoded
+from .handshake import registered_handshake
+from .lanes import load_decoded
+from .unicode import high_surrogate, low_surrogate, plane_minus_one, surrogate_pair_value
 
 
 __all__ = ["UTF16Decoder", "UTF16Encoder"]
@@ -68,11 +70,9 @@ class UTF16Decoder(wiring.Component):
             return [own_valid.eq(1), own_data.eq(REPLACEMENT_CHARACTER), own_error.eq(kind)]
 
         with m.If(high_pending & is_low):
-            # RFC 2781, 2.2: U' = (W1 & 0x3FF) << 10 | (W2 & 0x3FF); U = U' + 0x10000. The
-            # addition only touches the plane bits.
             m.d.comb += [
                 own_valid.eq(1),
-                own_data.eq(Cat(unit[0:10], high_bits[0:6], high_bits[6:10] + 1)),
+                own_data.eq(surrogate_pair_value(high_bits, unit[0:10])),
             ]
         with m.Elif(high_pending & ~full):
             with m.If(partial | last):
@@ -136,7 +136,6 @@ class UTF16Encoder(LaneEncoder):
     def encode(self, m, code_point):
         value = code_point.data
         supplementary = value[16:21] != 0
-        plane_minus_one = (value[16:21] - 1)[0:4]
-        high = Cat(value[10:16], plane_minus_one, Const(0b110110, 6))
-        low  = Cat(value[0:10], Const(0b110111, 6))
-        return [Mux(supplementary, high, value[0:16]), low], 1 + supplementary
+        high = high_surrogate(value[10:16], plane_minus_one(value[16:21]))
+        return [Mux(supplementary, high, value[0:16]), low_surrogate(value[0:10])], \
+            1 + supplementary

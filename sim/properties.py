@@ -368,8 +368,9 @@ class PipelineProperties(StreamProperties):
     pipeline ever emits a surrogate, an overlong form or a value above U+10FFFF."""
     def __init__(self, core):
         super().__init__(core, latency=core.latency,
-                         capacity=getattr(core, "capacity", core.latency))
-        self.target_form, self.target_order, _ = CODECS[core.target]
+                         capacity=core.capacity)
+        self.target_form = CODECS[core.target].form
+        self.target_order = CODECS[core.target].byteorder
 
     def properties(self, m, taken, given):
         super().properties(m, taken, given)

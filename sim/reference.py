@@ -13,14 +13,15 @@ and UTF-32), the model follows CPython's documented codec behaviour, recorded in
 
 from dataclasses import dataclass
 
-from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK, ENCODING_FORMS
-from ..hdl.params import CODECS as _CODEC_TABLE, check_codec
+from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK
+from ..hdl.params import CODECS as _CODEC_TABLE, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS
+from ..hdl.params import check_codec, check_errors, check_pair
 
 
 __all__ = [
-    "Item", "CODECS", "ERROR_HANDLERS", "error_reason", "check_errors_argument", "check_codec",
+    "Item", "CODECS", "ERROR_HANDLERS", "error_reason",
     "utf8_items", "utf16_items", "utf32_items", "decode_items", "decode_error", "decode", "decode_utf8",
-    "utf16_units", "encode", "encode_utf16", "codec_form", "UNIT_BYTES", "target_units", "input_beats",
+    "utf16_units", "encode", "encode_utf16", "target_units", "input_beats",
     "transcoder_beats", "transcode",
 ]
 
@@ -29,8 +30,6 @@ __all__ = [
 CODECS = tuple(_CODEC_TABLE)
 
 
-#: Error handlers of the model and the harness (the gateware implements the first two).
-ERROR_HANDLERS = ("replace", "ignore", "strict")
 
 _REASONS = {
     ErrorKind.INVALID_BYTE:            "invalid start byte",
@@ -50,12 +49,6 @@ def error_reason(kind, source):
             return "code point in surrogate code point range(0xd800, 0xe000)"
         return "illegal encoding"
     return _REASONS[kind]
-
-
-def check_errors_argument(errors):
-    if not isinstance(errors, str) or errors not in ERROR_HANDLERS:
-        allowed = ", ".join(repr(handler) for handler in ERROR_HANDLERS)
-        raise ValueError(f"errors must be one of {allowed}, not {errors!r}")
 
 
 @dataclass(frozen=True)
@@ -200,17 +193,7 @@ def utf32_items(data, byteorder="little"):
     return items
 
 
-def codec_form(codec):
-    """``(form, byteorder, byte order mark)`` of a codec: ``form`` is ``"utf-8"``, ``"utf-16"``
-    or ``"utf-32"``; ``byteorder`` ``None``, ``"little"``, ``"big"`` or ``"detect"``; the last
-    says whether the codec strips (as source) and writes (as target) a byte order mark."""
-    return _CODEC_TABLE[codec]
-
-
 #: Bytes per code unit of each encoding form.
-UNIT_BYTES = {form: width for form, (width, _) in ENCODING_FORMS.items()}
-
-
 def _strip_byte_order_mark(items):
     if items and items[0].code_point == BYTE_ORDER_MARK and items[0].error == ErrorKind.NONE:
         return items[1:]
@@ -220,10 +203,10 @@ def _strip_byte_order_mark(items):
 def _source_byteorder(data, source):
     """The byte order a UTF-16 or UTF-32 source decodes ``data`` in: a ``utf-16``/``utf-32``
     message is big-endian if it starts with the big-endian mark, little-endian otherwise."""
-    form, byteorder, _ = codec_form(source)
-    if byteorder != "detect":
-        return byteorder
-    width = UNIT_BYTES[form]
+    codec = _CODEC_TABLE[source]
+    if codec.byteorder != "detect":
+        return codec.byteorder
+    width = codec.unit_bytes
     return "big" if data[:width] == BYTE_ORDER_MARK.to_bytes(width, "big") else "little"
 
 
@@ -235,7 +218,7 @@ def decode_items(data, source):
     """
     check_codec("source", source)
     data = bytes(data)
-    form, _, strips_mark = codec_form(source)
+    form, strips_mark = _CODEC_TABLE[source].form, _CODEC_TABLE[source].mark
     if form == "utf-8":
         items = utf8_items(data)
     else:
@@ -254,7 +237,7 @@ def decode_error(data, source, item):
     what follows a stripped EF BB BF as a separate object, so its positions start after it.
     """
     data = bytes(data)
-    form, _, _ = codec_form(source)
+    form = _CODEC_TABLE[source].form
     if form == "utf-8":
         encoding = "utf-8"
         if source == "utf-8-sig" and data.startswith(b"\xef\xbb\xbf"):
@@ -281,7 +264,7 @@ def _handle_errors(items, data, errors, source):
 
 def decode(data, source, errors="replace"):
     """Decode one message to a list of code points, with CPython's error handlers."""
-    check_errors_argument(errors)
+    check_errors(errors, handlers=ERROR_HANDLERS)
     items = _handle_errors(decode_items(data, source), data, errors, source)
     return [item.code_point for item in items]
 
@@ -328,8 +311,8 @@ def encode(code_points, target):
     first two), even when there is nothing else to encode; the other codecs never write one.
     """
     check_codec("target", target)
-    form, byteorder, writes_mark = codec_form(target)
-    if writes_mark:
+    form, byteorder = _CODEC_TABLE[target].form, _CODEC_TABLE[target].byteorder
+    if _CODEC_TABLE[target].mark:
         code_points = [BYTE_ORDER_MARK, *code_points]
     if form == "utf-8":
         return b"".join(utf8_sequence(code_point) for code_point in code_points)
@@ -343,12 +326,11 @@ def encode(code_points, target):
 def target_units(code_point, target):
     """The code units of ``code_point`` in codec ``target``, each as the integer whose
     little-endian bytes are the unit's bytes on the wire (how the gateware's lanes hold them)."""
-    form, byteorder, _ = codec_form(target)
-    if form == "utf-8":
+    codec = _CODEC_TABLE[target]
+    if codec.form == "utf-8":
         return list(utf8_sequence(code_point))
-    if byteorder == "detect":
-        byteorder = "little"
-    width = UNIT_BYTES[form]
+    byteorder = "little" if codec.byteorder == "detect" else codec.byteorder
+    width, form = codec.unit_bytes, codec.form
     units = utf16_units(code_point) if form == "utf-16" else (code_point,)
     return [int.from_bytes(unit.to_bytes(width, byteorder), "little") for unit in units]
 
@@ -356,7 +338,7 @@ def target_units(code_point, target):
 def input_beats(data, source):
     """How many input beats one message takes: one per code unit, one more for trailing bytes,
     and one (empty) for an empty message."""
-    width = UNIT_BYTES[codec_form(source)[0]]
+    width = _CODEC_TABLE[source].unit_bytes
     return max(1, -(-len(data) // width))
 
 
@@ -368,10 +350,9 @@ def transcoder_beats(message, source, target, errors="replace"):
     :meth:`~utfhw.sim.payload.LaneFormat.unpack` gives them. A target that writes a byte order
     mark has it at the front of the first beat.
     """
-    if errors not in ("replace", "ignore"):
-        raise ValueError(f"errors must be 'replace' or 'ignore', not {errors!r}")
+    check_errors(errors, handlers=HARDWARE_ERROR_HANDLERS)
     beats = [[] for _ in range(input_beats(message, source))]
-    if codec_form(target)[2]:
+    if _CODEC_TABLE[target].mark:
         beats[0] += [(unit, ErrorKind.NONE) for unit in target_units(BYTE_ORDER_MARK, target)]
     for item in decode_items(message, source):
         if errors == "ignore" and item.error != ErrorKind.NONE:
@@ -382,6 +363,5 @@ def transcoder_beats(message, source, target, errors="replace"):
 
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace"):
     """What ``data.decode(source, errors).encode(target)`` gives, computed from the specs."""
-    check_codec("source", source)
-    check_codec("target", target)
+    check_pair(source, target)
     return encode(decode(data, source, errors), target)

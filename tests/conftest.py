@@ -16,6 +16,16 @@ settings.load_profile(os.environ.get("UTFHW_HYPOTHESIS_PROFILE", "ci" if os.envi
 
 REPOSITORY = pathlib.Path(__file__).resolve().parent.parent
 
+#: ``UTFHW_SWEEP=full`` runs every sweep in full (see README.md); read here and nowhere else.
+_SWEEP = os.environ.get("UTFHW_SWEEP", "")
+if _SWEEP not in ("", "full"):
+    raise pytest.UsageError(f"UTFHW_SWEEP must be 'full' or unset, not {_SWEEP!r}")
+FULL_SWEEP = _SWEEP == "full"
+
+
+def pytest_report_header(config):
+    return f"UTFHW_SWEEP: {'full' if FULL_SWEEP else 'bounded (set UTFHW_SWEEP=full for all)'}"
+
 
 def corpus_path():
     return pathlib.Path(os.environ.get("UTFHW_CORPUS", REPOSITORY.parent / "shared" / "corpus"))

@@ -1,6 +1,10 @@
-"""Shared by the tests: input generators biased toward the bytes that matter, and the oracle."""
+"""Shared by the tests: input generators biased toward the bytes that matter, adversarial
+messages for every codec, the oracle, and running many messages through a pipeline's generated
+Verilog in Verilator."""
 
 from hypothesis import strategies as st
+
+from utfhw.sim.verilator import verilated_pipeline
 
 
 # Bytes at the edges of Unicode Table 3-7, where decoders go wrong.
@@ -57,10 +61,13 @@ def check_messages(messages, source="utf-8", target="utf-16-le", *, errors="repl
     PipelinedUTF8ToUTF16); compare every message's beats with the model, its bytes with CPython
     and, from the "replace" core's beats, the strict error with CPython's. Returns the cycle
     count."""
-    from utfhw.sim.harness import build_pipeline, first_error_span, run_messages, units_to_bytes
+    from utfhw.hdl.cores import make_core
+    from utfhw.sim.payload import units_to_bytes
+    from utfhw.sim.pysim import run_messages
+    from utfhw.sim.strict import first_error_span
     from utfhw.sim.reference import decode_error, transcoder_beats
 
-    dut = build_pipeline(source, target, errors=errors, pipelined=pipelined)
+    dut = make_core(source, target, errors=errors, pipelined=pipelined)
     beats, cycles = run_messages(dut, messages, stall=stall, seed=seed)
     assert len(beats) == len(messages)
     for message, message_beats in zip(messages, beats):
@@ -73,3 +80,92 @@ def check_messages(messages, source="utf-8", target="utf-16-le", *, errors="repl
             hardware = error_fields(span and decode_error(message, source, span))
             assert hardware == cpython_strict_error(message, source), context
     return cycles
+
+
+TRICKY_UNITS = [0x0000, 0x0041, 0x00E9, 0xFEFF, 0xFFFE, 0xFFFD, 0xFFFF, 0xD800, 0xDBFF, 0xDC00,
+                0xDFFF, 0xE000, 0x10000, 0x1F600, 0x10FFFF, 0x110000, 0xFFFFFFFF]
+
+# Byte order mark edge cases, in every encoding: mark only, mark then text, two marks, a mark
+# in the wrong order, a mark cut short, and a mark after other text. Every pair gets all of them.
+MARK_CASES = [bytes.fromhex(case) for case in [
+    "", "EFBBBF", "EFBBBF 41", "EFBBBF EFBBBF", "EFBB", "41 EFBBBF", "80 EFBBBF",
+    "FFFE", "FEFF", "FFFE 4100", "FEFF 0041", "FFFE FFFE", "FEFF FEFF", "FFFE 41", "FF",
+    "4100 FFFE", "FFFE 00D8", "FEFF D800 0041",
+    "FFFE0000", "0000FEFF", "FFFE0000 41000000", "0000FEFF 00000041", "0000FEFF 0000FEFF",
+    "FFFE00", "0000FE", "FFFE0000 00D80000",
+]]
+
+
+def adversarial_message(rng, max_parts=12):
+    """A message of tricky bytes, UTF-8 sequences and fragments, and UTF-16/UTF-32 units in
+    either byte order, so that every source codec meets both well-formed and malformed input."""
+    parts = []
+    for _ in range(rng.randrange(max_parts + 1)):
+        kind = rng.randrange(4)
+        if kind == 0:
+            parts.append(bytes([rng.choice(TRICKY_BYTES)]))
+        elif kind == 1:
+            parts.append(rng.choice(FRAGMENTS))
+        else:
+            width = 2 if kind == 2 else 4
+            unit = rng.choice(TRICKY_UNITS + [rng.getrandbits(8 * width)]) % (1 << 8 * width)
+            parts.append(unit.to_bytes(width, rng.choice(["little", "big"])))
+    return b"".join(parts)
+
+
+# Verilator: many messages through a pipeline's generated Verilog, each compared with CPython.
+
+def split(data, lengths):
+    offset = 0
+    for length in lengths:
+        yield data[offset:offset + length]
+        offset += length
+
+
+def check_verilated(data, lengths, source, target, *, errors="replace", stall=0.0, seed=0,
+                    pipelined=False):
+    """Stream the messages in ``data`` (the ``n``-th ``lengths[n]`` bytes long) back to back
+    through the Verilated pipeline and check each one's output against
+    ``message.decode(source, errors).encode(target)``. Without stalls, also check that ``N``
+    input units take ``N`` plus the latency clocks. Returns the
+    :class:`~utfhw.sim.verilator.VerilatorRun`."""
+    pipeline = verilated_pipeline(source, target, errors=errors, pipelined=pipelined)
+    run = pipeline.run_joined(data, lengths, stall=stall, seed=seed)
+    expected = [message.decode(source, errors).encode(target)
+                for message in split(data, lengths)]
+    if run.output_lengths != [len(output) for output in expected] or run.output != b"".join(expected):
+        for index, (message, got, want) in enumerate(zip(split(data, lengths), run.messages(),
+                                                         expected)):
+            assert got == want, (source, target, errors, index, message.hex(), got.hex(),
+                                 want.hex())
+        assert False, "outputs differ in length but no message does"
+    if stall == 0.0:
+        assert run.cycles == run.input_beats + pipeline.latency, (source, target, errors)
+    return run
+
+
+def joined(messages):
+    """``(data, lengths)`` of a list of messages."""
+    return b"".join(messages), [len(message) for message in messages]
+
+
+def every_two_bytes():
+    return b"".join(value.to_bytes(2, "big") for value in range(1 << 16))
+
+
+def every_two_bytes_messages():
+    """All 16,843,008 byte strings of 1 to 3 bytes as ``(data, lengths)`` chunks, each string
+    its own message: first those of 1 and 2 bytes, then the 3-byte ones in eight slices of 32
+    first bytes."""
+    pairs = every_two_bytes()
+    yield bytes(range(256)) + pairs, [1] * 256 + [2] * (1 << 16)
+    for start in range(0, 256, 32):
+        data = bytearray(3 << 16)
+        data[1::3] = pairs[0::2]
+        data[2::3] = pairs[1::2]
+        slices = []
+        for first in range(start, start + 32):
+            data[0::3] = bytes([first]) * (1 << 16)
+            slices.append(bytes(data))
+        joined_slices = b"".join(slices)
+        yield joined_slices, [3] * (len(joined_slices) // 3)

@@ -12,13 +12,14 @@ from amaranth_boards.icebreaker import ICEBreakerPlatform
 from utfhw.boards import report
 from utfhw.sim import tools
 from utfhw.boards.build import build
-from utfhw.boards.toolchain import TimingError, ToolchainError, tool_environment
+from utfhw.boards.nextpnr import TimingError
+from utfhw.sim.tools import ToolchainError, tool_environment
 from utfhw.boards.top import BOARDS, Board, BridgeTop
-from utfhw.sim.cli import BOARD_NAMES
+from utfhw.cli import BOARD_NAMES
 
 
 def run(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "utfhw.sim.cli", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "utfhw.cli", *map(str, args)],
                           capture_output=True, text=True, env=env)
 
 
@@ -90,7 +91,7 @@ def test_bad_baud_is_reported(tmp_path):
 @pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 def test_board_names():
     assert set(BOARD_NAMES) == set(BOARDS)
-    with pytest.raises(ValueError, match=r"^board must be one of icebreaker, ulx3s-85f, not "
+    with pytest.raises(ValueError, match=r"^board must be 'icebreaker' or 'ulx3s-85f', not "
                                          r"'arty'$") as refused:
         BridgeTop("arty")
     # Collect the refused top now, while its warning is ignored.

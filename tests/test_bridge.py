@@ -11,12 +11,12 @@ from types import SimpleNamespace
 from amaranth.hdl import Fragment
 from amaranth.lib.io import SimulationPort
 
-from utfhw.boards.bridge import UARTBridge, expansion, FIFO_MARGIN, BITS_PER_FRAME
+from utfhw.hdl.bridge import UARTBridge, expansion, FIFO_MARGIN, BITS_PER_FRAME
 from utfhw.boards.top import BridgeTop
 from utfhw.hdl.bytestream import LaneSerializer, UnitAssembler
 from utfhw.hdl.layout import UnitBytes
 from utfhw.hdl.uart import UARTReceiver, UARTTransmitter
-from utfhw.sim.bench import stress_input
+from utfhw.sim.throughput import stress_input
 from utfhw.sim.reference import CODECS
 from utfhw.sim.uart import send_bytes, receive_bytes
 
@@ -250,7 +250,7 @@ def test_expansion_is_reached(source, target):
                         "1000000); choose one within 1%"),
     ({"fifo_depth": 15}, "fifo_depth must be an integer of at least 16, not 15"),
     ({"idle_bits": 19}, "idle_bits must be an integer of at least 20, not 19"),
-    ({"source": "latin-1"}, "source codec must be one of"),
+    ({"source": "latin-1"}, "source codec must be 'utf-8', 'utf-8-sig', "),
     ({"errors": "strict"}, "errors must be 'replace' or 'ignore', not 'strict'"),
 ])
 def test_bridge_arguments(arguments, message):

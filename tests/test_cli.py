@@ -6,13 +6,14 @@ import sys
 
 import pytest
 
-from utfhw.sim.cli import main
+from utfhw.cli import main
 from utfhw.sim.generate import pipeline_hdl
-from utfhw.sim.lint import find_verilator, lint_verilog
+from utfhw.sim.lint import lint_verilog
+from utfhw.sim.tools import find_verilator
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "utfhw.sim.cli", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "utfhw.cli", *map(str, args)],
                           capture_output=True, text=True)
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from utfhw.hdl import Transcoder
 from utfhw.sim import simulate
-from utfhw.sim.harness import run_messages
+from utfhw.sim.pysim import run_messages
 
 from support import check_messages
 

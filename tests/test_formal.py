@@ -3,12 +3,12 @@
 reached, and for each family of properties a deliberately broken core fails its check."""
 
 import itertools
-import os
 
 import pytest
 from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 
+from conftest import FULL_SWEEP
 from utfhw.hdl import (UTF8Decoder, UTF8Encoder, UTF16Decoder, UTF16Encoder, UTF32Decoder,
                        UTF32Encoder, ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper,
                        ByteOrderMarkWriter, ErrorDropper, Transcoder,
@@ -29,7 +29,6 @@ ENCODERS = {"utf-8": UTF8Encoder, "utf-16": UTF16Encoder, "utf-32": UTF32Encoder
 # UTF-32: 2 units, plus one clock of latency), with margin (UTF-8: 10, 12 with
 # UTFHW_SWEEP=full). The decoders' byte histories are not tied to the decoders' state by an
 # invariant, so these are bounded checks.
-FULL_SWEEP = os.environ.get("UTFHW_SWEEP") == "full"
 DECODER_DEPTH = {"utf-8": 12 if FULL_SWEEP else 10, "utf-16": 7, "utf-32": 5}
 # Two beats of two code points each, split or not.
 ENCODER_DEPTH = 6
@@ -248,5 +247,5 @@ def test_bad_mode(tmp_path):
     # The arguments are checked before the bench is looked at.
     with pytest.raises(ValueError, match="mode must be 'bmc', 'prove' or 'cover', not 'sat'"):
         check(None, mode="sat", depth=4, directory=tmp_path)
-    with pytest.raises(ValueError, match="depth must be a positive integer, not 0"):
+    with pytest.raises(ValueError, match="depth must be an integer of at least 1, not 0"):
         check(None, mode="bmc", depth=0, directory=tmp_path)

@@ -8,7 +8,8 @@ import subprocess
 import pytest
 
 from utfhw.sim.generate import module_name, pipeline_hdl
-from utfhw.sim.lint import find_verilator, lint_verilog
+from utfhw.sim.lint import lint_verilog
+from utfhw.sim.tools import find_verilator
 from utfhw.sim.reference import CODECS
 
 

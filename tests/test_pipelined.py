@@ -2,19 +2,19 @@
 to CPython, and one byte per clock."""
 
 import gc
-import os
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from conftest import FULL_SWEEP
 from utfhw.hdl.pipelined import PipelinedUTF8ToUTF16
 from utfhw.sim.formal import check, combinational_path
 from utfhw.sim.properties import PipelineProperties
 from utfhw.sim.generate import pipeline_hdl
-from utfhw.sim.harness import build_pipeline
+from utfhw.hdl.cores import make_core
 
 from support import SEQUENCES, TRICKY_BYTES, byte_soup, check_messages
-from verilated import check_verilated, every_two_bytes_messages
+from support import check_verilated, every_two_bytes_messages
 
 
 PAIRS = [("utf-16-le", "replace"), ("utf-16-be", "replace"), ("utf-16-le", "ignore"),
@@ -71,7 +71,7 @@ def test_pipeline_properties(tmp_path, byteorder, errors):
     well-formed UTF-16 whatever bytes come in (BMC through one whole 4-byte character past the
     latency; two with ``UTFHW_SWEEP=full``, which takes minutes instead of seconds)."""
     core = PipelinedUTF8ToUTF16(byteorder=byteorder, errors=errors)
-    past_latency = 9 if os.environ.get("UTFHW_SWEEP") == "full" else 4
+    past_latency = 9 if FULL_SWEEP else 4
     result = check(PipelineProperties(core), mode="bmc", depth=core.latency + past_latency,
                    directory=tmp_path)
     assert result.passed, result.failures
@@ -106,11 +106,11 @@ def test_arguments(arguments, message):
 def test_only_utf8_to_utf16():
     with pytest.raises(ValueError, match=r"^pipelined=True is for utf-8 to utf-16-le or "
                                          r"utf-16-be, not utf-8 to utf-16$"):
-        build_pipeline("utf-8", "utf-16", pipelined=True)
+        make_core("utf-8", "utf-16", pipelined=True)
 
 
 def test_generate_command(tmp_path):
-    from utfhw.sim.cli import main
+    from utfhw.cli import main
     output = tmp_path / "fast.v"
     assert main(["generate", "--pipelined", "-o", str(output)]) == 0
     assert "module utf8_to_utf16le_pipelined" in output.read_text()

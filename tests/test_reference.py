@@ -8,6 +8,7 @@ import os
 import pytest
 from hypothesis import given
 
+from conftest import FULL_SWEEP
 from utfhw.hdl.layout import ErrorKind
 from utfhw.sim import reference
 from utfhw.sim.reference import decode_utf8, encode_utf16, transcode, utf8_items
@@ -71,7 +72,7 @@ BOUNDED_FIRST_BYTES = [0x00, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE
 
 @pytest.mark.slow
 def test_every_three_byte_input():
-    full = os.environ.get("UTFHW_SWEEP") == "full"
+    full = FULL_SWEEP
     first_bytes = range(256) if full else BOUNDED_FIRST_BYTES
     with multiprocessing.Pool(os.cpu_count() or 1) as pool:
         failures = [failure for chunk in pool.map(_check_three_byte_inputs, first_bytes)
@@ -105,13 +106,13 @@ def test_error_reasons_are_cpythons():
 
 @pytest.mark.parametrize("call,message", [
     (lambda: decode_utf8(b"", "surrogateescape"),
-     "errors must be one of 'replace', 'ignore', 'strict', not 'surrogateescape'"),
+     "errors must be 'replace', 'ignore' or 'strict', not 'surrogateescape'"),
     (lambda: transcode(b"", "latin-1", "utf-16-le"),
-     "source codec must be one of utf-8, utf-8-sig, utf-16, utf-16-le, utf-16-be, utf-32, "
-     "utf-32-le, utf-32-be, not 'latin-1'"),
+     "source codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', 'utf-16-be', 'utf-32', "
+     "'utf-32-le' or 'utf-32-be', not 'latin-1'"),
     (lambda: transcode(b"", "utf-8", "utf16"),
-     "target codec must be one of utf-8, utf-8-sig, utf-16, utf-16-le, utf-16-be, utf-32, "
-     "utf-32-le, utf-32-be, not 'utf16'"),
+     "target codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', 'utf-16-be', 'utf-32', "
+     "'utf-32-le' or 'utf-32-be', not 'utf16'"),
 ])
 def test_model_argument_errors(call, message):
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):

@@ -8,7 +8,7 @@ import pytest
 
 from utfhw.sim.reference import CODECS
 
-from verilated import check_verilated, every_two_bytes_messages, joined
+from support import check_verilated, every_two_bytes_messages, joined
 
 
 @pytest.mark.parametrize("errors", ["replace", "ignore"])

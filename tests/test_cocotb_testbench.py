@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from utfhw.sim.cocotb_bench import run
+from utfhw.sim.cocotb_testbench import run
 
 pytest.importorskip("cocotb_tools.runner")
 

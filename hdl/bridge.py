@@ -6,11 +6,11 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import fifo, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..hdl.bytestream import UnitAssembler, LaneSerializer
-from ..hdl.layout import ENCODING_FORMS, FramedByte
-from ..hdl.params import CODECS, check_integer
-from ..hdl.transcoder import Transcoder
-from ..hdl.uart import UARTReceiver, UARTTransmitter, MINIMUM_DIVISOR
+from .bytestream import UnitAssembler, LaneSerializer
+from .layout import FramedByte
+from .params import CODECS, check_integer
+from .transcoder import Transcoder
+from .uart import UARTReceiver, UARTTransmitter, MINIMUM_DIVISOR
 
 
 __all__ = ["UARTBridge", "expansion", "BITS_PER_FRAME", "BAUD_TOLERANCE", "FIFO_MARGIN"]
@@ -48,7 +48,7 @@ _EXPANSION = {
 def expansion(source, target, errors="replace"):
     """The most output bytes one input byte can give, over long input, when transcoding
     ``source`` to ``target`` (a message may add a few bytes more: see :data:`FIFO_MARGIN`)."""
-    source_form, target_form = CODECS[source][0], CODECS[target][0]
+    source_form, target_form = CODECS[source].form, CODECS[target].form
     if errors == "ignore" and source_form == target_form == "utf-8":
         # Invalid bytes vanish instead of growing to three; everything else keeps its length.
         return 1
@@ -181,7 +181,7 @@ class UARTBridge(wiring.Component):
         buffer = m.submodules.buffer = fifo.SyncFIFOBuffered(
             width=FramedByte.size, depth=self._fifo_depth)
         assembler = m.submodules.assembler = UnitAssembler(
-            width=ENCODING_FORMS[CODECS[self.transcoder.source][0]][0])
+            width=CODECS[self.transcoder.source].unit_bytes)
         m.submodules.transcoder = self.transcoder
         serializer = m.submodules.serializer = LaneSerializer(
             layout=self.transcoder.o.payload.shape())

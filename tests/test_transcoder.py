@@ -11,43 +11,12 @@ from utfhw.hdl import Transcoder
 from utfhw.sim import simulate, transcode
 from utfhw.sim.reference import CODECS, input_beats
 
-from support import FRAGMENTS, TRICKY_BYTES, check_messages, cpython_strict_error, error_fields
+from support import MARK_CASES, adversarial_message, check_messages, cpython_strict_error, error_fields
 
 
 PAIRS = list(itertools.product(CODECS, CODECS))
 
 # Units that matter to UTF-16 and UTF-32 decoders: marks, surrogates, the edges of the ranges.
-TRICKY_UNITS = [0x0000, 0x0041, 0x00E9, 0xFEFF, 0xFFFE, 0xFFFD, 0xFFFF, 0xD800, 0xDBFF, 0xDC00,
-                0xDFFF, 0xE000, 0x10000, 0x1F600, 0x10FFFF, 0x110000, 0xFFFFFFFF]
-
-# Byte order mark edge cases, in every encoding: mark only, mark then text, two marks, a mark
-# in the wrong order, a mark cut short, and a mark after other text. Every pair gets all of them.
-MARK_CASES = [bytes.fromhex(case) for case in [
-    "", "EFBBBF", "EFBBBF 41", "EFBBBF EFBBBF", "EFBB", "41 EFBBBF", "80 EFBBBF",
-    "FFFE", "FEFF", "FFFE 4100", "FEFF 0041", "FFFE FFFE", "FEFF FEFF", "FFFE 41", "FF",
-    "4100 FFFE", "FFFE 00D8", "FEFF D800 0041",
-    "FFFE0000", "0000FEFF", "FFFE0000 41000000", "0000FEFF 00000041", "0000FEFF 0000FEFF",
-    "FFFE00", "0000FE", "FFFE0000 00D80000",
-]]
-
-
-def adversarial_message(rng, max_parts=12):
-    """A message of tricky bytes, UTF-8 sequences and fragments, and UTF-16/UTF-32 units in
-    either byte order, so that every source codec meets both well-formed and malformed input."""
-    parts = []
-    for _ in range(rng.randrange(max_parts + 1)):
-        kind = rng.randrange(4)
-        if kind == 0:
-            parts.append(bytes([rng.choice(TRICKY_BYTES)]))
-        elif kind == 1:
-            parts.append(rng.choice(FRAGMENTS))
-        else:
-            width = 2 if kind == 2 else 4
-            unit = rng.choice(TRICKY_UNITS + [rng.getrandbits(8 * width)]) % (1 << 8 * width)
-            parts.append(unit.to_bytes(width, rng.choice(["little", "big"])))
-    return b"".join(parts)
-
-
 def text_message(rng, source):
     """Well-formed text, with supplementary characters, encoded with ``source``."""
     alphabet = "aZ\u00e9\u0416\u05d0\u0e01\u4e2d\ufeff\ufffd\U0001F600\U00010000\U0010FFFF"

@@ -4,8 +4,11 @@ output always ready, cycles counted by the simulator."""
 import itertools
 import random
 
-from .harness import build_pipeline, run_messages, units_to_bytes
-from .reference import CODECS, input_beats, transcode
+from ..hdl.cores import make_core
+from ..hdl.params import CODECS
+from .payload import units_to_bytes
+from .pysim import run_messages
+from .reference import input_beats, transcode
 
 
 __all__ = ["stress_input", "PairRate", "pair_rates"]
@@ -70,7 +73,7 @@ def pair_rates(length=2048, *, errors="replace", pairs=None, seed=0):
     that a rate is never reported for a wrong result."""
     for source, target in pairs or itertools.product(CODECS, CODECS):
         data = stress_input(source, length, seed)
-        core = build_pipeline(source, target, errors=errors)
+        core = make_core(source, target, errors=errors)
         (beats,), cycles = run_messages(core, [data])
         output = units_to_bytes(beats, target)
         assert output == transcode(data, source, target, errors=errors), (source, target)

@@ -1,4 +1,6 @@
-"""The ``utfhw`` command line: run files through the simulated gateware, generate HDL."""
+"""The ``utfhw`` command line: run files through the simulated gateware, generate HDL, build
+bitstreams and the implementation report. It sits above everything it drives: ``utfhw.sim``,
+``utfhw.boards`` and ``utfhw.hdl``."""
 
 import argparse
 import os
@@ -6,13 +8,13 @@ import pathlib
 import sys
 import time
 
-from .cocotb_bench import SIMULATORS, run as run_cocotb
-from .generate import module_name, pipeline_hdl
-from .harness import BACKENDS, simulate
-from ..hdl.params import HARDWARE_ERROR_HANDLERS
-from .reference import CODECS, ERROR_HANDLERS
-from .stream import check_stall
-from .verilator import BuildError, ToolchainError, verilated_pipeline
+from .hdl.params import CODECS, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS
+from .sim.backends import BACKENDS, simulate
+from .sim.cocotb_testbench import SIMULATORS, run as run_cocotb
+from .sim.generate import module_name, pipeline_hdl
+from .sim.stream import check_stall
+from .sim.tools import BuildError, ToolchainError
+from .sim.verilator import verilated_pipeline
 
 
 __all__ = ["main", "module_name"]
@@ -115,25 +117,25 @@ def _parser():
                        help="use at most the first BYTES bytes of each file")
     bench.add_argument("--sim", choices=[*BACKENDS, "both"], default="amaranth",
                        help="simulator to measure (default: amaranth)")
-    bench_cocotb = commands.add_parser(
+    cocotb_command = commands.add_parser(
         "cocotb", help="run the cocotb test bench on the generated Verilog",
-        description="Generate the pipeline's Verilog and run utfhw.sim.cocotb_bench on it with "
+        description="Generate the pipeline's Verilog and run utfhw.sim.cocotb_testbench on it with "
                     "cocotb's runner: messages stream through with random stalls and every "
                     "output beat is checked against the reference model.")
-    _add_codec_arguments(bench_cocotb, HARDWARE_ERROR_HANDLERS)
-    bench_cocotb.add_argument("--sim", choices=SIMULATORS, default="icarus",
+    _add_codec_arguments(cocotb_command, HARDWARE_ERROR_HANDLERS)
+    cocotb_command.add_argument("--sim", choices=SIMULATORS, default="icarus",
                               help="simulator (default: icarus)")
-    bench_cocotb.add_argument("--stall", type=_probability, default=0.3, metavar="P",
+    cocotb_command.add_argument("--stall", type=_probability, default=0.3, metavar="P",
                               help="probability of a stall clock on each side (default: 0.3)")
-    bench_cocotb.add_argument("--seed", type=int, default=0)
-    bench_cocotb.add_argument("--messages", metavar="FILE",
+    cocotb_command.add_argument("--seed", type=int, default=0)
+    cocotb_command.add_argument("--messages", metavar="FILE",
                               help="also send this file as one message")
-    bench_cocotb.add_argument("--build-dir", metavar="DIR",
+    cocotb_command.add_argument("--build-dir", metavar="DIR",
                               help="where cocotb builds (default: a new temporary folder)")
 
     build = commands.add_parser(
         "build", help="build the UART transcoder bridge's bitstream for a board",
-        description="Build the UART transcoder bridge (boards/bridge.py) for a board with the "
+        description="Build the UART transcoder bridge (hdl/bridge.py) for a board with the "
                     "yowasp tools (or those named by YOSYS, NEXTPNR_ICE40, ICEPACK, "
                     "NEXTPNR_ECP5, ECPPACK): bytes sent to the board's USB serial port come "
                     "back transcoded. Prints utilisation, the clock reached, the serial "
@@ -167,21 +169,20 @@ def _parser():
 
 
 def _build(parser, args):
-    from ..boards.build import build
-    from ..boards.toolchain import TimingError, ToolchainError as FPGAToolchainError
+    from .boards.build import build
+    from .boards.nextpnr import TimingError
     directory = args.output or os.path.join("build", args.board)
     try:
         result = build(args.board, directory=directory, source=args.source,
                        target=args.target, errors=args.errors, baud=args.baud)
-    except (ValueError, FPGAToolchainError, TimingError, RuntimeError) as error:
+    except (ValueError, ToolchainError, TimingError, RuntimeError) as error:
         parser.exit(1, f"utfhw build: error: {error}\n")
     print(result.summary())
 
 
 def _report(parser, args):
     import tempfile
-    from ..boards.report import run_report, write_chart, write_markdown
-    from ..boards.toolchain import ToolchainError as FPGAToolchainError
+    from .boards.report import run_report, write_chart, write_markdown
 
     def progress(done, total, row):
         figures = ", ".join(f"{device} {min(value):.1f}" for device, value in row.items()
@@ -195,7 +196,7 @@ def _report(parser, args):
         with tempfile.TemporaryDirectory(prefix="utfhw-report-") as scratch:
             rows = run_report(args.build_dir or scratch, pairs=args.pairs, jobs=args.jobs,
                               progress=progress)
-    except (ValueError, FPGAToolchainError, RuntimeError) as error:
+    except (ValueError, ToolchainError, RuntimeError) as error:
         parser.exit(1, f"utfhw report: error: {error}\n")
     write_chart(rows, chart)
     command = " ".join(["utfhw report", *(sys.argv[2:] if sys.argv[1:2] == ["report"] else [])])
@@ -291,7 +292,7 @@ def _generate(parser, args):
 
 
 def _bench_pairs(args):
-    from .bench import pair_rates
+    from .sim.throughput import pair_rates
 
     print(f"{'source':10} {'target':10} {'in bits':>7} {'out lanes':>12} {'latency':>7} "
           f"{'units':>6} {'cycles':>6} {'units/clock':>11}")

@@ -25,7 +25,6 @@ handshake in the read-only phase after it, so nothing races the rising edge.
 import os
 import pathlib
 import random
-import shutil
 import sys
 import tempfile
 
@@ -53,7 +52,7 @@ def _settings():
 
 def _messages(source, seed, extra):
     """Multilingual text, malformed input and byte order mark cases, in the source codec."""
-    from .bench import stress_input
+    from .throughput import stress_input
 
     text = "Gr\u00fc\u00dfe, \u041f\u0440\u0438\u0432\u0435\u0442, \u4f60\u597d, " \
            "\u0e2a\u0e27\u0e31\u0e2a\u0e14\u0e35 \U0001F600\U0010FFFF"
@@ -74,10 +73,10 @@ def _messages(source, seed, extra):
 def _payload_formats(source, target, errors):
     from amaranth.hdl import Fragment
 
-    from .harness import build_pipeline
+    from ..hdl.cores import make_core
     from .payload import LaneFormat
 
-    core = build_pipeline(source, target, errors=errors)
+    core = make_core(source, target, errors=errors)
     # Only the port layouts are needed; elaborating the core keeps Amaranth from warning that
     # it was never used.
     Fragment.get(core, None)
@@ -163,14 +162,15 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
     ``judge_as`` overrides bench settings (``{"UTFHW_TARGET": ...}``) to score the Verilog as
     another pipeline, which must fail: that shows the scoreboard checks.
 
-    Returns ``(tests, failures)`` from cocotb's results file. Raises :exc:`RuntimeError` if
-    cocotb or the simulator is missing.
+    Returns ``(tests, failures)`` from cocotb's results file. Raises :exc:`RuntimeError`
+    (:exc:`~utfhw.sim.tools.ToolchainError` for a simulator) if cocotb or the simulator is
+    missing.
     """
-    from ..hdl.params import check_codec, check_errors, check_choice
+    from ..hdl.params import check_choice, check_errors, check_pair
     from .generate import module_name, pipeline_hdl
+    from .tools import find_iverilog
 
-    check_codec("source", source)
-    check_codec("target", target)
+    check_pair(source, target)
     check_errors(errors)
     check_choice("simulator", simulator, SIMULATORS)
     try:
@@ -181,8 +181,7 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
 
     build_dir = pathlib.Path(build_dir or tempfile.mkdtemp(prefix="utfhw-cocotb-"))
     build_dir.mkdir(parents=True, exist_ok=True)
-    if shutil.which("iverilog") is None:
-        raise RuntimeError("Icarus Verilog is not installed (Debian: apt install iverilog)")
+    find_iverilog()
     name = module_name(source, target)
     verilog = build_dir / f"{name}.v"
     verilog.write_text(pipeline_hdl(source, target, errors=errors, name=name))
@@ -201,7 +200,7 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
     results = build_dir / "results.xml"
     try:
         runner.test(
-            test_module="utfhw.sim.cocotb_bench", hdl_toplevel=name, build_dir=build_dir,
+            test_module="utfhw.sim.cocotb_testbench", hdl_toplevel=name, build_dir=build_dir,
             results_xml=str(results), timescale=("1ns", "1ps"), verbose=verbose,
             extra_env={**settings, **(judge_as or {}),
                        "PYTHONPATH": os.pathsep.join(filter(None, sys.path))})

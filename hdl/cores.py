@@ -1,0 +1,77 @@
+"""What every transcoding core offers, and the choice of core for a codec pair.
+
+Every core utfhw builds (:class:`~utfhw.hdl.transcoder.Transcoder`,
+:class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16`) is an
+:class:`amaranth.lib.wiring.Component` that satisfies :class:`Core`, and
+:func:`make_core` is the one place that picks the core for a pair: Verilog generation, the
+simulators, the implementation report and the tests all call it.
+"""
+
+from typing import Protocol, runtime_checkable
+
+from .params import ERROR_HANDLERS, check_errors, check_pair
+from .pipelined import PipelinedUTF8ToUTF16
+from .transcoder import Transcoder
+
+
+__all__ = ["Core", "PIPELINED_PAIRS", "make_core"]
+
+
+@runtime_checkable
+class Core(Protocol):
+    """The interface of a transcoding core.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(UnitBytes(unit_bytes)))`
+        Source code units in wire order, one per beat; ``count`` bytes present, ``last`` on the
+        final beat of a message (an empty message is one beat with ``count == 0`` and
+        ``last``).
+    o : :py:`Out(stream.Signature(Lanes(unit, lanes)))`
+        Target code units in wire order, packed from lane 0, each with its
+        :class:`~utfhw.hdl.layout.ErrorKind`; ``last`` on the beat that answers the input beat
+        with ``last``.
+    source, target : :class:`str`
+        CPython's codec names.
+    errors : :class:`str`
+        ``"replace"`` or ``"ignore"``.
+    latency : :class:`int`
+        Clocks from an accepted input beat to the output beat it produces, with the output
+        ready.
+    capacity : :class:`int`
+        The most beats the core holds at once (input taken, output not yet taken).
+    """
+    i: object
+    o: object
+    source: str
+    target: str
+    errors: str
+    latency: int
+    capacity: int
+
+
+#: The pairs :class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16` covers, with its byte order.
+PIPELINED_PAIRS = {("utf-8", "utf-16-le"): "little", ("utf-8", "utf-16-be"): "big"}
+
+
+def make_core(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False):
+    """The core for a codec pair: a :class:`~utfhw.hdl.transcoder.Transcoder`, or with
+    ``pipelined=True`` the :class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16` (UTF-8 to
+    UTF-16-LE or -BE only). ``errors="strict"`` makes the ``"replace"`` core, whose error kinds
+    tell the consumer where to stop.
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If a codec or ``errors`` is unknown, or ``pipelined`` is asked for another pair.
+    """
+    check_pair(source, target)
+    check_errors(errors, handlers=ERROR_HANDLERS)
+    hardware_errors = "replace" if errors == "strict" else errors
+    if pipelined:
+        if (source, target) not in PIPELINED_PAIRS:
+            raise ValueError(f"pipelined=True is for utf-8 to utf-16-le or utf-16-be, not "
+                             f"{source} to {target}")
+        return PipelinedUTF8ToUTF16(byteorder=PIPELINED_PAIRS[(source, target)],
+                                    errors=hardware_errors)
+    return Transcoder(source=source, target=target, errors=hardware_errors)

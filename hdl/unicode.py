@@ -1,0 +1,133 @@
+"""The formulas of the encoding forms, written once for every core that needs them.
+
+Unicode ch. 3, Table 3-7 (which UTF-8 byte sequences are well formed), the UTF-16 surrogate
+arithmetic of RFC 2781, section 2, and the byte swap between the numeric and the big-endian
+wire order of a unit. The composed stages and :class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16`
+both build on these; the reference model and the formal properties keep their own independent
+copies on purpose, as oracles.
+"""
+
+from dataclasses import dataclass
+
+from amaranth.hdl import Cat, Const
+
+
+__all__ = [
+    "CONTINUATION", "LeadBytes", "TABLE_3_7", "NEXT_BYTE_RANGES", "lead_groups",
+    "byte_in_range", "nibble_terms",
+    "plane_minus_one", "high_surrogate", "low_surrogate", "surrogate_pair_value",
+    "swap_bytes",
+]
+
+
+#: The range of a continuation byte, 80..BF.
+CONTINUATION = (0x80, 0xBF)
+
+
+@dataclass(frozen=True)
+class LeadBytes:
+    """One row of Table 3-7: lead bytes ``first`` to ``last``, the continuation bytes they
+    need, and the range the first of those must fall in (the later ones: 80..BF)."""
+    first: int
+    last: int
+    needs: int
+    next_range: tuple
+
+    @property
+    def payload_bits(self):
+        """Bits of the lead byte that belong to the scalar value (RFC 3629, section 3)."""
+        return 6 - self.needs
+
+
+#: Unicode ch. 3, Table 3-7, "Well-Formed UTF-8 Byte Sequences", for sequences of two or more
+#: bytes (a byte 00..7F is a character on its own). The narrowed second-byte ranges are what
+#: leave overlong forms, surrogates and values above U+10FFFF without a well-formed encoding.
+TABLE_3_7 = (
+    LeadBytes(0xC2, 0xDF, 1, CONTINUATION),
+    LeadBytes(0xE0, 0xE0, 2, (0xA0, 0xBF)),
+    LeadBytes(0xE1, 0xEC, 2, CONTINUATION),
+    LeadBytes(0xED, 0xED, 2, (0x80, 0x9F)),
+    LeadBytes(0xEE, 0xEF, 2, CONTINUATION),
+    LeadBytes(0xF0, 0xF0, 3, (0x90, 0xBF)),
+    LeadBytes(0xF1, 0xF3, 3, CONTINUATION),
+    LeadBytes(0xF4, 0xF4, 3, (0x80, 0x8F)),
+)
+
+#: Every range a continuation byte may have to fall in, the full one first.
+NEXT_BYTE_RANGES = tuple(dict.fromkeys([CONTINUATION, *(lead.next_range for lead in TABLE_3_7)]))
+
+
+def lead_groups():
+    """The rows of :data:`TABLE_3_7` grouped by what a decoder does after them: a dict from
+    ``(needs, next_range)`` to the list of ``(first, last)`` lead byte ranges, in table order."""
+    groups = {}
+    for lead in TABLE_3_7:
+        groups.setdefault((lead.needs, lead.next_range), []).append((lead.first, lead.last))
+    return groups
+
+
+def byte_in_range(byte, low, high):
+    """Whether the 8-bit value ``byte`` is within ``low``..``high``, as a 1-bit value."""
+    if low == 0:
+        return byte <= high
+    if high == 0xFF:
+        return byte >= low
+    return (byte >= low) & (byte <= high)
+
+
+def nibble_terms(ranges):
+    """The bytes within any of ``ranges`` (``(low, high)`` pairs), as a sum of products of one
+    condition on the high nibble and one on the low nibble.
+
+    Returns a list of ``(highs, lows)``: sets of high-nibble and of low-nibble values; a byte is
+    in the ranges when, for some term, its high nibble is in ``highs`` and its low nibble in
+    ``lows``. High nibbles whose whole row of 16 bytes is in the ranges share one term with
+    every low nibble allowed. Each set is a function of four bits, one LUT4, so a pipeline
+    registers the sets and combines them a stage later in one or two levels.
+    """
+    members = set()
+    for low, high in ranges:
+        members.update(range(low, high + 1))
+    rows = {}
+    for high_nibble in range(16):
+        lows = frozenset(low for low in range(16) if high_nibble << 4 | low in members)
+        if lows:
+            rows.setdefault(lows, set()).add(high_nibble)
+    full = frozenset(range(16))
+    terms = []
+    if full in rows:
+        terms.append((frozenset(rows.pop(full)), full))
+    for lows, highs in rows.items():
+        for high_nibble in sorted(highs):
+            terms.append((frozenset([high_nibble]), lows))
+    return terms
+
+
+def plane_minus_one(plane):
+    """The four bits a high surrogate carries for a supplementary ``plane`` (1 to 16): the plane
+    less one (RFC 2781, section 2.1: U' = U - 0x10000)."""
+    return (plane - 1)[0:4]
+
+
+def high_surrogate(bits_10_16, plane_bits):
+    """The high surrogate D800..DBFF of a supplementary code point, from its bits 10 to 15 and
+    :func:`plane_minus_one` of its plane (RFC 2781, section 2.1)."""
+    return Cat(bits_10_16, plane_bits, Const(0b110110, 6))
+
+
+def low_surrogate(bits_0_10):
+    """The low surrogate DC00..DFFF of a supplementary code point, from its bits 0 to 9."""
+    return Cat(bits_0_10, Const(0b110111, 6))
+
+
+def surrogate_pair_value(high_bits, low_bits):
+    """The 21-bit code point of a surrogate pair, from the ten low bits of each surrogate (RFC
+    2781, section 2.2: U = ((W1 & 0x3FF) << 10 | (W2 & 0x3FF)) + 0x10000; the addition only
+    touches the plane bits)."""
+    return Cat(low_bits[0:10], high_bits[0:6], high_bits[6:10] + 1)
+
+
+def swap_bytes(value):
+    """``value`` (a whole number of bytes) with its bytes in the opposite order: a numeric
+    16- or 32-bit unit to big-endian wire order (``[7:0]`` first on the wire) and back."""
+    return Cat(*reversed([value[offset:offset + 8] for offset in range(0, len(value), 8)]))

@@ -1,0 +1,133 @@
+"""One message through the gateware on either simulator: :func:`simulate` and
+:func:`transcode`, the functions most users call."""
+
+from dataclasses import dataclass, field
+
+from ..hdl.cores import make_core
+from ..hdl.params import ERROR_HANDLERS, check_choice, check_errors, check_pair
+from .payload import units_to_bytes
+from .pysim import run_messages
+from .reference import decode_error
+from .stream import check_stall
+from .strict import first_error_span
+from .verilator import verilated_pipeline
+
+
+__all__ = ["BACKENDS", "check_backend", "Simulation", "simulate", "transcode"]
+
+
+@dataclass
+class Simulation:
+    """The outcome of one simulated message.
+
+    Attributes
+    ----------
+    output : bytes
+        What the gateware emitted, in wire order.
+    cycles : int
+        Clocks from the first accepted input beat to the last output beat, both included.
+    input_bytes : int
+        Length of the input message.
+    input_beats : int
+        Input beats it took: one per source code unit (one for an empty message).
+    beats : list
+        Output beats: one ``(units, last)`` tuple per beat, ``units`` a list of
+        ``(data, ErrorKind)`` with ``data`` in wire order (little-endian bytes of the integer).
+        Empty unless beats were recorded (see :func:`simulate`'s ``record_beats``).
+    """
+    output: bytes
+    cycles: int
+    input_bytes: int
+    input_beats: int = 0
+    beats: list = field(repr=False, default_factory=list)
+
+    @property
+    def bytes_per_clock(self):
+        return self.input_bytes / self.cycles if self.cycles else 0.0
+
+    @property
+    def units_per_clock(self):
+        return self.input_beats / self.cycles if self.cycles else 0.0
+
+
+#: Where :func:`simulate` can run the gateware.
+BACKENDS = ("amaranth", "verilator")
+
+
+def check_backend(backend):
+    check_choice("backend", backend, BACKENDS)
+
+
+def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,
+             seed=None, vcd=None, progress=None, backend="amaranth", record_beats=None):
+    """Transcode ``data`` (one message) in a simulation of the gateware.
+
+    Parameters
+    ----------
+    data : bytes-like
+        The message (may be empty: it then goes in as one empty beat with ``last``).
+    source, target : str
+        CPython codec names: ``utf-8``, ``utf-8-sig``, ``utf-16``, ``utf-16-le``,
+        ``utf-16-be``, ``utf-32``, ``utf-32-le``, ``utf-32-be``.
+    errors : str
+        ``"replace"``, ``"ignore"`` or ``"strict"``; strict raises :exc:`UnicodeDecodeError`
+        with CPython's ``start``, ``end`` and ``reason``, found from the hardware's error kinds.
+    stall : float
+        Probability of a stall clock on each side (input ``valid`` low, output ``ready`` low).
+    seed : int or None
+        Seed of the stall pattern. The two backends draw stalls from different generators, so
+        one seed gives different (equally random) patterns on each.
+    vcd : str or path or None
+        Write a waveform file there (Amaranth backend only).
+    progress : callable or None
+        Called as ``progress(beats_accepted, total_beats)`` as input is accepted.
+    backend : str
+        ``"amaranth"``: Amaranth's simulator runs the design (about 8k clocks per second).
+        ``"verilator"``: the Verilog ``utfhw generate`` writes runs in Verilator (several
+        million clocks per second; see :mod:`utfhw.sim.verilator`, which builds and caches it).
+    record_beats : bool or None
+        Fill :attr:`Simulation.beats`. The default, ``None``, records them on the Amaranth
+        backend only: the Verilator backend hands them over through a file, which is slow for
+        long inputs.
+
+    Returns
+    -------
+    :class:`Simulation`
+    """
+    data = bytes(data)
+    check_stall(stall)
+    check_pair(source, target)
+    check_errors(errors, handlers=ERROR_HANDLERS)
+    check_backend(backend)
+    if record_beats is None:
+        record_beats = backend == "amaranth"
+
+    if backend == "verilator":
+        if vcd is not None:
+            raise ValueError("vcd needs backend='amaranth'; the Verilator backend writes no "
+                             "waveforms")
+        pipeline = verilated_pipeline(source, target,
+                                      errors="replace" if errors == "strict" else errors)
+        wanted = "all" if record_beats else "until-error" if errors == "strict" else None
+        run = pipeline.run([data], stall=stall, seed=seed, beats=wanted, progress=progress)
+        beats = run.beats[0] if run.beats else []
+        output, cycles, input_beats = run.output, run.cycles, run.input_beats
+    else:
+        dut = make_core(source, target, errors=errors)
+        (beats,), cycles = run_messages(dut, [data], stall=stall, seed=seed, vcd=vcd,
+                                        progress=progress)
+        output, input_beats = units_to_bytes(beats, target), len(beats)
+    if errors == "strict":
+        error = first_error_span(beats, data, source, target)
+        if error is not None:
+            raise decode_error(data, source, error)
+    return Simulation(output=output, cycles=cycles, input_bytes=len(data),
+                      input_beats=input_beats, beats=beats if record_beats else [])
+
+
+def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,
+              seed=None, vcd=None, progress=None, backend="amaranth"):
+    """``simulate(...).output``: what ``data.decode(source, errors).encode(target)`` gives, as
+    computed by the simulated gateware (``backend="verilator"`` for long inputs)."""
+    return simulate(data, source, target, errors=errors, stall=stall, seed=seed, vcd=vcd,
+                    progress=progress, backend=backend, record_beats=False).output

@@ -1,0 +1,47 @@
+"""CPython's ``errors="strict"`` from the hardware: where the first error of a message lies,
+read from a ``"replace"`` core's output beats."""
+
+from ..hdl.layout import BYTE_ORDER_MARK, REPLACEMENT_CHARACTER, ErrorKind
+from ..hdl.params import CODECS
+from .reference import Item, target_units
+
+
+__all__ = ["first_error_span"]
+
+
+def first_error_span(beats, data, source, target):
+    """The first error in the ``"replace"`` output beats of one message, as an
+    :class:`~utfhw.sim.reference.Item` whose ``start`` and ``end`` are CPython's, or ``None``.
+
+    Every pipeline emits exactly one output beat per input beat, so the beat an error comes out
+    on is the input unit that decided it; its kind says how far back the ill-formed part began.
+    For UTF-8, a byte whose beat carries no item is one a pending sequence took in, so before the
+    first error the bytes after the last beat that carried items are the pending sequence.
+    """
+    form, width = CODECS[source].form, CODECS[source].unit_bytes
+    mark_units = len(target_units(BYTE_ORDER_MARK, target)) if CODECS[target].mark else 0
+    # A leading EF BB BF that utf-8-sig strips is taken in without an item of its own.
+    sequence_start = 3 if source == "utf-8-sig" and data.startswith(b"\xef\xbb\xbf") else 0
+    for index, (units, _) in enumerate(beats):
+        if index == 0:
+            units = units[mark_units:]
+        for _, error in units:
+            if error == ErrorKind.NONE:
+                continue
+            def span(start, end):
+                return Item(REPLACEMENT_CHARACTER, error, start, end, index)
+            if form == "utf-8":
+                if error == ErrorKind.INVALID_BYTE:
+                    return span(index, index + 1)
+                if error == ErrorKind.TRUNCATED:
+                    return span(sequence_start, index)
+                return span(sequence_start, index + 1)            # UNFINISHED
+            start = width * index
+            if error == ErrorKind.UNPAIRED_HIGH_SURROGATE:
+                return span(start - 2, start)
+            if error == ErrorKind.UNFINISHED and len(data) % 2:
+                return span(start - 2, len(data))                 # high surrogate, odd byte
+            return span(start, min(start + width, len(data)))
+        if units:
+            sequence_start = index + 1
+    return None

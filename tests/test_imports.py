@@ -1,0 +1,120 @@
+"""The package's structure: imports run one way (command line -> boards and sim -> hdl), with no
+cycle anywhere, and every module imports on its own."""
+
+import ast
+import importlib
+import pathlib
+
+import pytest
+
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent
+LAYERS = ("hdl", "sim", "boards")
+
+
+def module_names():
+    """Every module of the package, as its import name."""
+    names = ["utfhw", "utfhw.cli"]
+    for layer in LAYERS:
+        for path in sorted((PACKAGE / layer).glob("*.py")):
+            names.append(f"utfhw.{layer}" if path.stem == "__init__" else
+                         f"utfhw.{layer}.{path.stem}")
+    return names
+
+
+def module_path(name):
+    parts = name.split(".")[1:]
+    if not parts:
+        return PACKAGE / "__init__.py"
+    if len(parts) == 1 and parts[0] in LAYERS:
+        return PACKAGE / parts[0] / "__init__.py"
+    return PACKAGE.joinpath(*parts[:-1], parts[-1] + ".py")
+
+
+def imported_modules(name):
+    """The modules of the package that ``name`` imports anywhere in its text (at the top or
+    inside a function), resolved to import names."""
+    path = module_path(name)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    known = set(module_names())
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            # `from package import module` imports the module; the package's __init__ runs
+            # first whatever one imports from it, so it is no edge of its own.
+            submodules = [f"{target}.{alias.name}" for alias in node.names]
+            candidates = [module for module in submodules if module in known] or [target]
+        elif isinstance(node, ast.Import):
+            candidates = [alias.name for alias in node.names]
+        else:
+            continue
+        found.update(candidate for candidate in candidates if candidate in known)
+    found.discard(name)
+    return found
+
+
+def layer(name):
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else "utfhw"
+
+
+def test_module_list_is_complete():
+    assert len(module_names()) > 30
+    assert all(module_path(name).is_file() for name in module_names())
+
+
+@pytest.mark.parametrize("name", module_names())
+def test_every_module_imports(name):
+    importlib.import_module(name)
+
+
+def test_no_import_cycle():
+    graph = {name: imported_modules(name) for name in module_names()}
+    state = {}
+    cycles = []
+
+    def visit(name, trail):
+        state[name] = "open"
+        for child in sorted(graph[name]):
+            if state.get(child) == "open":
+                cycles.append(trail[trail.index(child):] + [child])
+            elif child not in state:
+                visit(child, trail + [child])
+        state[name] = "done"
+
+    for name in graph:
+        if name not in state:
+            visit(name, [name])
+    assert cycles == []
+
+
+@pytest.mark.parametrize("name", module_names())
+def test_imports_run_one_way(name):
+    """hdl imports nothing above it; sim imports no boards and no command line; boards imports
+    of sim only the tool layer; nothing but the package root imports the command line."""
+    allowed = {
+        "hdl": {"hdl"},
+        "sim": {"hdl", "sim"},
+        "boards": {"hdl", "boards", "sim.tools"},
+        "cli": {"hdl", "sim", "boards"},
+        "utfhw": set(),
+    }[layer(name)]
+    for imported in imported_modules(name):
+        imported_layer = layer(imported)
+        assert imported_layer in allowed or \
+            f"{imported_layer}.{imported.rpartition('.')[2]}" in allowed, \
+            f"{name} imports {imported}"
+
+
+def test_import_graph_sees_every_form():
+    """The graph the checks walk has the edges of each form of import: relative from a module,
+    from a package (``from . import tools``), and inside a function (the command line's)."""
+    assert "utfhw.hdl.cores" in imported_modules("utfhw.sim.backends")
+    assert "utfhw.sim.tools" in imported_modules("utfhw.sim.verilator")
+    assert "utfhw.boards.build" in imported_modules("utfhw.cli")
