@@ -8,10 +8,11 @@ import pathlib
 import sys
 import time
 
+from . import __version__
 from .hdl.params import CODECS, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS
 from .sim.backends import BACKENDS, simulate
 from .sim.cocotb_testbench import SIMULATORS, run as run_cocotb
-from .sim.generate import module_name, pipeline_hdl
+from .sim.generate import INTERFACES, module_name, pipeline_hdl
 from .sim.stream import check_stall
 from .sim.tools import BuildError, ToolchainError
 from .sim.verilator import verilated_pipeline
@@ -66,6 +67,7 @@ def _add_codec_arguments(parser, errors_choices):
 def _parser():
     parser = argparse.ArgumentParser(
         prog="utfhw", description="Streaming Unicode transcoding gateware, exact to CPython.")
+    parser.add_argument("--version", action="version", version=f"utfhw {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = commands.add_parser(
@@ -94,6 +96,9 @@ def _parser():
     _add_codec_arguments(generate, HARDWARE_ERROR_HANDLERS)
     generate.add_argument("--name", help="module name (default: from the codecs, e.g. "
                                          "utf8_to_utf16le)")
+    generate.add_argument("--interface", choices=INTERFACES, default="stream",
+                          help="ports: the core's streams i and o (default), or AXI4-Stream "
+                               "(s_axis_*, m_axis_*; see README)")
     generate.add_argument("--pipelined", action="store_true",
                           help="the eight-stage PipelinedUTF8ToUTF16 core, built for clock "
                                "speed (utf-8 to utf-16-le or utf-16-be only)")
@@ -123,6 +128,9 @@ def _parser():
                     "cocotb's runner: messages stream through with random stalls and every "
                     "output beat is checked against the reference model.")
     _add_codec_arguments(cocotb_command, HARDWARE_ERROR_HANDLERS)
+    cocotb_command.add_argument("--interface", choices=INTERFACES, default="stream",
+                                help="ports to test: the streams (default) or AXI4-Stream, "
+                                     "with cocotbext-axi's bus models")
     cocotb_command.add_argument("--sim", choices=SIMULATORS, default="icarus",
                               help="simulator (default: icarus)")
     cocotb_command.add_argument("--stall", type=_probability, default=0.3, metavar="P",
@@ -168,9 +176,21 @@ def _parser():
     return parser
 
 
+def _import_extra(parser, command, extra, load):
+    """``load()``, or exit saying which extra the command needs when a package is missing."""
+    try:
+        return load()
+    except ModuleNotFoundError as error:
+        parser.exit(1, f"utfhw {command}: error: {error.name} is not installed; utfhw {command} "
+                       f"needs the {extra} extra: pip install 'utfhw[{extra}]'\n")
+
+
 def _build(parser, args):
-    from .boards.build import build
-    from .boards.nextpnr import TimingError
+    def load():
+        from .boards.build import build
+        from .boards.nextpnr import TimingError
+        return build, TimingError
+    build, TimingError = _import_extra(parser, "build", "boards", load)
     directory = args.output or os.path.join("build", args.board)
     try:
         result = build(args.board, directory=directory, source=args.source,
@@ -182,7 +202,12 @@ def _build(parser, args):
 
 def _report(parser, args):
     import tempfile
-    from .boards.report import run_report, write_chart, write_markdown
+
+    def load():
+        import matplotlib  # noqa: F401  (for the chart, before hours of place and route)
+        from .boards import report
+        return report.run_report, report.write_chart, report.write_markdown
+    run_report, write_chart, write_markdown = _import_extra(parser, "report", "boards", load)
 
     def progress(done, total, row):
         figures = ", ".join(f"{device} {min(value):.1f}" for device, value in row.items()
@@ -209,6 +234,7 @@ def _cocotb(parser, args):
     try:
         tests, failures = run_cocotb(source=args.source, target=args.target,
                                      errors=args.errors, simulator=args.sim,
+                                     interface=args.interface,
                                      build_dir=args.build_dir, stall=args.stall,
                                      seed=args.seed, messages=args.messages)
     except RuntimeError as error:
@@ -280,9 +306,11 @@ def _generate(parser, args):
     try:
         text = pipeline_hdl(args.source, args.target, errors=args.errors, name=name,
                             language="verilog" if extension == ".v" else "rtlil",
-                            pipelined=args.pipelined)
+                            pipelined=args.pipelined, interface=args.interface)
     except ValueError as error:
         parser.error(str(error).replace("pipelined=True", "--pipelined"))
+    except ToolchainError as error:
+        parser.exit(1, f"utfhw: error: {error}\n")
     try:
         with open(args.output, "w") as file:
             file.write(text)

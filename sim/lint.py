@@ -6,7 +6,7 @@ from .tools import find_verilator, run
 __all__ = ["LINT_WAIVERS", "lint_verilog"]
 
 
-#: Warnings Amaranth's Verilog back end produces by construction, not faults of the design.
+#: Warnings the generated Verilog has by construction, not faults of the design.
 LINT_WAIVERS = {
     # Amaranth writes `x == 0` on a vector as `!x` and compares against minimal-width constants.
     "WIDTHTRUNC": "logical NOT of a vector, Amaranth's form of `== 0`",
@@ -17,6 +17,10 @@ LINT_WAIVERS = {
     "PROCASSINIT": "initial values on registers that a process also assigns",
     # Amaranth writes the whole hierarchy to one file, submodules named `top.child`.
     "DECLFILENAME": "submodules share the top module's file",
+    # Yosys writes a multiplexer with many inputs as a `casez` over its select bits, one
+    # pattern a bit, marked parallel_case: the patterns overlap in form, but `proc` makes the
+    # selects mutually exclusive, so at most one matches.
+    "CASEOVERLAP": "one-hot multiplexer selects written as overlapping casez patterns",
 }
 
 

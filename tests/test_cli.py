@@ -1,5 +1,6 @@
 """The ``utfhw`` command line."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -160,6 +161,24 @@ def test_cocotb_command(tmp_path):
     result = run("cocotb", "--from", "utf-32", "--to", "utf-16-be", "--build-dir", tmp_path)
     assert result.returncode == 0, result.stderr
     assert "utfhw: cocotb ran 1 test(s), 0 failed" in result.stderr
+
+
+def test_cocotb_command_messages_relative_and_no_folder_left(tmp_path):
+    """--messages is read relative to the caller's folder, and without --build-dir the
+    temporary build folder is gone afterwards."""
+    pytest.importorskip("cocotb_tools.runner")
+    if shutil.which("iverilog") is None:
+        pytest.skip("Icarus Verilog is not installed")
+    (tmp_path / "message.txt").write_bytes(b"caf\xc3\xa9 \xf0\x9f\x98\x80 \xff")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    environment = dict(os.environ, TMPDIR=str(scratch))
+    result = subprocess.run([sys.executable, "-m", "utfhw.cli", "cocotb", "--messages",
+                             "message.txt"], capture_output=True, text=True, cwd=tmp_path,
+                            env=environment)
+    assert result.returncode == 0, result.stderr
+    assert "utfhw: cocotb ran 1 test(s), 0 failed" in result.stderr
+    assert list(scratch.iterdir()) == []
 
 
 def test_hdl_language_checked():

