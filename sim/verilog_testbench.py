@@ -20,7 +20,8 @@ from .stream import check_stall
 from .tools import find_iverilog, find_verilator, require_program, run
 
 
-__all__ = ["SIMULATORS", "BenchRun", "VerilogBench", "bench_verilog", "build_bench"]
+__all__ = ["SIMULATORS", "BenchRun", "VerilogBench", "bench_verilog", "build_bench",
+           "bench_files"]
 
 
 #: Where the bench runs: Icarus Verilog as Verilog-2005 and as SystemVerilog, and Verilator.
@@ -39,10 +40,16 @@ class BenchRun:
         self.cycles = cycles
 
 
-def bench_verilog(*, name, input_bits, output_bits, beats, messages):
+def bench_verilog(*, name, input_bits, output_bits, beats, messages, expected_beats=0):
     """The text of the test bench module ``utfhw_testbench`` around module ``name``. It reads
     ``+stall=P`` (a stall clock on each side with probability P/65536), ``+seed=N`` and
-    ``+no_reset`` from the command line."""
+    ``+no_reset`` from the command line.
+
+    With ``expected_beats``, it also checks itself: it reads that many expected output beats
+    from ``expected.hex`` and the bits of each that matter from ``mask.hex``, and ends by
+    printing ``utfhw_testbench: PASS`` or ``utfhw_testbench: FAIL`` with the count of beats that
+    differed."""
+    checks = max(expected_beats, 1)
     return f"""`timescale 1ns / 1ps
 module {_TOP};
     reg clk = 1'b0;
@@ -61,8 +68,11 @@ module {_TOP};
     );
 
     reg [{input_bits - 1}:0] inputs [0:{max(beats, 1) - 1}];
+    reg [{output_bits - 1}:0] expected [0:{checks - 1}];
+    reg [{output_bits - 1}:0] mask [0:{checks - 1}];
     reg [31:0] state;
     integer taken, lasts, cycle, output_file, sent, received, threshold, seed, reset;
+    integer given, wrong;
 
     function [31:0] xorshift(input [31:0] x);
         reg [31:0] y;
@@ -83,6 +93,11 @@ module {_TOP};
         if ($value$plusargs("stall=%d", threshold)) ;
         if ($value$plusargs("seed=%d", seed)) ;
         $readmemh("inputs.hex", inputs);
+        if ({expected_beats} > 0) begin
+            $readmemh("expected.hex", expected);
+            $readmemh("mask.hex", mask);
+        end
+        given = 0; wrong = 0;
         output_file = $fopen("outputs.hex", "w");
         state = 32'h9e3779b9 ^ seed;
         taken = 0; lasts = 0; cycle = 0;
@@ -102,6 +117,12 @@ module {_TOP};
             received = o__valid && o__ready;
             if (received) begin
                 $fwrite(output_file, "%h\\n", o__payload);
+                if ({expected_beats} > 0) begin
+                    if (given >= {expected_beats} ||
+                            (o__payload & mask[given]) !== (expected[given] & mask[given]))
+                        wrong = wrong + 1;
+                    given = given + 1;
+                end
                 if (o__payload[{output_bits - 1}]) lasts = lasts + 1;
             end
             @(posedge clk);
@@ -110,6 +131,14 @@ module {_TOP};
         end
         $fwrite(output_file, "cycles %0d\\n", cycle);
         $fclose(output_file);
+        if ({expected_beats} > 0) begin
+            if (wrong == 0 && given == {expected_beats} && lasts == {messages})
+                $display("utfhw_testbench: PASS, %0d beats as the reference model gives",
+                         given);
+            else
+                $display("utfhw_testbench: FAIL, %0d of %0d beats differ, %0d expected",
+                         wrong, given, {expected_beats});
+        end
         $finish;
     end
 endmodule
@@ -145,6 +174,50 @@ class VerilogBench:
         return _read_outputs(lines, self._output_format, self._messages)
 
 
+def bench_files(name, core, messages, expected=None):
+    """The bench's files for byte ``messages`` through ``core`` (module ``name``), as a dict
+    from file name to text: ``bench.v``, ``inputs.hex`` and, given ``expected`` (each message's
+    output beats as :func:`~utfhw.sim.reference.transcoder_beats` gives them), ``expected.hex``
+    and ``mask.hex`` for a bench that checks itself."""
+    input_layout = core.i.payload.shape()
+    output_layout = core.o.payload.shape()
+    if output_layout["last"].offset != output_layout.size - 1:
+        raise ValueError("the bench reads `last` from the top bit of the output payload")
+    payloads = [payload for message in messages
+                for payload in pack_units(input_layout, bytes(message))]
+    beats = [beat for message in (expected or []) for beat in message]
+    files = {"bench.v": bench_verilog(
+        name=name, input_bits=input_layout.size, output_bits=output_layout.size,
+        beats=len(payloads), messages=len(messages), expected_beats=len(beats))}
+    files["inputs.hex"] = _hex_lines(payloads, input_layout.size)
+    if beats:
+        output_format = LaneFormat(output_layout)
+        files["expected.hex"] = _hex_lines(
+            [output_format.pack(items, last) for items, last in beats], output_layout.size)
+        files["mask.hex"] = _hex_lines([_care_mask(output_layout, len(items))
+                                        for items, _ in beats], output_layout.size)
+    return files
+
+
+def _hex_lines(values, bits):
+    digits = (bits + 3) // 4
+    return "".join(f"{value:0{digits}x}\n" for value in values) or "0\n"
+
+
+def _care_mask(layout, count):
+    """The bits of an output beat with ``count`` units that are not don't-care: the count, last
+    and the lanes below the count."""
+    mask = 0
+    for name in ("count", "last"):
+        field = layout[name]
+        mask |= ((1 << field.width) - 1) << field.offset
+    lanes = layout["lanes"]
+    item = layout.item.size
+    for lane in range(count):
+        mask |= ((1 << item) - 1) << (lanes.offset + lane * item)
+    return mask
+
+
 def build_bench(verilog, name, core, messages, *, simulator, directory):
     """Build a bench that streams byte ``messages`` back to back through module ``name`` of
     the Verilog text ``verilog`` (the design of ``core``, whose port layouts the bench reads) on
@@ -152,21 +225,11 @@ def build_bench(verilog, name, core, messages, *, simulator, directory):
     :class:`VerilogBench`. Raises :exc:`~utfhw.sim.tools.ToolchainError` if the simulator is
     missing and :exc:`~utfhw.sim.tools.BuildError` if it rejects the design."""
     check_choice("simulator", simulator, SIMULATORS)
-    input_layout = core.i.payload.shape()
-    output_layout = core.o.payload.shape()
-    if output_layout["last"].offset != output_layout.size - 1:
-        raise ValueError("the bench reads `last` from the top bit of the output payload")
-    payloads = [payload for message in messages
-                for payload in pack_units(input_layout, bytes(message))]
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "design.v").write_text(verilog)
-    (directory / "bench.v").write_text(bench_verilog(
-        name=name, input_bits=input_layout.size, output_bits=output_layout.size,
-        beats=len(payloads), messages=len(messages)))
-    digits = (input_layout.size + 3) // 4
-    (directory / "inputs.hex").write_text("".join(f"{payload:0{digits}x}\n"
-                                                  for payload in payloads) or "0\n")
+    for file_name, text in bench_files(name, core, messages).items():
+        (directory / file_name).write_text(text)
     if simulator.startswith("icarus"):
         generation = "-g" + simulator.split("-")[1]
         run([find_iverilog(), generation, "-o", "bench.vvp", "-s", _TOP, "bench.v", "design.v"],
@@ -175,7 +238,8 @@ def build_bench(verilog, name, core, messages, *, simulator, directory):
         run([find_verilator(), "--binary", "--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style",
              "--top-module", _TOP, "-Mdir", "obj", "-o", "bench", "bench.v", "design.v"],
             what="verilator --binary", cwd=directory)
-    return VerilogBench(directory, simulator, LaneFormat(output_layout), len(messages))
+    return VerilogBench(directory, simulator, LaneFormat(core.o.payload.shape()),
+                        len(messages))
 
 
 def _read_outputs(lines, output_format, messages):

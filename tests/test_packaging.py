@@ -51,7 +51,8 @@ def test_generate(installed, tmp_path):
                   "utf-16", "--to", "utf-8"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "module utf16_to_utf8(" in (tmp_path / "core.v").read_text()
-    assert result.stderr == "utfhw: wrote module utf16_to_utf8 to " + str(tmp_path / "core.v") + "\n"
+    assert result.stderr == (f"utfhw: wrote module utf16_to_utf8 to {tmp_path / 'core.v'}, its "
+                             f"ports to {tmp_path / 'core.json'}\n")
 
 
 def test_transcode(installed, tmp_path):

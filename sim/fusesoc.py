@@ -1,0 +1,110 @@
+"""A FuseSoC core (CAPI2) for a generated module: its Verilog and port description, a lint target
+for Verilator, and a simulation target for Icarus Verilog that runs a self-checking bench."""
+
+import json
+import pathlib
+
+from .. import __version__
+from .cocotb_testbench import messages_for
+from .generate import convert, make_top, module_name
+from .lint import LINT_WAIVERS
+from .ports import describe_ports
+from .reference import transcoder_beats
+from .verilog_testbench import bench_files
+
+
+__all__ = ["write_fusesoc_core", "core_vlnv"]
+
+
+def core_vlnv(name):
+    """The core's name for FuseSoC: ``utfhw:transcoders:<module>:<version>``."""
+    return f"utfhw:transcoders:{name}:{__version__}"
+
+
+def write_fusesoc_core(directory, source="utf-8", target="utf-16-le", *, errors="replace",
+                       pipelined=False, interface="stream", name=None):
+    """Write ``<name>.v``, ``<name>.json`` and ``<name>.core`` into ``directory`` (and, for the
+    stream ports, the bench's files under ``bench/``). Returns the path of the core file.
+
+    The core has the targets ``default`` (the Verilog alone, for a design that uses it),
+    ``lint`` (Verilator, ``-Wall`` with utfhw's waivers) and, for the stream ports, ``sim``
+    (Icarus Verilog, SystemVerilog mode: the bench sends a stress input and the byte order mark
+    cases with random stalls and prints ``utfhw_testbench: PASS`` when every output beat is the
+    reference model's)."""
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    name = name or module_name(source, target, pipelined=pipelined)
+    top = make_top(source, target, errors=errors, pipelined=pipelined, interface=interface)
+    ports = describe_ports(top, name=name, source=source, target=target, errors=errors,
+                           pipelined=pipelined, interface=interface)
+    (directory / f"{name}.v").write_text(convert(top, name=name))
+    (directory / f"{name}.json").write_text(json.dumps(ports, indent=2) + "\n")
+    waivers = ", ".join(f'"-Wno-{warning}"' for warning in LINT_WAIVERS)
+    lines = [
+        "CAPI=2:",
+        f"name: {core_vlnv(name)}",
+        f"description: {source} to {target} (errors={errors}), exact to CPython, from utfhw",
+        "",
+        "filesets:",
+        "  rtl:",
+        "    files:",
+        f"      - {name}.v",
+        "    file_type: verilogSource",
+    ]
+    targets = [
+        "targets:",
+        "  default:",
+        "    filesets: [rtl]",
+        "  lint:",
+        "    default_tool: verilator",
+        "    filesets: [rtl]",
+        f"    toplevel: {name}",
+        "    tools:",
+        "      verilator:",
+        "        mode: lint-only",
+        f"        verilator_options: [\"-Wall\", {waivers}]",
+    ]
+    if interface == "stream":
+        messages = messages_for(source, 0, None)
+        expected = [transcoder_beats(message, source, target, errors) for message in messages]
+        (directory / "bench").mkdir(exist_ok=True)
+        data_files = []
+        for file_name, text in bench_files(name, top, messages, expected).items():
+            (directory / "bench" / file_name).write_text(text)
+            if file_name.endswith(".hex"):
+                data_files.append(file_name)
+        lines += [
+            "  bench:",
+            "    files:",
+            "      - bench/bench.v: {file_type: verilogSource}",
+            *(f"      - bench/{file_name}: {{file_type: user, copyto: {file_name}}}"
+              for file_name in data_files),
+        ]
+        targets += [
+            "  sim:",
+            "    default_tool: icarus",
+            "    filesets: [rtl, bench]",
+            "    toplevel: utfhw_testbench",
+            "    parameters: [stall, seed]",
+            "    tools:",
+            "      icarus:",
+            "        iverilog_options: [-g2012]",
+        ]
+        parameters = [
+            "parameters:",
+            "  stall:",
+            "    datatype: int",
+            "    default: 19661",
+            "    description: a stall clock on each side with probability stall/65536",
+            "    paramtype: plusarg",
+            "  seed:",
+            "    datatype: int",
+            "    default: 1",
+            "    description: seed of the stall pattern",
+            "    paramtype: plusarg",
+        ]
+    else:
+        parameters = []
+    path = directory / f"{name}.core"
+    path.write_text("\n".join([*lines, "", *targets, "", *parameters]).rstrip() + "\n")
+    return path

@@ -1,0 +1,89 @@
+"""A machine-readable description of a generated module's ports: each port's direction and
+width and, for the stream payloads, every bit field (name, offset, width, meaning). ``utfhw
+generate`` writes it as JSON beside the Verilog."""
+
+from amaranth.lib import data, wiring
+
+from ..hdl.axis import AXIStreamTop, TUSER_BITS_PER_UNIT
+from ..hdl.layout import ErrorKind
+
+
+__all__ = ["describe_ports"]
+
+
+_MEANINGS = {
+    "data": "a code unit's bytes in wire order: [7:0] is the first byte on the wire",
+    "count": "input: bytes present, from [7:0] up; output: lanes holding a unit, from lane 0",
+    "last": "the final beat of a message",
+    "error": "ErrorKind of the unit's code point: " + ", ".join(
+        f"{kind.value} {kind.name}" for kind in ErrorKind),
+}
+
+_AXIS_MEANINGS = {
+    "s_axis_tdata": "one source code unit, bytes in wire order ([7:0] first)",
+    "s_axis_tkeep": "one bit a byte, kept bytes packed from byte 0; only a message's last beat "
+                    "may keep fewer than a whole unit",
+    "s_axis_tlast": "the final beat of a message",
+    "s_axis_tvalid": "an input beat is offered",
+    "s_axis_tready": "the input beat is taken on this rising edge, if valid",
+    "m_axis_tdata": "up to the lane count of target code units, lane k in bytes "
+                    "k*unit_bytes up, each in wire order",
+    "m_axis_tkeep": "one bit a byte: the bytes of the lanes that hold a unit (none on a beat "
+                    "that carries no unit)",
+    "m_axis_tlast": "the final beat of a message",
+    "m_axis_tvalid": "an output beat is offered",
+    "m_axis_tready": "the output beat is taken on this rising edge, if valid",
+    "m_axis_tuser": f"{TUSER_BITS_PER_UNIT} bits a lane: bits [2:0] of lane k's byte are its "
+                    "unit's ErrorKind (" + ", ".join(f"{kind.value} {kind.name}"
+                                                      for kind in ErrorKind) + ")",
+}
+
+
+def _fields(layout, prefix="", offset=0):
+    """The leaf fields of a payload layout (a struct or an array of them) as ``(name, offset,
+    width)``, names joined with dots (``lanes.1.error``)."""
+    if isinstance(layout, data.StructLayout):
+        members = list(layout)
+    else:
+        members = [(str(index), layout[index]) for index in range(layout.length)]
+    fields = []
+    for name, field in members:
+        path = f"{prefix}.{name}" if prefix else name
+        if isinstance(field.shape, (data.StructLayout, data.ArrayLayout)):
+            fields += _fields(field.shape, path, offset + field.offset)
+        else:
+            fields.append((path, offset + field.offset, field.width))
+    return fields
+
+
+def describe_ports(top, *, name, source, target, errors, pipelined, interface):
+    """The ports of ``top`` (the module ``utfhw generate`` writes) as a dict ready for JSON."""
+    core = top.core if isinstance(top, AXIStreamTop) else top
+    ports = [
+        {"name": "clk", "direction": "in", "width": 1,
+         "meaning": "clock; everything happens on its rising edge"},
+        {"name": "rst", "direction": "in", "width": 1,
+         "meaning": "synchronous reset, active high; optional: every register starts from its "
+                    "initial value"},
+    ]
+    for path, member, value in top.signature.flatten(top):
+        port_name = "__".join(map(str, path))
+        port = {"name": port_name, "direction": "in" if member.flow == wiring.In else "out",
+                "width": len(value.as_value()) if hasattr(value, "as_value") else len(value)}
+        if interface == "axis":
+            port["meaning"] = _AXIS_MEANINGS[port_name]
+        elif port_name.endswith("__payload"):
+            port["fields"] = [
+                {"name": field, "offset": offset, "width": width,
+                 "meaning": _MEANINGS[field.rpartition(".")[2]]}
+                for field, offset, width in _fields(value.shape())]
+        else:
+            port["meaning"] = {"valid": "a beat is offered",
+                               "ready": "the beat is taken on this rising edge, if valid"}[
+                                   port_name.rpartition("__")[2]]
+        ports.append(port)
+    return {
+        "module": name, "source": source, "target": target, "errors": errors,
+        "pipelined": pipelined, "interface": interface,
+        "latency": core.latency, "capacity": core.capacity, "ports": ports,
+    }

@@ -1,0 +1,72 @@
+"""The JSON port description ``utfhw generate`` writes beside the Verilog (sim/ports.py) agrees
+with the Verilog's own port list and with the payload layouts."""
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from utfhw.hdl.cores import make_core
+from utfhw.sim.payload import LaneFormat
+
+
+def generate(tmp_path, *arguments):
+    result = subprocess.run([sys.executable, "-m", "utfhw.cli", "generate", "-o",
+                             str(tmp_path / "m.v"), *arguments], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return (tmp_path / "m.v").read_text(), json.loads((tmp_path / "m.json").read_text())
+
+
+def verilog_ports(text, module):
+    """``{name: (direction, width)}`` of the top module's ports, from its declarations."""
+    header = text[text.index(f"module {module}("):]
+    header = header[:header.index("endmodule")]
+    ports = {}
+    for direction, high, name in re.findall(r"^\s*(input|output)\s+(?:\[(\d+):0\]\s+)?(\w+);",
+                                            header, re.MULTILINE):
+        ports[name] = ("in" if direction == "input" else "out", int(high or 0) + 1)
+    order = re.match(r"module \w+\(([^)]*)\)", header).group(1).replace(" ", "").split(",")
+    return ports, order
+
+
+@pytest.mark.parametrize("arguments,module", [
+    (["--from", "utf-8", "--to", "utf-16-le"], "utf8_to_utf16le"),
+    (["--from", "utf-16", "--to", "utf-8-sig", "--errors", "ignore"], "utf16_to_utf8sig"),
+    (["--from", "utf-8", "--to", "utf-16-be", "--pipelined"], "utf8_to_utf16be_pipelined"),
+    (["--from", "utf-32", "--to", "utf-8", "--interface", "axis"], "utf32_to_utf8"),
+])
+def test_description_matches_the_verilog(tmp_path, arguments, module):
+    text, description = generate(tmp_path, *arguments)
+    ports, order = verilog_ports(text, module)
+    assert description["module"] == module
+    assert [port["name"] for port in description["ports"]] == order
+    assert order[:2] == ["clk", "rst"]
+    for port in description["ports"]:
+        assert ports[port["name"]] == (port["direction"], port["width"]), port["name"]
+        fields = port.get("fields")
+        if fields:
+            # The fields tile the port, lowest first, and each says what it is.
+            assert fields[0]["offset"] == 0
+            for field, after in zip(fields, fields[1:]):
+                assert field["offset"] + field["width"] == after["offset"]
+            assert fields[-1]["offset"] + fields[-1]["width"] == port["width"]
+            assert all(field["meaning"] for field in fields)
+        else:
+            assert port["meaning"]
+
+
+def test_fields_are_the_layouts(tmp_path):
+    _, description = generate(tmp_path, "--from", "utf-8", "--to", "utf-16-le")
+    fields = {port["name"]: {field["name"]: (field["offset"], field["width"])
+                             for field in port.get("fields", [])}
+              for port in description["ports"]}
+    core = make_core("utf-8", "utf-16-le")
+    output = LaneFormat(core.o.payload.shape())
+    # A beat packed by the layout's own format has its last bit where the description says.
+    offset, width = fields["o__payload"]["last"]
+    assert width == 1 and output.pack([], True) >> offset == 1
+    assert fields["o__payload"]["lanes.1.error"] == (35, 3)
+    assert fields["i__payload"] == {"data": (0, 8), "count": (8, 1), "last": (9, 1)}
+    assert (description["latency"], description["capacity"]) == (2, 2)
