@@ -358,13 +358,15 @@ class PipelinedUTF8ToUTF16(wiring.Component):
                     m.d.sync += getattr(state, name).eq(0)
                 with m.Else():
                     m.d.sync += getattr(state, name).eq(next_value)
-        # The payload bits: a continuation byte shifts its six in, a lead byte starts afresh.
-        # A continuation byte out of range shifts too, but then no sequence is pending, and the
-        # next lead byte starts afresh.
-        with m.If(moves & byte.in_80_bf):
-            m.d.sync += gathered.eq(Cat(byte.low_bits, gathered[0:9]))
-        with m.If(moves & byte.starts):
-            m.d.sync += gathered.eq(byte.low_bits)
+        # The payload bits: a byte C0..FF starts afresh, any other present byte shifts its six
+        # bits in. Only a continuation byte's bits matter: after an ASCII byte, or one out of
+        # range, no sequence is pending, and the next lead byte starts afresh. So the enable is
+        # two flip-flops and `present`, and `starts` only selects, one LUT level each.
+        with m.If(moves & byte.present):
+            with m.If(byte.starts):
+                m.d.sync += gathered.eq(byte.low_bits)
+            with m.Else():
+                m.d.sync += gathered.eq(Cat(byte.low_bits, gathered[0:9]))
         with m.If(advance):
             m.d.sync += [decoding.byte.eq(byte), decoding.state.eq(state),
                          decoding.gathered.eq(gathered)]

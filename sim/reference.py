@@ -19,7 +19,7 @@ from ..hdl.params import check_codec, check_errors, check_pair
 
 
 __all__ = [
-    "Item", "CODECS", "ERROR_HANDLERS", "error_reason",
+    "Item", "CODECS", "ERROR_HANDLERS", "error_reason", "following_ranges",
     "utf8_items", "utf16_items", "utf32_items", "decode_items", "decode_error", "decode", "decode_utf8",
     "utf16_units", "encode", "encode_utf16", "target_units", "input_beats",
     "transcoder_beats", "transcode",
@@ -88,6 +88,12 @@ _FOLLOWING_RANGES = [None] * 256
 for (_low, _high), _ranges in _WELL_FORMED:
     for _byte in range(_low, _high + 1):
         _FOLLOWING_RANGES[_byte] = _ranges
+
+
+def following_ranges(lead):
+    """For a byte that starts a well-formed sequence (Table 3-7), the ``(low, high)`` range of
+    each byte after it (empty for 00..7F); ``None`` for a byte that starts none."""
+    return _FOLLOWING_RANGES[lead]
 
 
 def utf8_items(data):

@@ -1,0 +1,123 @@
+"""What each byte position of a wide UTF-8 to UTF-16 core emits: a model written from the
+specification, for the wide core to be checked against.
+
+A wide core takes W bytes a clock, so no lane can wait for the lanes before it. Two facts make
+the lanes independent (see ``shared/WIDE.md``): the decoder's state after byte ``i`` is a
+function of bytes ``i-2`` to ``i`` alone (Unicode ch. 3, Table 3-7: a sequence is at most four
+bytes, and a byte that breaks one is read again from the start state); and with one byte of
+lookahead every byte position emits at most one UTF-16 unit:
+
+- a complete character at its last byte: its unit, or its low surrogate;
+- a four-byte character's high surrogate at its third byte, once byte ``i+1`` continues it;
+- a U+FFFD at the last byte of a maximal ill-formed subpart (Unicode ch. 3, D93b and "U+FFFD
+  Substitution of Maximal Subparts"), when byte ``i+1`` does not continue it or the message
+  ends there;
+- nothing for a byte that only starts or continues a sequence.
+
+:func:`position_unit` is that rule for one position, from bytes ``i-3`` to ``i+1``; the
+tests check it against CPython over every message of a few bytes drawn from the bytes at the
+edges of Table 3-7. The error kinds are the ones the scalar cores give the same replacements.
+"""
+
+from dataclasses import dataclass
+
+from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER
+from .reference import following_ranges
+
+
+__all__ = ["LOOKBEHIND", "position_unit", "message_units"]
+
+
+#: Bytes before position ``i`` that decide the state it meets.
+LOOKBEHIND = 3
+
+
+@dataclass(frozen=True)
+class _State:
+    needs: int = 0          # continuation bytes the pending sequence still needs
+    ranges: tuple = ()      # the ranges they must fall in, the next one first
+    value: int = 0          # the scalar value's bits so far
+    length: int = 0         # bytes of the whole sequence
+
+
+_START = _State()
+
+
+def _continues(state, byte):
+    if not state.needs or byte is None:
+        return False
+    low, high = state.ranges[0]
+    return low <= byte <= high
+
+
+def _advance(state, byte):
+    """The state after ``byte``: it continues the pending sequence, or starts afresh."""
+    if _continues(state, byte):
+        return _State(state.needs - 1, state.ranges[1:], state.value << 6 | byte & 0x3F,
+                      state.length)
+    ranges = following_ranges(byte)
+    if not ranges:          # ASCII, or a byte that starts no sequence
+        return _START
+    return _State(len(ranges), tuple(ranges), byte & (0x7F >> (len(ranges) + 1)),
+                  len(ranges) + 1)
+
+
+def _state_before(behind):
+    state = _START
+    for byte in behind:
+        if byte is not None:
+            state = _advance(state, byte)
+    return state
+
+
+def _replacement(following):
+    # The message ends inside the subpart, or the next byte breaks it.
+    return REPLACEMENT_CHARACTER, (ErrorKind.UNFINISHED if following is None
+                                   else ErrorKind.TRUNCATED)
+
+
+def position_unit(behind, byte, following):
+    """The UTF-16 unit byte position ``i`` emits, as ``(unit, ErrorKind)``, or ``None``.
+
+    ``behind`` holds bytes ``i-3`` to ``i-1`` (``None`` for positions before the message),
+    ``byte`` is byte ``i`` and ``following`` byte ``i+1``, or ``None`` where the message ends
+    at ``i``."""
+    if len(behind) != LOOKBEHIND:
+        raise ValueError(f"behind must hold {LOOKBEHIND} bytes, not {len(behind)}")
+    state = _state_before(behind)
+    if _continues(state, byte):
+        after = _advance(state, byte)
+        if not after.needs:
+            value = after.value
+            if value >= 0x10000:
+                return 0xDC00 | value & 0x3FF, ErrorKind.NONE
+            return value, ErrorKind.NONE
+        if not _continues(after, following):
+            return _replacement(following)
+        if state.length == 4 and after.needs == 1:
+            # RFC 2781, 2.1: the high surrogate holds bits 10 to 20 of U - 0x10000, all of
+            # them in the three bytes so far.
+            return 0xD800 | ((after.value << 6) - 0x10000) >> 10, ErrorKind.NONE
+        return None
+    if byte < 0x80:
+        return byte, ErrorKind.NONE
+    if following_ranges(byte):
+        if _continues(_advance(_START, byte), following):
+            return None
+        return _replacement(following)
+    return REPLACEMENT_CHARACTER, ErrorKind.INVALID_BYTE
+
+
+def message_units(message, errors="replace"):
+    """The ``(unit, ErrorKind)`` of one message, position by position, each from its own
+    window; ``errors="ignore"`` leaves the replacements out."""
+    message = bytes(message)
+    padded = [None] * LOOKBEHIND + list(message) + [None]
+    units = []
+    for index, byte in enumerate(message):
+        position = index + LOOKBEHIND
+        emitted = position_unit(padded[position - LOOKBEHIND:position], byte,
+                                padded[position + 1])
+        if emitted is not None and (errors == "replace" or emitted[1] == ErrorKind.NONE):
+            units.append(emitted)
+    return units

@@ -1,0 +1,86 @@
+"""The per-position rule of the wide UTF-8 to UTF-16 core (sim/wide_model.py), each position
+decided from bytes i-3 to i+1 alone, against CPython and the reference model: every message of
+up to a few bytes over the bytes at the edges of Unicode Table 3-7."""
+
+import itertools
+
+import pytest
+
+from conftest import FULL_SWEEP
+from utfhw.hdl.layout import ErrorKind
+from utfhw.sim.reference import transcoder_beats
+from utfhw.sim.wide_model import LOOKBEHIND, message_units, position_unit
+
+
+# The first and last byte of every class of Table 3-7, and ASCII, C0 and F5..FF.
+EDGES_25 = [0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
+            0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF, 0x41]
+EDGES_13 = [0x41, 0x80, 0x8F, 0x90, 0xA0, 0xBF, 0xC2, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xFF]
+EDGES_9 = [0x41, 0x80, 0x9F, 0xBF, 0xC2, 0xE0, 0xED, 0xF0, 0xF4]
+
+# (alphabet, length): every message of that many bytes over it. CI runs the bounded set, which
+# still has every 3-byte window of the 25 edges, in every place a message can put it.
+SWEEPS = [(EDGES_25, 1), (EDGES_25, 2), (EDGES_25, 3), (EDGES_13, 4), (EDGES_9, 5)]
+if FULL_SWEEP:
+    SWEEPS += [(EDGES_25, 4), (EDGES_13, 5), (EDGES_9, 6)]
+
+
+def units_bytes(units):
+    return b"".join(unit.to_bytes(2, "little") for unit, _ in units)
+
+
+@pytest.mark.parametrize("alphabet,length", SWEEPS,
+                         ids=[f"{len(alphabet)}^{length}" for alphabet, length in SWEEPS])
+def test_every_message_against_cpython(alphabet, length):
+    checked = 0
+    for message in itertools.product(alphabet, repeat=length):
+        message = bytes(message)
+        for errors in ("replace", "ignore"):
+            units = message_units(message, errors)
+            assert units_bytes(units) == message.decode("utf-8", errors).encode("utf-16-le"), \
+                (message.hex(), errors)
+        checked += 1
+    assert checked == len(alphabet) ** length
+
+
+@pytest.mark.parametrize("alphabet,length", [(EDGES_25, 3), (EDGES_13, 4)])
+def test_error_kinds_are_the_scalar_cores(alphabet, length):
+    """The same replacements carry the same error kinds as the scalar cores' (which the
+    reference model gives beat by beat): only where they come out differs."""
+    for message in map(bytes, itertools.product(alphabet, repeat=length)):
+        expected = [(unit, kind) for units, _ in transcoder_beats(message, "utf-8", "utf-16-le")
+                    for unit, kind in units]
+        assert message_units(message) == expected, message.hex()
+
+
+def test_at_most_one_unit_a_position_and_no_more_units_than_bytes():
+    for message in map(bytes, itertools.product(EDGES_13, repeat=4)):
+        assert len(message_units(message)) <= len(message)
+
+
+def test_window_is_all_a_position_sees():
+    """Bytes before i-3 do not change what position i emits: a position after a long prefix
+    emits what it emits after only its window."""
+    for window in itertools.product(EDGES_9, repeat=LOOKBEHIND + 2):
+        *behind, byte, following = window
+        for prefix in (b"\xf0\x9f", b"\xe2", b"A\xc3"):
+            whole = prefix + bytes(window)
+            position = len(prefix) + LOOKBEHIND
+            in_message = position_unit(list(whole[position - LOOKBEHIND:position]),
+                                       whole[position], whole[position + 1])
+            assert in_message == position_unit(behind, byte, following)
+
+
+def test_known_cases():
+    # Unicode's examples of maximal subparts, and a supplementary character.
+    assert [unit for unit, _ in message_units(bytes.fromhex("F4 91 92 93 FF 41 80 BF 42"))] == \
+        [0xFFFD] * 5 + [0x41, 0xFFFD, 0xFFFD, 0x42]
+    assert message_units(b"\xf0\x9f\x98\x80") == [(0xD83D, ErrorKind.NONE),
+                                                  (0xDE00, ErrorKind.NONE)]
+    assert message_units(b"\xe2\x82") == [(0xFFFD, ErrorKind.UNFINISHED)]
+    assert message_units(b"\xe2\x28") == [(0xFFFD, ErrorKind.TRUNCATED), (0x28, ErrorKind.NONE)]
+
+
+def test_window_length_checked():
+    with pytest.raises(ValueError, match="^behind must hold 3 bytes, not 2$"):
+        position_unit([None, 0x41], 0x41, None)
