@@ -1,6 +1,6 @@
 """Any core behind AXI4-Stream ports (ARM IHI 0051), as Verilog flows and Vivado expect them."""
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Shape
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -50,8 +50,8 @@ class AXIStreamTop(wiring.Component):
         self.core = core
         input_layout = core.i.payload.shape()
         output_layout = core.o.payload.shape()
-        self.input_bytes = len(Signal(input_layout["data"].shape)) // 8
-        self.unit_bytes = (len(Signal(output_layout.item["data"].shape)) + 7) // 8
+        self.input_bytes = Shape.cast(input_layout["data"].shape).width // 8
+        self.unit_bytes = (Shape.cast(output_layout.item["data"].shape).width + 7) // 8
         self.lanes = output_layout.lane_count
         super().__init__({
             "s_axis_tdata":  In(8 * self.input_bytes),

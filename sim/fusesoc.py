@@ -5,11 +5,11 @@ import json
 import pathlib
 
 from .. import __version__
-from .cocotb_testbench import messages_for
 from .generate import convert, make_top, module_name
 from .lint import LINT_WAIVERS
 from .ports import describe_ports
 from .reference import transcoder_beats
+from .throughput import stress_messages
 from .verilog_testbench import bench_files
 
 
@@ -65,7 +65,7 @@ def write_fusesoc_core(directory, source="utf-8", target="utf-16-le", *, errors=
         f"        verilator_options: [\"-Wall\", {waivers}]",
     ]
     if interface == "stream":
-        messages = messages_for(source, 0, None)
+        messages = stress_messages(source)
         expected = [transcoder_beats(message, source, target, errors) for message in messages]
         (directory / "bench").mkdir(exist_ok=True)
         data_files = []

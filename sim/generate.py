@@ -106,7 +106,8 @@ def _plain_function_names(text):
     for escaped in sorted(set(re.findall(r"function (?:\[[^\]]*\] )?\\(\S+) ;", text))):
         plain = "function_" + re.sub(r"\W+", "_", escaped).strip("_")
         if re.search(rf"\b{plain}\b", text):
-            raise AssertionError(f"{plain} is already a name in the design")
+            raise RuntimeError(f"cannot rename {escaped}: {plain} is already a name in the "
+                               f"design")
         text = text.replace(f"\\{escaped} ", f"{plain} ")
     return text
 

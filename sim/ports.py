@@ -11,12 +11,13 @@ from ..hdl.layout import ErrorKind
 __all__ = ["describe_ports"]
 
 
+_ERROR_KINDS = ", ".join(f"{kind.value} {kind.name}" for kind in ErrorKind)
+
 _MEANINGS = {
     "data": "a code unit's bytes in wire order: [7:0] is the first byte on the wire",
     "count": "input: bytes present, from [7:0] up; output: lanes holding a unit, from lane 0",
     "last": "the final beat of a message",
-    "error": "ErrorKind of the unit's code point: " + ", ".join(
-        f"{kind.value} {kind.name}" for kind in ErrorKind),
+    "error": f"ErrorKind of the unit's code point: {_ERROR_KINDS}",
 }
 
 _AXIS_MEANINGS = {
@@ -34,8 +35,7 @@ _AXIS_MEANINGS = {
     "m_axis_tvalid": "an output beat is offered",
     "m_axis_tready": "the output beat is taken on this rising edge, if valid",
     "m_axis_tuser": f"{TUSER_BITS_PER_UNIT} bits a lane: bits [2:0] of lane k's byte are its "
-                    "unit's ErrorKind (" + ", ".join(f"{kind.value} {kind.name}"
-                                                      for kind in ErrorKind) + ")",
+                    f"unit's ErrorKind ({_ERROR_KINDS})",
 }
 
 

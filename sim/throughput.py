@@ -2,6 +2,7 @@
 output always ready, cycles counted by the simulator."""
 
 import itertools
+import pathlib
 import random
 
 from ..hdl.cores import make_core
@@ -11,7 +12,7 @@ from .pysim import run_messages
 from .reference import input_beats, transcode
 
 
-__all__ = ["stress_input", "PairRate", "pair_rates"]
+__all__ = ["stress_input", "stress_messages", "PairRate", "pair_rates"]
 
 
 # Bytes and units that drive decoders into their error paths, mixed with text, so the rate is
@@ -79,3 +80,24 @@ def pair_rates(length=2048, *, errors="replace", pairs=None, seed=0):
         assert output == transcode(data, source, target, errors=errors), (source, target)
         yield PairRate(source, target, errors, len(data), input_beats(data, source), cycles,
                        core)
+
+
+def stress_messages(source, seed=0, extra=None):
+    """Messages for a bench: multilingual text, malformed input and byte order mark cases in
+    codec ``source``, then :func:`stress_input` cut into messages of 1 to 199 bytes, and the
+    file ``extra`` (a path) as one more message if given."""
+
+    text = "Gr\u00fc\u00dfe, \u041f\u0440\u0438\u0432\u0435\u0442, \u4f60\u597d, " \
+           "\u0e2a\u0e27\u0e31\u0e2a\u0e14\u0e35 \U0001F600\U0010FFFF"
+    messages = [text.encode(source), b"", "\ufeff".encode(source) + text.encode(source)[:5],
+                b"\xef\xbb\xbf\xc3\xa9\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82",
+                b"\xff\xfe\x00\xd8A\x00\x00\xdc\x00", b"\x00\x00\xfe\xff\x00\x11\x00\x00\x41"]
+    stress = stress_input(source, 4000, seed)
+    rng = random.Random(seed)
+    while stress:
+        cut = rng.randrange(1, 200)
+        messages.append(stress[:cut])
+        stress = stress[cut:]
+    if extra:
+        messages.append(pathlib.Path(extra).read_bytes())
+    return messages

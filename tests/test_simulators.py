@@ -37,7 +37,7 @@ EVERY += [(source, target, errors, True) for source, target in PIPELINED_PAIRS
 MODULES = EVERY if FULL_SWEEP else FIXED
 
 
-def messages_for(source):
+def cut_messages(source):
     """Stress input cut into messages of 0 to 40 bytes, and the byte order mark cases."""
     data = stress_input(source, 2500, seed=7)
     rng = random.Random(source)
@@ -61,7 +61,7 @@ def needs(simulator):
 def test_module_in_simulator(tmp_path, simulator, source, target, errors, pipelined):
     core = make_core(source, target, errors=errors, pipelined=pipelined)
     name = module_name(source, target, pipelined=pipelined)
-    messages = messages_for(source)
+    messages = cut_messages(source)
     expected = [transcoder_beats(message, source, target, errors) for message in messages]
     bench = build_bench(convert(core, name=name), name, core, messages,
                             simulator=simulator, directory=tmp_path)
