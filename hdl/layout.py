@@ -10,10 +10,12 @@ carries no item, only (possibly) the end of a message, like an AXI-Stream beat w
 from amaranth.hdl import unsigned
 from amaranth.lib import data, enum
 
+from .params import check_width
+
 
 __all__ = [
     "ErrorKind", "REPLACEMENT_CHARACTER", "BYTE_ORDER_MARK",
-    "UnitBytes", "CodePoint", "UTF8Unit", "UTF16Unit", "UTF32Unit", "Lanes",
+    "UnitBytes", "ByteLanes", "CodePoint", "UTF8Unit", "UTF16Unit", "UTF32Unit", "Lanes",
     "CodePointLanes", "UTF8UnitLanes", "UTF16UnitLanes", "UTF32UnitLanes", "ENCODER_LANES",
     "FramedByte",
 ]
@@ -105,6 +107,42 @@ class UnitBytes(data.StructLayout):
 
     def __repr__(self):
         return f"UnitBytes({self.width})"
+
+
+class ByteLanes(data.StructLayout):
+    """Payload of a byte stream that moves up to ``width`` bytes per beat: the input of the wide
+    cores.
+
+    The fields are those of :class:`UnitBytes`, so the same drivers feed both. A message starts
+    on a new beat and every beat but its last is full (``count == width``); the last may hold
+    0 to ``width`` bytes, and a message of no bytes is one beat with ``count == 0`` and
+    ``last``.
+
+    Parameters
+    ----------
+    width : :class:`int`
+        Bytes per beat, a power of two from 1 to 64.
+
+    Members
+    -------
+    data : :py:`unsigned(8 * width)`
+        The bytes in wire order, ``data[0:8]`` first.
+    count : :py:`range(width + 1)`
+        Number of bytes present, from ``data[0:8]`` up.
+    last : 1 bit
+        Final beat of the message.
+    """
+    def __init__(self, width):
+        check_width(width)
+        self.width = width
+        super().__init__({
+            "data":  unsigned(8 * width),
+            "count": range(width + 1),
+            "last":  unsigned(1),
+        })
+
+    def __repr__(self):
+        return f"ByteLanes({self.width})"
 
 
 #: One Unicode code point (a scalar value, or U+FFFD with an error kind).

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 __all__ = [
     "HARDWARE_ERROR_HANDLERS", "ERROR_HANDLERS", "BYTE_ORDERS", "UNIT_BYTES", "Codec", "CODECS",
     "describe_choices", "check_choice", "check_errors", "check_byteorder", "check_codec",
-    "check_pair", "check_integer",
+    "check_pair", "check_integer", "WIDTHS", "check_width",
 ]
 
 
@@ -116,3 +116,13 @@ def check_integer(name, value, *, minimum, maximum=None):
             or (maximum is not None and value > maximum)):
         bounds = f"of at least {minimum}" if maximum is None else f"from {minimum} to {maximum}"
         raise ValueError(f"{name} must be an integer {bounds}, not {value!r}")
+
+
+#: The widths, in bytes per beat, of the wide cores.
+WIDTHS = (1, 2, 4, 8, 16, 32, 64)
+
+
+def check_width(width):
+    """Raise unless ``width`` is one of :data:`WIDTHS`."""
+    if isinstance(width, bool) or width not in WIDTHS:
+        raise ValueError(f"width must be a power of two from 1 to 64, not {width!r}")

@@ -1,0 +1,165 @@
+"""Repacking: beats of 0 to ``width`` items into beats of exactly ``width`` items."""
+
+from amaranth.hdl import Module, Mux, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .layout import Lanes
+from .params import check_width
+
+
+__all__ = ["Repacker"]
+
+
+class Repacker(wiring.Component):
+    """Stage *repack*: turns beats of 0 to ``width`` packed items into beats of ``width`` items,
+    all full but the last of each message.
+
+    Items are written into a buffer of two halves of ``width`` slots at a pointer that moves on
+    by each beat's count; a half goes out when it fills, and ``last`` sends the half the
+    message ends in, however full (an empty message gives one beat of no items). The pointer
+    update is the stage's only loop, a clock of its own; the rotation that lines the items up
+    with the pointer takes two of its log2(``width``) multiplexer levels per clock.
+
+    Latency ``latency`` clocks from an input beat to the output beat it completes, one input
+    beat per clock, no backpressure. Over a message, the output never has more beats than the
+    input, but the last input beat can complete two (a full half and the rest): the second
+    waits one clock in a holding register, and goes out on the next clock instead of the output
+    of the beat that arrives then, which in turn waits. So the output lags the input by at most
+    one beat at any time, and one output beat per clock always keeps up.
+
+    Parameters
+    ----------
+    item : :class:`~amaranth.lib.data.Layout`
+        One item.
+    width : :class:`int`
+        Items per beat, a power of two from 1 to 64.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(Lanes(item, width), always_ready=True))`
+        Items packed from lane 0.
+    o : :py:`Out(stream.Signature(Lanes(item, width), always_ready=True))`
+        Full beats, the last of a message with 1 to ``width`` items (none for an empty one).
+    """
+    def __init__(self, *, item, width):
+        check_width(width)
+        self._width = width
+        bits = width.bit_length() - 1
+        self._rotate_stages = max(1, (bits + 1) // 2)
+        self.latency = self._rotate_stages + 3
+        super().__init__({
+            "i": In(stream.Signature(Lanes(item, width), always_ready=True)),
+            "o": Out(stream.Signature(Lanes(item, width), always_ready=True)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        width = self._width
+        layout = self.i.payload.shape()
+        item = layout.item
+        bits = width.bit_length() - 1
+        half_layout = data.ArrayLayout(item, width)
+
+        # The pointer: the half being filled and the slots of it already used.
+        half = Signal()
+        fill = Signal(range(width))
+        total = self.i.payload.count + fill
+        with m.If(self.i.valid):
+            with m.If(self.i.payload.last):
+                # The next message starts on a fresh half, after the one this one ends in.
+                m.d.sync += [fill.eq(0), half.eq(half ^ (total <= width))]
+            with m.Else():
+                m.d.sync += [fill.eq(total[:bits]), half.eq(half ^ (total >= width))]
+
+        placed = Signal(data.StructLayout({
+            "lanes": half_layout, "count": range(width + 1), "last": 1,
+            "half": 1, "fill": range(width), "total": range(2 * width),
+        }), reset_less=True)
+        placed_valid = Signal()
+        m.d.sync += [
+            placed_valid.eq(self.i.valid),
+            placed.lanes.eq(self.i.payload.lanes), placed.count.eq(self.i.payload.count),
+            placed.last.eq(self.i.payload.last), placed.half.eq(half), placed.fill.eq(fill),
+            placed.total.eq(total),
+        ]
+
+        # Rotate the items up by ``fill`` slots (item k to slot fill + k, wrapping into the
+        # next half), and find the slots of this half and the next one they are written to.
+        rotated = [placed.lanes[index] for index in range(width)]
+        valid = placed_valid
+        info = placed
+        for stage in range(self._rotate_stages):
+            for step in range(2 * stage, min(2 * stage + 2, bits)):
+                span = 1 << step
+                rotated = [Mux(info.fill[step], rotated[(index - span) % width], rotated[index])
+                           for index in range(width)]
+            registered = Signal(half_layout, name=f"rotate{stage}", reset_less=True)
+            for index, value in enumerate(rotated):
+                m.d.sync += registered[index].eq(value)
+            rotated = [registered[index] for index in range(width)]
+            later_info = Signal(data.StructLayout({
+                "last": 1, "half": 1, "fill": range(width), "total": range(2 * width),
+                "this_half": width, "next_half": width,
+            }), name=f"rotate{stage}_info", reset_less=True)
+            m.d.sync += [later_info.last.eq(info.last), later_info.half.eq(info.half),
+                         later_info.fill.eq(info.fill), later_info.total.eq(info.total)]
+            if stage == 0:
+                for index in range(width):
+                    m.d.sync += [
+                        later_info.this_half[index].eq((info.fill <= index) &
+                                                       (info.total > index)),
+                        later_info.next_half[index].eq(info.total > width + index),
+                    ]
+            else:
+                m.d.sync += [later_info.this_half.eq(info.this_half),
+                             later_info.next_half.eq(info.next_half)]
+            later_valid = Signal(name=f"rotate{stage}_valid")
+            m.d.sync += later_valid.eq(valid)
+            info, valid = later_info, later_valid
+
+        # Write the slots, and say which halves go out: the one being filled when it fills or
+        # the message ends, and with ``last`` the next one when the items spill into it.
+        buffer = Signal(data.ArrayLayout(half_layout, 2), reset_less=True)
+        for which in range(2):
+            for index in range(width):
+                written = Mux(info.half == which, info.this_half[index], info.next_half[index])
+                with m.If(valid & written):
+                    m.d.sync += buffer[which][index].eq(rotated[index])
+        emission = data.StructLayout({"valid": 1, "half": 1, "count": range(width + 1),
+                                      "last": 1})
+        first = Signal(emission)
+        second = Signal(emission)
+        fills = info.total >= width
+        spills = info.total > width
+        m.d.sync += [
+            first.valid.eq(valid & (fills | info.last)),
+            first.half.eq(info.half),
+            first.count.eq(Mux(fills, width, info.total)),
+            first.last.eq(info.last & ~spills),
+            second.valid.eq(valid & info.last & spills),
+            second.half.eq(~info.half),
+            second.count.eq(info.total - width),
+            second.last.eq(1),
+        ]
+
+        # The holding register for the second of two beats, and the output register.
+        held = Signal(layout, reset_less=True)
+        held_valid = Signal()
+
+        def beat(emitted):
+            return {"lanes": buffer[emitted.half], "count": emitted.count, "last": emitted.last}
+
+        def load(target, emitted):
+            fields = beat(emitted)
+            return [target.lanes.eq(fields["lanes"]), target.count.eq(fields["count"]),
+                    target.last.eq(fields["last"])]
+
+        m.d.sync += self.o.valid.eq(held_valid | first.valid)
+        with m.If(held_valid):
+            m.d.sync += [self.o.payload.eq(held), held_valid.eq(first.valid)]
+            m.d.sync += load(held, first)
+        with m.Else():
+            m.d.sync += load(self.o.payload, first)
+            m.d.sync += [held_valid.eq(second.valid), *load(held, second)]
+        return m

@@ -1,0 +1,157 @@
+"""UTF-8 to UTF-16 at ``width`` bytes per clock."""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import fifo, stream, wiring
+from amaranth.lib.wiring import In, Out, connect
+
+from .compact import Compactor
+from .layout import ByteLanes, Lanes, UTF16Unit
+from .params import check_byteorder, check_errors, check_width
+from .repack import Repacker
+from .wide_utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
+from .window import LaneWindow
+
+
+__all__ = ["WideUTF8ToUTF16"]
+
+
+class WideUTF8ToUTF16(wiring.Component):
+    """UTF-8 to UTF-16-LE or -BE at ``width`` bytes per clock, exact to
+    ``bytes.decode("utf-8", errors).encode("utf-16-le")`` (or ``-be``) on every input.
+
+    Each beat brings up to ``width`` bytes, each beat out carries ``width`` UTF-16 units (all
+    beats full but the last of a message). The stages, each a component of its own, run
+    without stopping; only the input waits:
+
+    1. *classify* (:class:`~utfhw.hdl.wide_utf8.ClassifyLanes`): what each byte is;
+    2. *window* (:class:`~utfhw.hdl.window.LaneWindow`): each beat with the three bytes before
+       it and the one after it, so it waits for the next beat of its message;
+    3. *decode* and *emit* (:class:`~utfhw.hdl.wide_utf8.DecodePositions`): the one unit or
+       none that each byte position emits (Unicode ch. 3, Table 3-7 and maximal subparts;
+       RFC 2781, section 2.1);
+    4. *compact* (:class:`~utfhw.hdl.compact.Compactor`): the units packed from lane 0;
+    5. *repack* (:class:`~utfhw.hdl.repack.Repacker`): full beats of ``width`` units;
+    6. an output FIFO (:class:`amaranth.lib.fifo.SyncFIFOBuffered`) of ``fifo_depth`` beats.
+
+    Throughput: with ``o.ready`` high the core takes a beat on every clock, whatever the bytes
+    and however messages are split. Over a message the output has no more beats than the input
+    (the units never outnumber the bytes), and the repacker's output lags by at most one beat.
+    A message of ``n`` bytes alone takes ``ceil(n / width)`` input clocks (one if empty) and
+    is out ``latency`` clocks after its last beat went in, or one clock later when its last
+    beat completes two output beats.
+
+    Latency: ``latency`` clocks from the input beat that completes an output beat to that
+    beat, when the beat after it follows at once (a beat that is not a message's last waits
+    for the next beat of the message, whose first byte decides its last position).
+
+    Backpressure: the stages never stop, so ``i.ready`` is a flip-flop that is high while the
+    FIFO holds few enough beats that everything in the stages still fits. When the output is
+    held the FIFO fills and the input stops; nothing is lost or duplicated, ``o.valid`` and
+    ``i.ready`` do not depend on ``o.ready`` combinationally. ``capacity`` is the most beats
+    the core holds.
+
+    Parameters
+    ----------
+    width : :class:`int`
+        Bytes per input beat and units per output beat: 1, 2, 4, 8, 16, 32 or 64.
+    byteorder : :class:`str`
+        ``"little"`` (``utf-16-le``) or ``"big"`` (``utf-16-be``).
+    errors : :class:`str`
+        ``"replace"`` or ``"ignore"``.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(ByteLanes(width)))`
+        UTF-8 bytes in wire order, ``count`` present from lane 0, ``last`` on a message's final
+        beat. A message starts on a new beat and only its last beat may be short; an empty
+        message is one beat with ``count == 0`` and ``last``.
+    o : :py:`Out(stream.Signature(Lanes(UTF16Unit, width)))`
+        UTF-16 units in wire order (``data[0:8]`` first), each with its
+        :class:`~utfhw.hdl.layout.ErrorKind`, ``count`` from lane 0, ``last`` on the
+        message's final beat.
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If ``width``, ``byteorder`` or ``errors`` is not one of the values above.
+    """
+    def __init__(self, *, width, byteorder="little", errors="replace"):
+        check_width(width)
+        check_byteorder(byteorder)
+        check_errors(errors)
+        self._width = width
+        self._byteorder = byteorder
+        self._errors = errors
+        self._classify = ClassifyLanes(width=width)
+        self._window = LaneWindow(item=ByteClass, width=width, behind=LOOKBEHIND)
+        self._decode = DecodePositions(width=width, byteorder=byteorder, errors=errors)
+        self._compact = Compactor(item=UTF16Unit, width=width)
+        self._repack = Repacker(item=UTF16Unit, width=width)
+        # Clocks from the input to the FIFO's write port: the input register of *classify*,
+        # and a clock each of the window and of the beat it waited for.
+        self._stages = (self._classify.latency + 2 + self._decode.latency +
+                        self._compact.latency + self._repack.latency)
+        # Room for every beat in the stages, the repacker's extra beat, the clock the ready
+        # flip-flop lags, and a few beats of slack so a drained output never stops the input.
+        self._threshold = 3
+        self.fifo_depth = self._stages + self._threshold + 3
+        #: Clocks from an input beat to the output beat it completes (see above).
+        self.latency = self._stages + 2
+        #: The most beats the core holds: the FIFO, and the stages' beats with their output.
+        self.capacity = self.fifo_depth + self._stages + 1
+        super().__init__({
+            "i": In(stream.Signature(ByteLanes(width))),
+            "o": Out(stream.Signature(Lanes(UTF16Unit, width))),
+        })
+
+    @property
+    def width(self):
+        return self._width
+
+    @property
+    def byteorder(self):
+        return self._byteorder
+
+    @property
+    def source(self):
+        """``"utf-8"``."""
+        return "utf-8"
+
+    @property
+    def target(self):
+        """``"utf-16-le"`` or ``"utf-16-be"``."""
+        return "utf-16-le" if self._byteorder == "little" else "utf-16-be"
+
+    @property
+    def errors(self):
+        return self._errors
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.classify = classify = self._classify
+        m.submodules.window = window = self._window
+        m.submodules.decode = decode = self._decode
+        m.submodules.compact = compact = self._compact
+        m.submodules.repack = repack = self._repack
+        m.submodules.fifo = buffer = fifo.SyncFIFOBuffered(
+            width=self.o.payload.shape().size, depth=self.fifo_depth)
+
+        ready = Signal()
+        m.d.sync += ready.eq(buffer.level <= self._threshold)
+        m.d.comb += [
+            self.i.ready.eq(ready),
+            classify.i.valid.eq(self.i.valid & ready),
+            classify.i.payload.eq(self.i.payload),
+        ]
+        connect(m, classify.o, window.i)
+        connect(m, window.o, decode.i)
+        connect(m, decode.o, compact.i)
+        connect(m, compact.o, repack.i)
+        m.d.comb += [
+            buffer.w_en.eq(repack.o.valid),
+            buffer.w_data.eq(repack.o.payload),
+            self.o.valid.eq(buffer.r_rdy),
+            self.o.payload.eq(buffer.r_data),
+            buffer.r_en.eq(self.o.ready),
+        ]
+        return m

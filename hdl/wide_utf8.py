@@ -1,0 +1,326 @@
+"""The UTF-8 stages of the wide core: what each byte is, and what each byte position emits.
+
+Two facts let every lane decide alone (``shared/WIDE.md``; the model is
+:mod:`utfhw.sim.wide_model`): the decoder's state before byte ``i`` is a function of bytes
+``i-3`` to ``i-1`` (Unicode ch. 3, Table 3-7: a sequence is at most four bytes, a lead byte
+always starts afresh), and with byte ``i+1`` known every position emits at most one UTF-16
+unit.
+"""
+
+from amaranth.hdl import Cat, Const, Module, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .byteclass import NibbleFlags
+from .layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER, UTF16Unit
+from .params import check_byteorder, check_errors, check_width
+from .unicode import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
+                      low_surrogate, plane_minus_one, swap_bytes)
+from .window import LaneBeat, WindowBeat
+
+
+__all__ = ["ByteClass", "LOOKBEHIND", "ClassifyLanes", "UnitSlot", "DecodePositions"]
+
+
+#: Bytes before a position that decide the state it meets.
+LOOKBEHIND = 3
+
+
+def _range_flag(low, high):
+    return f"in_{low:02x}_{high:02x}"
+
+
+def _lead_flag(needs, next_range):
+    return f"lead{needs}_{_range_flag(*next_range)}"
+
+
+# Lead bytes grouped by the continuation bytes they need and the range the first of those
+# must fall in (Table 3-7), and the ranges themselves.
+_LEAD_GROUPS = {_lead_flag(needs, next_range): (needs, next_range, rows)
+                for (needs, next_range), rows in lead_groups().items()}
+_FLAG_RANGES = {
+    **{_range_flag(*byte_range): [byte_range] for byte_range in NEXT_BYTE_RANGES},
+    **{flag: rows for flag, (_, _, rows) in _LEAD_GROUPS.items()},
+    "lead": [(lead.first, lead.last) for lead in TABLE_3_7],
+}
+_NIBBLE_FLAGS = NibbleFlags(_FLAG_RANGES)
+_CONTINUES = _range_flag(*CONTINUATION)
+
+#: What a byte is: all flags clear for an absent byte (past ``count``, or outside the message).
+ByteClass = data.StructLayout({
+    "byte": 8,
+    "present": 1,
+    "ascii": 1,
+    **{flag: 1 for flag in _FLAG_RANGES},
+})
+
+_Taken = data.StructLayout({
+    "byte": 8,
+    "present": 1,
+    "decodes": _NIBBLE_FLAGS.layout,
+})
+
+
+class ClassifyLanes(wiring.Component):
+    """Stage *classify*: the flags of every byte of a beat (Unicode ch. 3, Table 3-7).
+
+    Two clocks of latency, one beat per clock, no backpressure. The first clock registers
+    each byte with decodes of its nibbles (one LUT4 each) and whether it is present; the second
+    combines them into flags (an OR of ANDs, one or two LUT4s), all clear for an absent byte.
+
+    Parameters
+    ----------
+    width : :class:`int`
+        Bytes per beat.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(ByteLanes(width), always_ready=True))`
+    o : :py:`Out(stream.Signature(LaneBeat(ByteClass, width), always_ready=True))`
+    """
+    latency = 2
+
+    def __init__(self, *, width):
+        check_width(width)
+        self._width = width
+        super().__init__({
+            "i": In(stream.Signature(ByteLanes(width), always_ready=True)),
+            "o": Out(stream.Signature(LaneBeat(ByteClass, width), always_ready=True)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        width = self._width
+        taken = Signal(data.ArrayLayout(_Taken, width), reset_less=True)
+        taken_last = Signal()
+        taken_valid = Signal()
+        m.d.sync += [taken_valid.eq(self.i.valid), self.o.valid.eq(taken_valid)]
+        with m.If(self.i.valid):
+            for lane in range(width):
+                byte = self.i.payload.data[8 * lane:8 * lane + 8]
+                m.d.sync += [
+                    taken[lane].byte.eq(byte),
+                    taken[lane].present.eq(self.i.payload.count > lane),
+                    taken[lane].decodes.eq(_NIBBLE_FLAGS.decode(m, byte)),
+                ]
+            m.d.sync += taken_last.eq(self.i.payload.last)
+        with m.If(taken_valid):
+            for lane in range(width):
+                source, result = taken[lane], self.o.payload.lanes[lane]
+                m.d.sync += [
+                    result.byte.eq(source.byte),
+                    result.present.eq(source.present),
+                    result.ascii.eq(source.present & ~source.byte[7]),
+                ]
+                for flag in _NIBBLE_FLAGS.flags:
+                    m.d.sync += getattr(result, flag).eq(
+                        source.present & _NIBBLE_FLAGS.flag(source.decodes, flag))
+            m.d.sync += self.o.payload.last.eq(taken_last)
+        return m
+
+
+#: One position's output: a UTF-16 unit in wire order, or nothing.
+UnitSlot = data.StructLayout({"valid": 1, "item": UTF16Unit})
+
+# Stage 1 of decoding, for every window position from the second on: whether the byte is
+# accepted as the second byte of a sequence that needs 1, 2 or 3 continuation bytes.
+_Seconds = data.StructLayout({
+    "byte": 8, "present": 1, "ascii": 1, "lead": 1, "continues": 1,
+    "second": data.ArrayLayout(1, 3),
+})
+
+# Stage 2: how each position of the beat stands in its sequence.
+_Roles = data.StructLayout({
+    "b0": 8, "b1": 8, "b2": 8,       # bytes i, i-1, i-2
+    "ascii": 1,
+    "two": 1,            # completes a two-byte sequence
+    "three": 1,          # completes a three-byte sequence
+    "high": 1,           # third byte of a four-byte sequence whose fourth follows
+    "low": 1,            # completes a four-byte sequence
+    "breaks": 1,         # leaves a sequence that the next byte does not continue
+    "stray": 1,          # present, neither ASCII nor a lead byte
+    "accepted": 1,       # continues a pending sequence
+    "followed": 1,       # byte i+1 is present
+})
+
+# Stage 3: where the unit comes from, one-hot, and its error kind.
+_Selects = ("ascii", "two", "three", "high", "low", "replacement")
+_Chosen = data.StructLayout({
+    "b0": 8, "b1": 8,
+    "lead_bits": 4,      # a three-byte sequence's bits from its lead byte, i-2
+    "plane_minus_one": 4,
+    "select": data.StructLayout({name: 1 for name in _Selects}),
+    "error": ErrorKind,
+})
+
+
+class DecodePositions(wiring.Component):
+    """Stages *decode* and *emit*: the UTF-16 unit each byte position emits, from the flags of
+    bytes ``i-3`` to ``i+1``.
+
+    Four clocks of latency, one beat per clock, no backpressure. Position ``i`` emits (the
+    maximal subparts of Unicode ch. 3, "U+FFFD Substitution of Maximal Subparts"):
+
+    - a complete character at its last byte: its unit, or its low surrogate;
+    - a four-byte character's high surrogate at its third byte, when byte ``i+1`` continues it;
+    - a U+FFFD (``TRUNCATED``, or ``UNFINISHED`` at the end of the message) at a byte that
+      leaves a sequence byte ``i+1`` does not continue;
+    - a U+FFFD (``INVALID_BYTE``) for a byte that is neither ASCII, a lead byte, nor accepted
+      as a continuation;
+    - nothing otherwise. With ``errors="ignore"`` the replacements are not emitted.
+
+    The clocks: which bytes are accepted second bytes (two LUT4 levels); each position's role
+    (two or three); where its unit comes from and the surrogate's plane; the unit (RFC 2781,
+    section 2.1), in wire byte order.
+
+    Parameters
+    ----------
+    width : :class:`int`
+        Positions per beat.
+    byteorder : :class:`str`
+        ``"little"`` or ``"big"``.
+    errors : :class:`str`
+        ``"replace"`` or ``"ignore"``.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(WindowBeat(ByteClass, width, LOOKBEHIND), always_ready=True))`
+    o : :py:`Out(stream.Signature(LaneBeat(UnitSlot, width), always_ready=True))`
+    """
+    latency = 4
+
+    def __init__(self, *, width, byteorder="little", errors="replace"):
+        check_width(width)
+        check_byteorder(byteorder)
+        check_errors(errors)
+        self._width = width
+        self._byteorder = byteorder
+        self._errors = errors
+        super().__init__({
+            "i": In(stream.Signature(WindowBeat(ByteClass, width, LOOKBEHIND),
+                                     always_ready=True)),
+            "o": Out(stream.Signature(LaneBeat(UnitSlot, width), always_ready=True)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        width = self._width
+        valid = [Signal(name=f"decode{stage}_valid") for stage in range(3)]
+        last = [Signal(name=f"decode{stage}_last") for stage in range(3)]
+        m.d.sync += [valid[0].eq(self.i.valid), last[0].eq(self.i.payload.last),
+                     *(later.eq(earlier) for earlier, later in zip(valid, valid[1:])),
+                     *(later.eq(earlier) for earlier, later in zip(last, last[1:])),
+                     self.o.valid.eq(valid[-1]), self.o.payload.last.eq(last[-1])]
+
+        window = self.i.payload.window
+        seconds = Signal(data.ArrayLayout(_Seconds, len(window)), reset_less=True)
+        for index, byte in enumerate(window):
+            m.d.sync += [
+                seconds[index].byte.eq(byte.byte),
+                seconds[index].present.eq(byte.present),
+                seconds[index].ascii.eq(byte.ascii),
+                seconds[index].lead.eq(byte.lead),
+                seconds[index].continues.eq(getattr(byte, _CONTINUES)),
+            ]
+            if index == 0:
+                continue
+            before = window[index - 1]
+            for needs in (1, 2, 3):
+                accepted = Const(0)
+                for flag, (group_needs, next_range, _) in _LEAD_GROUPS.items():
+                    if group_needs == needs:
+                        accepted = accepted | (getattr(before, flag) &
+                                               getattr(byte, _range_flag(*next_range)))
+                m.d.sync += seconds[index].second[needs - 1].eq(accepted)
+
+        roles = Signal(data.ArrayLayout(_Roles, width), reset_less=True)
+        for lane in range(width):
+            m.d.sync += roles[lane].eq(self._role(m, seconds, LOOKBEHIND + lane))
+
+        chosen = Signal(data.ArrayLayout(_Chosen, width), reset_less=True)
+        for lane in range(width):
+            m.d.sync += chosen[lane].eq(self._choose(m, roles[lane]))
+
+        for lane in range(width):
+            m.d.sync += self.o.payload.lanes[lane].eq(self._unit(m, chosen[lane]))
+        return m
+
+    def _role(self, m, seconds, index):
+        """Stage 2: how the byte at window ``index`` stands in its sequence."""
+        this, before, following = seconds[index], seconds[index - 1], seconds[index + 1]
+        earlier = seconds[index - 2]
+        second_any = this.second[0] | this.second[1] | this.second[2]
+        three = before.second[1] & this.continues
+        third_of_four = before.second[2] & this.continues
+        low = earlier.second[2] & before.continues & this.continues
+        following_starts = following.second[0] | following.second[1] | following.second[2]
+        result = Signal(_Roles)
+        m.d.comb += [
+            result.b0.eq(this.byte),
+            result.b1.eq(before.byte),
+            result.b2.eq(earlier.byte),
+            result.ascii.eq(this.ascii),
+            result.two.eq(this.second[0]),
+            result.three.eq(three),
+            result.high.eq(third_of_four & following.continues),
+            result.low.eq(low),
+            result.breaks.eq((this.lead & ~following_starts) |
+                             ((this.second[1] | this.second[2] | third_of_four) &
+                              ~following.continues)),
+            result.stray.eq(this.present & ~this.ascii & ~this.lead),
+            result.accepted.eq(second_any | three | third_of_four | low),
+            result.followed.eq(following.present),
+        ]
+        return result
+
+    def _choose(self, m, roles):
+        """Stage 3: where the unit comes from, its error kind, and a high surrogate's plane."""
+        result = Signal(_Chosen)
+        invalid = roles.stray & ~roles.accepted
+        replacement = roles.breaks | invalid
+        m.d.comb += [
+            result.b0.eq(roles.b0),
+            result.b1.eq(roles.b1),
+            result.lead_bits.eq(roles.b2[0:4]),
+            # The plane of a four-byte sequence, from its lead (b2) and second (b1) bytes.
+            result.plane_minus_one.eq(plane_minus_one(Cat(roles.b1[4:6], roles.b2[0:3]))),
+            result.select.ascii.eq(roles.ascii),
+            result.select.two.eq(roles.two),
+            result.select.three.eq(roles.three),
+            result.select.high.eq(roles.high),
+            result.select.low.eq(roles.low),
+        ]
+        if self._errors == "replace":
+            m.d.comb += result.select.replacement.eq(replacement)
+            with m.If(invalid):
+                m.d.comb += result.error.eq(ErrorKind.INVALID_BYTE)
+            with m.Elif(roles.breaks & roles.followed):
+                m.d.comb += result.error.eq(ErrorKind.TRUNCATED)
+            with m.Elif(roles.breaks):
+                m.d.comb += result.error.eq(ErrorKind.UNFINISHED)
+        return result
+
+    def _unit(self, m, chosen):
+        """Stage 4 (RFC 2781, section 2.1): the unit, in wire byte order."""
+        b0, b1 = chosen.b0, chosen.b1
+        select = chosen.select
+        sources = {
+            "ascii": Cat(b0, Const(0, 8)),
+            "two": Cat(b0[0:6], b1[0:5], Const(0, 5)),
+            "three": Cat(b0[0:6], b1[0:6], chosen.lead_bits),
+            "high": high_surrogate(Cat(b0[4:6], b1[0:4]), chosen.plane_minus_one),
+            "low": low_surrogate(Cat(b0[0:6], b1[0:4])),
+            "replacement": Const(REPLACEMENT_CHARACTER, 16),
+        }
+        value = Const(0, 16)
+        for name, source in sources.items():
+            value = value | (source & getattr(select, name).replicate(16))
+        if self._byteorder == "big":
+            value = swap_bytes(value)
+        result = Signal(UnitSlot)
+        m.d.comb += [
+            result.valid.eq(select.as_value().any()),
+            result.item.data.eq(value),
+            result.item.error.eq(chosen.error),
+        ]
+        return result

@@ -1,0 +1,101 @@
+"""The lanes of a beat with the lanes around them: what a wide decoder needs to decide each
+position on its own."""
+
+from amaranth.hdl import Cat, Module, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from .params import check_integer
+
+
+__all__ = ["LaneBeat", "WindowBeat", "LaneWindow"]
+
+
+class LaneBeat(data.StructLayout):
+    """One beat of ``width`` lanes of ``item``, all present or marked absent by the item
+    itself, and ``last``."""
+    def __init__(self, item, width):
+        self.item = item
+        self.width = width
+        super().__init__({"lanes": data.ArrayLayout(item, width), "last": 1})
+
+
+class WindowBeat(data.StructLayout):
+    """A beat's ``width`` lanes with ``behind`` lanes before them and one after.
+
+    ``window[behind + j]`` is lane ``j``; ``window[0:behind]`` are the lanes before it in the
+    message (absent before the message starts) and ``window[behind + width]`` the lane after
+    it (absent where the message ends).
+    """
+    def __init__(self, item, width, behind):
+        self.item = item
+        self.width = width
+        self.behind = behind
+        super().__init__({"window": data.ArrayLayout(item, behind + width + 1), "last": 1})
+
+
+class LaneWindow(wiring.Component):
+    """Holds each beat until the first lane of the next one is known, and sends it on with
+    ``behind`` lanes of the beats before it.
+
+    A beat with ``last`` goes on the clock after it arrives; any other waits for the next beat
+    of its message. The lanes before a message and the lane after it are the all-zero item,
+    which the item's layout must read as absent. There is no backpressure: a beat goes on
+    exactly one clock after the beat that completes its window arrives (latency one clock, one
+    beat per clock), so the stage holds at most one beat.
+
+    Parameters
+    ----------
+    item : :class:`~amaranth.lib.data.Layout`
+        One lane.
+    width : :class:`int`
+        Lanes per beat.
+    behind : :class:`int`
+        Lanes of look-behind, at least 1.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(LaneBeat(item, width), always_ready=True))`
+    o : :py:`Out(stream.Signature(WindowBeat(item, width, behind), always_ready=True))`
+    """
+    def __init__(self, *, item, width, behind):
+        check_integer("width", width, minimum=1)
+        check_integer("behind", behind, minimum=1)
+        self._behind = behind
+        super().__init__({
+            "i": In(stream.Signature(LaneBeat(item, width), always_ready=True)),
+            "o": Out(stream.Signature(WindowBeat(item, width, behind), always_ready=True)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        layout = self.i.payload.shape()
+        item, width, behind = layout.item, layout.width, self._behind
+        pending = Signal(layout, reset_less=True)
+        pending_valid = Signal()
+        history = Signal(data.ArrayLayout(item, behind))
+
+        release = pending_valid & (pending.last | self.i.valid)
+        following = Signal(item)
+        with m.If(~pending.last):
+            m.d.comb += following.eq(self.i.payload.lanes[0])
+
+        m.d.sync += self.o.valid.eq(release)
+        with m.If(release):
+            m.d.sync += [
+                self.o.payload.window.as_value().eq(
+                    Cat(history.as_value(), pending.lanes.as_value(), following.as_value())),
+                self.o.payload.last.eq(pending.last),
+            ]
+            with m.If(pending.last):
+                m.d.sync += history.eq(0)
+            with m.Else():
+                lanes = [history[index] for index in range(behind)] + \
+                        [pending.lanes[index] for index in range(width)]
+                m.d.sync += [history[index].eq(lane)
+                             for index, lane in enumerate(lanes[-behind:])]
+        with m.If(self.i.valid):
+            m.d.sync += [pending.eq(self.i.payload), pending_valid.eq(1)]
+        with m.Elif(release):
+            m.d.sync += pending_valid.eq(0)
+        return m
