@@ -51,13 +51,17 @@ class Compactor(wiring.Component):
     def __init__(self, *, item, width):
         check_width(width)
         self._width = width
-        bits = _log2(width)
-        self._count_stages = max(1, (bits + 1) // 2)
-        self.latency = self._count_stages + bits
+        self._count_stages = _count_stages(width)
+        self.latency = self.latency_of(width)
         super().__init__({
             "i": In(stream.Signature(LaneBeat(Slot(item), width), always_ready=True)),
             "o": Out(stream.Signature(Lanes(item, width), always_ready=True)),
         })
+
+    @staticmethod
+    def latency_of(width):
+        """The latency of a compactor of ``width`` slots."""
+        return _count_stages(width) + _log2(width)
 
     def elaborate(self, platform):
         m = Module()
@@ -130,6 +134,10 @@ class Compactor(wiring.Component):
             for index in range(width):
                 m.d.comb += self.o.payload.lanes[index].eq(items[index].item)
         return m
+
+
+def _count_stages(width):
+    return max(1, (_log2(width) + 1) // 2)
 
 
 def _delay(m, valid, last, name):

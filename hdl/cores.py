@@ -1,7 +1,8 @@
 """What every transcoding core offers, and the choice of core for a codec pair.
 
 Every core utfhw builds (:class:`~utfhw.hdl.transcoder.Transcoder`,
-:class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16`) is an
+:class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16`, :class:`~utfhw.hdl.wide.WideUTF8ToUTF16`)
+is an
 :class:`amaranth.lib.wiring.Component` that satisfies :class:`Core`, and
 :func:`make_core` is the one place that picks the core for a pair: Verilog generation, the
 simulators, the implementation report and the tests all call it.
@@ -9,12 +10,13 @@ simulators, the implementation report and the tests all call it.
 
 from typing import Protocol, runtime_checkable
 
-from .params import ERROR_HANDLERS, check_errors, check_pair
+from .params import ERROR_HANDLERS, check_errors, check_pair, check_width
 from .pipelined import PipelinedUTF8ToUTF16
 from .transcoder import Transcoder
+from .wide import WideUTF8ToUTF16
 
 
-__all__ = ["Core", "PIPELINED_PAIRS", "make_core"]
+__all__ = ["Core", "PIPELINED_PAIRS", "check_core", "make_core"]
 
 
 @runtime_checkable
@@ -24,7 +26,8 @@ class Core(Protocol):
     Attributes
     ----------
     i : :py:`In(stream.Signature(UnitBytes(unit_bytes)))`
-        Source code units in wire order, one per beat; ``count`` bytes present, ``last`` on the
+        Source code units in wire order, one per beat (the wide core: up to ``width`` bytes,
+        :class:`~utfhw.hdl.layout.ByteLanes`); ``count`` bytes present, ``last`` on the
         final beat of a message (an empty message is one beat with ``count == 0`` and
         ``last``).
     o : :py:`Out(stream.Signature(Lanes(unit, lanes)))`
@@ -50,28 +53,47 @@ class Core(Protocol):
     capacity: int
 
 
-#: The pairs :class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16` covers, with its byte order.
+#: The pairs :class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16` and
+#: :class:`~utfhw.hdl.wide.WideUTF8ToUTF16` cover, with their byte order.
 PIPELINED_PAIRS = {("utf-8", "utf-16-le"): "little", ("utf-8", "utf-16-be"): "big"}
 
 
-def make_core(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False):
-    """The core for a codec pair: a :class:`~utfhw.hdl.transcoder.Transcoder`, or with
-    ``pipelined=True`` the :class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16` (UTF-8 to
-    UTF-16-LE or -BE only). ``errors="strict"`` makes the ``"replace"`` core, whose error kinds
-    tell the consumer where to stop.
+def check_core(source, target, *, errors="replace", pipelined=False, width=None):
+    """Raise :exc:`ValueError` unless :func:`make_core` can build this core (it builds
+    nothing)."""
+    check_pair(source, target)
+    check_errors(errors, handlers=ERROR_HANDLERS)
+    if width is not None:
+        check_width(width)
+        if pipelined:
+            raise ValueError("pipelined=True and width are two different cores; give one of "
+                             "them")
+    for option, chosen in (("width", width is not None), ("pipelined=True", pipelined)):
+        if chosen and (source, target) not in PIPELINED_PAIRS:
+            raise ValueError(f"{option} is for utf-8 to utf-16-le or utf-16-be, not {source} "
+                             f"to {target}")
+
+
+def make_core(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
+              width=None):
+    """The core for a codec pair: a :class:`~utfhw.hdl.transcoder.Transcoder`; with
+    ``pipelined=True`` the :class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16`; with ``width``
+    (bytes per clock: 1, 2, 4, 8, 16, 32 or 64) the :class:`~utfhw.hdl.wide.WideUTF8ToUTF16`.
+    The last two are UTF-8 to UTF-16-LE or -BE only. ``errors="strict"`` makes the
+    ``"replace"`` core, whose error kinds tell the consumer where to stop.
 
     Raises
     ------
     :exc:`ValueError`
-        If a codec or ``errors`` is unknown, or ``pipelined`` is asked for another pair.
+        If a codec, ``errors`` or ``width`` is unknown, ``pipelined`` or ``width`` is asked
+        for another pair, or both are given.
     """
-    check_pair(source, target)
-    check_errors(errors, handlers=ERROR_HANDLERS)
+    check_core(source, target, errors=errors, pipelined=pipelined, width=width)
     hardware_errors = "replace" if errors == "strict" else errors
+    if width is not None:
+        return WideUTF8ToUTF16(width=width, byteorder=PIPELINED_PAIRS[(source, target)],
+                               errors=hardware_errors)
     if pipelined:
-        if (source, target) not in PIPELINED_PAIRS:
-            raise ValueError(f"pipelined=True is for utf-8 to utf-16-le or utf-16-be, not "
-                             f"{source} to {target}")
         return PipelinedUTF8ToUTF16(byteorder=PIPELINED_PAIRS[(source, target)],
                                     errors=hardware_errors)
     return Transcoder(source=source, target=target, errors=hardware_errors)

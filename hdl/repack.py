@@ -45,13 +45,17 @@ class Repacker(wiring.Component):
     def __init__(self, *, item, width):
         check_width(width)
         self._width = width
-        bits = width.bit_length() - 1
-        self._rotate_stages = max(1, (bits + 1) // 2)
-        self.latency = self._rotate_stages + 3
+        self._rotate_stages = _rotate_stages(width)
+        self.latency = self.latency_of(width)
         super().__init__({
             "i": In(stream.Signature(Lanes(item, width), always_ready=True)),
             "o": Out(stream.Signature(Lanes(item, width), always_ready=True)),
         })
+
+    @staticmethod
+    def latency_of(width):
+        """The latency of a repacker of ``width`` items."""
+        return _rotate_stages(width) + 3
 
     def elaborate(self, platform):
         m = Module()
@@ -163,3 +167,7 @@ class Repacker(wiring.Component):
             m.d.sync += load(self.o.payload, first)
             m.d.sync += [held_valid.eq(second.valid), *load(held, second)]
         return m
+
+
+def _rotate_stages(width):
+    return max(1, width.bit_length() // 2)

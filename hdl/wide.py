@@ -82,15 +82,10 @@ class WideUTF8ToUTF16(wiring.Component):
         self._width = width
         self._byteorder = byteorder
         self._errors = errors
-        self._classify = ClassifyLanes(width=width)
-        self._window = LaneWindow(item=ByteClass, width=width, behind=LOOKBEHIND)
-        self._decode = DecodePositions(width=width, byteorder=byteorder, errors=errors)
-        self._compact = Compactor(item=UTF16Unit, width=width)
-        self._repack = Repacker(item=UTF16Unit, width=width)
-        # Clocks from the input to the FIFO's write port: the input register of *classify*,
-        # and a clock each of the window and of the beat it waited for.
-        self._stages = (self._classify.latency + 2 + self._decode.latency +
-                        self._compact.latency + self._repack.latency)
+        # Clocks from the input to the FIFO's write port: a clock each of the window and of
+        # the beat it waits for, and the other stages' latencies.
+        self._stages = (ClassifyLanes.latency + 2 + DecodePositions.latency +
+                        Compactor.latency_of(width) + Repacker.latency_of(width))
         # Room for every beat in the stages, the repacker's extra beat, the clock the ready
         # flip-flop lags, and a few beats of slack so a drained output never stops the input.
         self._threshold = 3
@@ -128,11 +123,14 @@ class WideUTF8ToUTF16(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.classify = classify = self._classify
-        m.submodules.window = window = self._window
-        m.submodules.decode = decode = self._decode
-        m.submodules.compact = compact = self._compact
-        m.submodules.repack = repack = self._repack
+        width = self._width
+        m.submodules.classify = classify = ClassifyLanes(width=width)
+        m.submodules.window = window = LaneWindow(item=ByteClass, width=width,
+                                                  behind=LOOKBEHIND)
+        m.submodules.decode = decode = DecodePositions(width=width, byteorder=self._byteorder,
+                                                       errors=self._errors)
+        m.submodules.compact = compact = Compactor(item=UTF16Unit, width=width)
+        m.submodules.repack = repack = Repacker(item=UTF16Unit, width=width)
         m.submodules.fifo = buffer = fifo.SyncFIFOBuffered(
             width=self.o.payload.shape().size, depth=self.fifo_depth)
 

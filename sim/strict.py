@@ -3,10 +3,10 @@ read from a ``"replace"`` core's output beats."""
 
 from ..hdl.layout import BYTE_ORDER_MARK, REPLACEMENT_CHARACTER, ErrorKind
 from ..hdl.params import CODECS
-from .reference import Item, target_units
+from .reference import Item, following_ranges, target_units
 
 
-__all__ = ["first_error_span"]
+__all__ = ["first_error_span", "first_wide_error_span"]
 
 
 def first_error_span(beats, data, source, target):
@@ -44,4 +44,35 @@ def first_error_span(beats, data, source, target):
             return span(start, min(start + width, len(data)))
         if units:
             sequence_start = index + 1
+    return None
+
+
+def first_wide_error_span(beats, data, target):
+    """:func:`first_error_span` for the output beats of a wide UTF-8 to UTF-16 core, whose
+    beats do not follow the input's.
+
+    The units before the first error are the characters before it, so their UTF-8 length is
+    where the error starts. Its end follows from the kind: one byte for an invalid byte, the end
+    of the message for an unfinished sequence, and for a truncated one the bytes its lead byte
+    accepted before the byte that cut it short (Table 3-7).
+    """
+    good = bytearray()
+    for units, _ in beats:
+        for unit, error in units:
+            if error == ErrorKind.NONE:
+                good += unit.to_bytes(2, "little")
+                continue
+            start = len(good.decode(target, "surrogatepass").encode("utf-8", "surrogatepass"))
+            def span(end):
+                return Item(REPLACEMENT_CHARACTER, error, start, end, None)
+            if error == ErrorKind.INVALID_BYTE:
+                return span(start + 1)
+            if error == ErrorKind.UNFINISHED:
+                return span(len(data))
+            end = start + 1
+            for low, high in following_ranges(data[start]):
+                if not low <= data[end] <= high:
+                    break
+                end += 1
+            return span(end)
     return None

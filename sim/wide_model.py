@@ -25,7 +25,7 @@ from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER
 from .reference import following_ranges
 
 
-__all__ = ["LOOKBEHIND", "position_unit", "message_units"]
+__all__ = ["LOOKBEHIND", "position_unit", "message_units", "wide_beats"]
 
 
 #: Bytes before position ``i`` that decide the state it meets.
@@ -108,16 +108,50 @@ def position_unit(behind, byte, following):
     return REPLACEMENT_CHARACTER, ErrorKind.INVALID_BYTE
 
 
-def message_units(message, errors="replace"):
-    """The ``(unit, ErrorKind)`` of one message, position by position, each from its own
-    window; ``errors="ignore"`` leaves the replacements out."""
-    message = bytes(message)
+def _position_units(message, errors):
+    """What each position of ``message`` emits: ``(unit, ErrorKind)`` or ``None``."""
     padded = [None] * LOOKBEHIND + list(message) + [None]
     units = []
     for index, byte in enumerate(message):
         position = index + LOOKBEHIND
         emitted = position_unit(padded[position - LOOKBEHIND:position], byte,
                                 padded[position + 1])
-        if emitted is not None and (errors == "replace" or emitted[1] == ErrorKind.NONE):
-            units.append(emitted)
+        if emitted is not None and errors == "ignore" and emitted[1] != ErrorKind.NONE:
+            emitted = None
+        units.append(emitted)
     return units
+
+
+def message_units(message, errors="replace"):
+    """The ``(unit, ErrorKind)`` of one message, position by position, each from its own
+    window; ``errors="ignore"`` leaves the replacements out."""
+    return [unit for unit in _position_units(bytes(message), errors) if unit is not None]
+
+
+def wide_beats(message, width, *, errors="replace", target="utf-16-le"):
+    """The output beats of :class:`~utfhw.hdl.wide.WideUTF8ToUTF16` for one message sent
+    ``width`` bytes a beat: ``(units, last)`` tuples, ``units`` a list of ``(data,
+    ErrorKind)`` with ``data`` in wire order, as :class:`~utfhw.sim.payload.LaneFormat` reads
+    them.
+
+    The units of each input beat join a queue; every ``width`` of them make a beat, and the
+    message's last input beat sends what is left with ``last``, even nothing: so a message
+    whose units fill its beats exactly ends with an empty beat when its last input beat adds no
+    unit (an empty message is one empty beat)."""
+    message = bytes(message)
+    positions = _position_units(message, errors)
+    beats = []
+    queue = []
+    starts = range(0, len(message), width) if message else [0]
+    for start in starts:
+        queue += [unit for unit in positions[start:start + width] if unit is not None]
+        final = start + width >= len(message)
+        if len(queue) > width or (len(queue) == width and not final):
+            beats.append((queue[:width], False))
+            queue = queue[width:]
+        if final:
+            beats.append((queue, True))
+    if target == "utf-16-be":
+        beats = [([(int.from_bytes(unit.to_bytes(2, "big"), "little"), kind)
+                   for unit, kind in units], last) for units, last in beats]
+    return beats
