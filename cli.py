@@ -10,13 +10,15 @@ import sys
 import time
 
 from . import __version__
-from .hdl.params import CODECS, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS
+from .hdl.params import CODECS, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS, check_width
+from .hdl.cores import check_core
 from .sim.backends import BACKENDS, simulate
 from .sim.cocotb_testbench import SIMULATORS, run as run_cocotb
 from .sim.generate import INTERFACES, convert, make_top, module_name
 from .sim.ports import describe_ports
 from .sim.stream import check_stall
 from .sim.tools import BuildError, ToolchainError
+from .sim.throughput import stress_input
 from .sim.verilator import verilated_pipeline
 
 
@@ -58,6 +60,26 @@ def _probability(text):
     return value
 
 
+def _width(text):
+    try:
+        value = int(text)
+        check_width(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"width must be a power of two from 1 to 64, not "
+                                         f"{text!r}")
+    return value
+
+
+def _widths(text):
+    return tuple(_width(part) for part in text.split(","))
+
+
+def _add_width_argument(parser):
+    parser.add_argument("--width", type=_width, default=None, metavar="W",
+                        help="the wide core, W bytes per clock (1, 2, 4, 8, 16, 32 or 64; "
+                             "utf-8 to utf-16-le or utf-16-be only)")
+
+
 def _add_codec_arguments(parser, errors_choices):
     parser.add_argument("--from", dest="source", default="utf-8", choices=CODECS,
                         help="source codec (default: utf-8)")
@@ -85,6 +107,7 @@ def _parser():
     run.add_argument("--sim", choices=BACKENDS, default="amaranth",
                      help="simulator: Amaranth's (default) or Verilator running the generated "
                           "Verilog (builds it on first use; about a thousand times faster)")
+    _add_width_argument(run)
     run.add_argument("--vcd", metavar="FILE", help="write a waveform file (--sim amaranth)")
     run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                      help="show a progress bar (default: on long inputs when stderr is a "
@@ -110,6 +133,7 @@ def _parser():
     generate.add_argument("--pipelined", action="store_true",
                           help="the eight-stage PipelinedUTF8ToUTF16 core, built for clock "
                                "speed (utf-8 to utf-16-le or utf-16-be only)")
+    _add_width_argument(generate)
     bench = commands.add_parser(
         "bench", help="measure input units per clock and simulator speed",
         description="Run each FILE through the simulated gateware with the output always "
@@ -130,6 +154,10 @@ def _parser():
                        help="use at most the first BYTES bytes of each file")
     bench.add_argument("--sim", choices=[*BACKENDS, "both"], default="amaranth",
                        help="simulator to measure (default: amaranth)")
+    _add_width_argument(bench)
+    bench.add_argument("--stress", type=int, default=None, metavar="BYTES",
+                       help="also measure a generated adversarial input of BYTES bytes "
+                            "(malformed UTF-8 of every kind mixed with text)")
     cocotb_command = commands.add_parser(
         "cocotb", help="run the cocotb test bench on the generated Verilog",
         description="Generate the pipeline's Verilog and run utfhw.sim.cocotb_testbench on it with "
@@ -174,9 +202,13 @@ def _parser():
     report.add_argument("-o", "--output", default="implementation.md", metavar="FILE.md",
                         help="the Markdown file; the chart goes beside it as FILE.png "
                              "(default: implementation.md)")
-    report.add_argument("--pairs", choices=["all", "forms", "headline"], default="all",
+    report.add_argument("--pairs", choices=["all", "forms", "headline", "wide"], default="all",
                         help="pipelines to include: all 64, the 9 between utf-8, utf-16-le and "
-                             "utf-32-le, or utf-8 -> utf-16-le only (default: all)")
+                             "utf-32-le, utf-8 -> utf-16-le only, or the wide core at each of "
+                             "--widths with GB/s and a chart of GB/s against LUT4s "
+                             "(default: all)")
+    report.add_argument("--widths", type=_widths, default=None, metavar="W,W,...",
+                        help="widths of the wide core for --pairs wide (default: 1,4,8,16,32)")
     report.add_argument("--jobs", type=int, default=None,
                         help="designs implemented at once (default: one per CPU)")
     report.add_argument("--build-dir", metavar="DIR",
@@ -227,8 +259,9 @@ def _report(parser, args):
     started = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="utfhw-report-") as scratch:
+            options = {} if args.widths is None else {"widths": args.widths}
             rows = run_report(args.build_dir or scratch, pairs=args.pairs, jobs=args.jobs,
-                              progress=progress)
+                              progress=progress, **options)
     except (ValueError, ToolchainError, RuntimeError) as error:
         parser.exit(1, f"utfhw report: error: {error}\n")
     write_chart(rows, chart)
@@ -286,10 +319,13 @@ def _transcode(parser, args):
         parser.error("--vcd needs --sim amaranth")
     try:
         result = simulate(data, args.source, args.target, errors=args.errors, stall=args.stall,
-                          seed=args.seed, vcd=args.vcd, progress=progress, backend=args.sim)
+                          seed=args.seed, vcd=args.vcd, progress=progress, backend=args.sim,
+                          width=args.width)
     except UnicodeDecodeError as error:
         parser.exit(1, f"utfhw: error: malformed {error.encoding} at byte {error.start}: "
                        f"{error.reason} (start={error.start}, end={error.end})\n")
+    except ValueError as error:
+        parser.error(_option_names(error))
     except OSError as error:
         parser.exit(1, f"utfhw: error: cannot write {args.vcd}: {error.strerror}\n")
     except (ToolchainError, BuildError) as error:
@@ -300,9 +336,10 @@ def _transcode(parser, args):
     except OSError as error:
         parser.exit(1, f"utfhw: error: cannot write {args.output}: {error.strerror}\n")
 
-    print(f"utfhw: {result.input_bytes} input bytes ({result.input_beats} code units), "
+    beats = "code units" if args.width is None else "beats"
+    print(f"utfhw: {result.input_bytes} input bytes ({result.input_beats} {beats}), "
           f"{len(result.output)} output bytes, {result.cycles} cycles, "
-          f"{result.units_per_clock:.4f} input units per clock, "
+          f"{result.units_per_clock:.4f} input {beats} per clock, "
           f"{result.bytes_per_clock:.4f} input bytes per clock", file=sys.stderr)
 
 
@@ -314,16 +351,17 @@ def _generate(parser, args):
     extension = os.path.splitext(args.output)[1]
     if extension not in (".v", ".il"):
         parser.error(f"output file must end in .v (Verilog) or .il (RTLIL), not {args.output!r}")
-    name = args.name or module_name(args.source, args.target, pipelined=args.pipelined)
+    name = args.name or module_name(args.source, args.target, pipelined=args.pipelined,
+                                    width=args.width)
     try:
         top = make_top(args.source, args.target, errors=args.errors, pipelined=args.pipelined,
-                       interface=args.interface)
+                       width=args.width, interface=args.interface)
         ports = describe_ports(top, name=name, source=args.source, target=args.target,
                                errors=args.errors, pipelined=args.pipelined,
-                               interface=args.interface)
+                               width=args.width, interface=args.interface)
         text = convert(top, name=name, language="verilog" if extension == ".v" else "rtlil")
     except ValueError as error:
-        parser.error(str(error).replace("pipelined=True", "--pipelined"))
+        parser.error(_option_names(error))
     except ToolchainError as error:
         parser.exit(1, f"utfhw: error: {error}\n")
     description = os.path.splitext(args.output)[0] + ".json"
@@ -343,10 +381,10 @@ def _generate_fusesoc(parser, args):
     from .sim.fusesoc import core_vlnv, write_fusesoc_core
     try:
         path = write_fusesoc_core(args.fusesoc, args.source, args.target, errors=args.errors,
-                                  pipelined=args.pipelined, interface=args.interface,
-                                  name=args.name)
+                                  pipelined=args.pipelined, width=args.width,
+                                  interface=args.interface, name=args.name)
     except ValueError as error:
-        parser.error(str(error).replace("pipelined=True", "--pipelined"))
+        parser.error(_option_names(error))
     except ToolchainError as error:
         parser.exit(1, f"utfhw: error: {error}\n")
     except OSError as error:
@@ -355,6 +393,12 @@ def _generate_fusesoc(parser, args):
     print(f"utfhw: wrote the FuseSoC core {core_vlnv(path.stem)} to {path} ({targets} "
           f"targets); try: fusesoc --cores-root {args.fusesoc} run --target "
           f"{targets.split()[-1]} {core_vlnv(path.stem).rsplit(':', 1)[0]}", file=sys.stderr)
+
+
+def _option_names(error):
+    """A core's error message with its keyword arguments named as the command line's."""
+    return (str(error).replace("pipelined=True", "--pipelined")
+            .replace("width is for", "--width is for").replace(" and width are", " and --width are"))
 
 
 def _bench_pairs(args):
@@ -374,31 +418,44 @@ def _bench(parser, args):
         if args.files:
             parser.error("give FILE arguments or --every-pair, not both")
         return _bench_pairs(args)
-    if not args.files:
-        parser.error("give at least one FILE, or --every-pair")
+    if not args.files and args.stress is None:
+        parser.error("give at least one FILE, --stress BYTES or --every-pair")
     backends = BACKENDS if args.sim == "both" else [args.sim]
-    if "verilator" in backends:
-        try:
-            verilated_pipeline(args.source, args.target, errors=args.errors)
-        except (ToolchainError, BuildError) as error:
-            parser.exit(1, f"utfhw: error: {error}\n")
-    print(f"{'file':40} {'sim':9} {'bytes':>9} {'units':>9} {'cycles':>9} {'units/clock':>11} "
-          f"{'clocks/s':>10} {'bytes/s':>10}")
-    for path in args.files:
-        try:
-            data = _read_input(path)[:args.limit]
-        except OSError as error:
-            parser.exit(1, f"utfhw: error: cannot read {path}: {error.strerror}\n")
-        shown = os.path.join(*pathlib.Path(path).parts[-2:])
+    try:
+        check_core(args.source, args.target, errors=args.errors, width=args.width)
+        if "verilator" in backends:
+            verilated_pipeline(args.source, args.target, errors=args.errors, width=args.width)
+    except ValueError as error:
+        parser.error(_option_names(error))
+    except (ToolchainError, BuildError) as error:
+        parser.exit(1, f"utfhw: error: {error}\n")
+    inputs = [(path, None) for path in args.files]
+    if args.stress is not None:
+        inputs.append((f"stress input, {args.stress} bytes",
+                       stress_input(args.source, args.stress)))
+    beats = "units" if args.width is None else "beats"
+    print(f"{'file':40} {'sim':9} {'bytes':>9} {beats:>9} {'cycles':>9} {beats + '/clock':>11} "
+          f"{'bytes/clock':>11} {'clocks/s':>10} {'bytes/s':>10}")
+    for path, data in inputs:
+        if data is None:
+            try:
+                data = _read_input(path)
+            except OSError as error:
+                parser.exit(1, f"utfhw: error: cannot read {path}: {error.strerror}\n")
+            shown = os.path.join(*pathlib.Path(path).parts[-2:])
+        else:
+            shown = path
+        data = data[:args.limit]
         speeds = []
         for backend in backends:
             started = time.perf_counter()
             result = simulate(data, args.source, args.target, errors=args.errors,
-                              backend=backend)
+                              backend=backend, width=args.width)
             elapsed = time.perf_counter() - started
             speeds.append(result.input_bytes / elapsed)
             print(f"{shown:40} {backend:9} {result.input_bytes:9} {result.input_beats:9} "
                   f"{result.cycles:9} {result.units_per_clock:11.4f} "
+                  f"{result.bytes_per_clock:11.4f} "
                   f"{result.cycles / elapsed:10.0f} {speeds[-1]:10.0f}", flush=True)
         if len(speeds) == 2:
             print(f"{shown:40} verilator runs {speeds[1] / speeds[0]:.0f} times as many input "

@@ -36,16 +36,28 @@ from ..sim.tools import run, tool_environment
 from .nextpnr import read_report
 
 
-__all__ = ["TimingHarness", "DEVICES", "FAMILIES", "SEEDS", "design_names", "implement",
-           "run_report", "write_markdown", "write_chart", "HEADLINE"]
+__all__ = ["TimingHarness", "DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "PAIRS", "WIDE_WIDTHS",
+           "design_names", "wide_design", "design_width", "gigabytes_per_second", "implement",
+           "run_report", "write_markdown", "write_chart", "write_wide_chart", "SOFTWARE",
+           "HEADLINE"]
 
 
 #: Device name: (family, nextpnr options, the frequency nextpnr is asked for in MHz).
+#: The datasheets' LUT4s and block RAMs of each device are in :data:`CAPACITY`.
 DEVICES = {
     "iCE40 UP5K": ("ice40", ["--up5k", "--package", "sg48"], 100),
     "iCE40 HX8K": ("ice40", ["--hx8k", "--package", "ct256"], 100),
     "ECP5-25F":   ("ecp5", ["--25k", "--package", "CABGA381", "--speed", "6"], 250),
     "ECP5-85F":   ("ecp5", ["--85k", "--package", "CABGA381", "--speed", "6"], 250),
+}
+
+#: Device name: (LUT4s, block RAMs) it has (Lattice's iCE40 UltraPlus, iCE40 LP/HX and ECP5
+#: family data sheets). A design that needs more is not placed on it.
+CAPACITY = {
+    "iCE40 UP5K": (5280, 30),
+    "iCE40 HX8K": (7680, 32),
+    "ECP5-25F":   (24288, 56),
+    "ECP5-85F":   (83640, 208),
 }
 
 #: Family: (the Yosys synthesis command, cell types counted as LUT4s with their weight,
@@ -62,6 +74,10 @@ SEEDS = (1, 2, 3)
 #: general transcoder and as the core built for speed.
 HEADLINE = "pipeline utf-8 -> utf-16-le"
 PIPELINED = "PipelinedUTF8ToUTF16(little)"
+
+#: The widths of :class:`~utfhw.hdl.wide.WideUTF8ToUTF16` that ``pairs="wide"`` implements.
+WIDE_WIDTHS = (1, 4, 8, 16, 32)
+_WIDE = "WideUTF8ToUTF16"
 
 _CORES = {
     "UTF8Decoder": UTF8Decoder,
@@ -95,11 +111,30 @@ def _pipeline(name):
     return make_core(source, target)
 
 
-def design_names(pairs="all"):
+#: What ``utfhw report --pairs`` accepts.
+PAIRS = ("all", "forms", "headline", "wide")
+
+
+def wide_design(width):
+    """The report's name of the wide core of ``width`` bytes per clock."""
+    return f"{_WIDE}({width})"
+
+
+def design_width(name):
+    """The bytes per clock of design ``name``: its width for a wide core, else 1."""
+    if name.startswith(f"{_WIDE}("):
+        return int(name[len(_WIDE) + 1:-1])
+    return 1
+
+
+def design_names(pairs="all", *, widths=WIDE_WIDTHS):
     """The designs a report covers: every core, then the pipelines (``pairs="all"``: all 64;
     ``"forms"``: the 9 between ``utf-8``, ``utf-16-le`` and ``utf-32-le``; ``"headline"``:
-    UTF-8 to UTF-16-LE only, general and pipelined)."""
-    check_choice("pairs", pairs, ("all", "forms", "headline"))
+    UTF-8 to UTF-16-LE only, general and pipelined; ``"wide"``: the pipelined core and the
+    wide core at each of ``widths``)."""
+    check_choice("pairs", pairs, PAIRS)
+    if pairs == "wide":
+        return [PIPELINED, *(wide_design(width) for width in widths)]
     if pairs == "all":
         codecs = list(CODECS)
     elif pairs == "forms":
@@ -113,6 +148,8 @@ def design_names(pairs="all"):
 def make_design(name):
     if name.startswith("pipeline "):
         return _pipeline(name)
+    if name.startswith(f"{_WIDE}("):
+        return make_core("utf-8", "utf-16-le", width=design_width(name))
     return _CORES[name]()
 
 
@@ -188,6 +225,10 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES)):
         row[family] = _cell_counts(directory / f"{family}-stat.json", family)
     for device in devices:
         family, options, frequency = DEVICES[device]
+        luts, block_rams = CAPACITY[device]
+        if row[family]["lut4"] > luts or row[family]["bram"] > block_rams:
+            row[device] = None           # does not fit
+            continue
         figures = []
         for seed in seeds:
             report = f"{device.replace(' ', '-')}-{seed}.json"
@@ -200,11 +241,11 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES)):
     return row
 
 
-def run_report(directory, *, pairs="all", jobs=None, progress=None):
-    """Implement every design of ``design_names(pairs)`` in ``directory`` on ``jobs``
-    processes; returns the rows in design order. ``progress(done, total, row)`` is called as
-    each design finishes."""
-    names = design_names(pairs)
+def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, jobs=None, progress=None):
+    """Implement every design of ``design_names(pairs, widths=widths)`` in ``directory`` on
+    ``jobs`` processes; returns the rows in design order. ``progress(done, total, row)`` is
+    called as each design finishes."""
+    names = design_names(pairs, widths=widths)
     directory = pathlib.Path(directory)
     if jobs is None:
         jobs = os.cpu_count() or 1
@@ -230,9 +271,8 @@ def _versions():
     return versions
 
 
-def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=None):
-    """Write the report's Markdown table to ``path`` (and link ``chart``, a PNG, if given)."""
-    lines = [
+def _preamble(command, seconds):
+    return [
         "# Implementation report",
         "",
         f"Made by `{command}` on {datetime.date.today().isoformat()}"
@@ -251,6 +291,17 @@ def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=No
         "UP5K and HX8K share one synthesis, as do the two ECP5s.",
         "",
     ]
+
+
+def _fmax(row, device):
+    return "does not fit" if row[device] is None else f"{min(row[device]):.1f}"
+
+
+def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=None):
+    """Write the report's Markdown table to ``path`` (and link ``chart``, a PNG, if given)."""
+    if any(row["design"].startswith(_WIDE) for row in rows):
+        return _write_wide_markdown(rows, path, chart=chart, command=command, seconds=seconds)
+    lines = _preamble(command, seconds)
     if chart is not None:
         lines += [f"![Fmax and LUT4s]({chart})", ""]
     devices = [device for device in DEVICES if device in rows[0]]
@@ -265,10 +316,99 @@ def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=No
         for family in families:
             counts = row[family]
             cells += [str(counts["lut4"]), str(counts["ff"]), str(counts["bram"])]
-            cells += [f"{min(row[device]):.1f}" for device in devices
+            cells += [_fmax(row, device) for device in devices
                       if DEVICES[device][0] == family]
         lines.append("| " + " | ".join(cells) + " |")
     pathlib.Path(path).write_text("\n".join(lines) + "\n")
+
+
+#: Software figures the wide report draws for comparison, in GB/s of UTF-8 in, as measured
+#: for ``shared/WIDE.md`` on one x86 core: (label, low, high).
+SOFTWARE = (
+    ("CPython decode().encode()", 0.2, 1.2),
+    ("simdutf AVX-512, non-ASCII (no replacement)", 3.7, 7.4),
+    ("simdutf AVX-512, ASCII (no replacement)", 12.5, 12.5),
+)
+
+
+def gigabytes_per_second(row, device):
+    """UTF-8 in at the worst seed's Fmax: bytes per clock times clocks per second, in GB/s
+    (``None`` where the design does not fit)."""
+    if row[device] is None:
+        return None
+    return design_width(row["design"]) * min(row[device]) / 1000
+
+
+def _write_wide_markdown(rows, path, *, chart, command, seconds):
+    lines = _preamble(command, seconds)
+    lines += [
+        "GB/s is UTF-8 in: bytes per clock (the core's width; 1 for `PipelinedUTF8ToUTF16`) "
+        "times the worst seed's Fmax. A design whose LUT4s or block RAMs exceed the device's "
+        "is not placed there (\"does not fit\"). For comparison (`shared/WIDE.md`, one x86 "
+        "core): " + "; ".join(f"{label} {low}" + (f"–{high}" if high != low else "") + " GB/s"
+                              for label, low, high in SOFTWARE) + ".",
+        "",
+    ]
+    if chart is not None:
+        lines += [f"![GB/s against LUT4s]({chart})", ""]
+    devices = [device for device in DEVICES if device in rows[0]]
+    families = [family for family in FAMILIES if family in rows[0]]
+    header = ["design", "bytes/clock"]
+    for family in families:
+        header += [f"{family} LUT4", f"{family} FF", f"{family} BRAM"]
+        for device in devices:
+            if DEVICES[device][0] == family:
+                header += [f"{device} MHz", f"{device} GB/s"]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        cells = [row["design"], str(design_width(row["design"]))]
+        for family in families:
+            counts = row[family]
+            cells += [str(counts["lut4"]), str(counts["ff"]), str(counts["bram"])]
+            for device in devices:
+                if DEVICES[device][0] == family:
+                    rate = gigabytes_per_second(row, device)
+                    cells += [_fmax(row, device), "–" if rate is None else f"{rate:.2f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    pathlib.Path(path).write_text("\n".join(lines) + "\n")
+
+
+def write_wide_chart(rows, path):
+    """Draw GB/s against LUT4s for each design on each device it fits, with the software
+    figures of :data:`SOFTWARE` as bands, as a PNG at ``path``."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure, axes = pyplot.subplots(figsize=(9, 6))
+    for device in [device for device in DEVICES if device in rows[0]]:
+        family = DEVICES[device][0]
+        points = [(row[family]["lut4"], gigabytes_per_second(row, device),
+                   design_width(row["design"])) for row in rows
+                  if gigabytes_per_second(row, device) is not None]
+        if not points:
+            continue
+        axes.plot([lut for lut, _, _ in points], [rate for _, rate, _ in points], "o-",
+                  label=device)
+        for lut, rate, width in points:
+            axes.annotate(f"W={width}", (lut, rate), textcoords="offset points",
+                          xytext=(4, 4), fontsize=7)
+    colours = ["tab:grey", "tab:red", "tab:purple"]
+    for (label, low, high), colour in zip(SOFTWARE, colours):
+        if high > low:
+            axes.axhspan(low, high, color=colour, alpha=0.15, label=label)
+        else:
+            axes.axhline(low, color=colour, linestyle="--", label=label)
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel("LUT4s (Yosys; a CCU2C counts as two)")
+    axes.set_ylabel("GB/s of UTF-8 in (bytes per clock × worst-seed Fmax)")
+    axes.set_title("UTF-8 → UTF-16, exact U+FFFD replacement")
+    axes.legend(fontsize=7, loc="upper left")
+    axes.grid(True, which="both", alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=90)
+    pyplot.close(figure)
 
 
 def write_chart(rows, path):
@@ -277,6 +417,8 @@ def write_chart(rows, path):
     matplotlib.use("Agg")
     from matplotlib import pyplot
 
+    if any(row["design"].startswith(_WIDE) for row in rows):
+        return write_wide_chart(rows, path)
     devices = [device for device in DEVICES if device in rows[0]]
     names = [row["design"].replace("pipeline ", "") for row in rows]
     figure, (fmax_axes, lut_axes) = pyplot.subplots(
@@ -285,7 +427,8 @@ def write_chart(rows, path):
     height = 0.8 / len(devices)
     for index, device in enumerate(devices):
         fmax_axes.barh([position + index * height for position in range(len(rows))],
-                       [min(row[device]) for row in rows], height=height, label=device)
+                       [min(row[device]) if row[device] else 0 for row in rows],
+                       height=height, label=device)
     for device, (_, _, frequency) in DEVICES.items():
         if device in devices:
             fmax_axes.axvline(frequency, linestyle=":", color="grey")

@@ -1,6 +1,6 @@
 """Repacking: beats of 0 to ``width`` items into beats of exactly ``width`` items."""
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -65,20 +65,27 @@ class Repacker(wiring.Component):
         bits = width.bit_length() - 1
         half_layout = data.ArrayLayout(item, width)
 
-        # The pointer: the half being filled and the slots of it already used.
+        # The pointer: the half being filled and the slots of it already used. (At width 1
+        # the fill is always 0, and no beat can spill into the next half; the shapes keep a
+        # bit so that no Verilog vector is empty.)
+        fill_shape = range(max(width, 2))
+
+        def spills(total):
+            return total > width if width > 1 else Const(0)
+
         half = Signal()
-        fill = Signal(range(width))
+        fill = Signal(fill_shape)
         total = self.i.payload.count + fill
         with m.If(self.i.valid):
             with m.If(self.i.payload.last):
                 # The next message starts on a fresh half, after the one this one ends in.
-                m.d.sync += [fill.eq(0), half.eq(half ^ (total <= width))]
+                m.d.sync += [fill.eq(0), half.eq(half ^ ~spills(total))]
             with m.Else():
                 m.d.sync += [fill.eq(total[:bits]), half.eq(half ^ (total >= width))]
 
         placed = Signal(data.StructLayout({
             "lanes": half_layout, "count": range(width + 1), "last": 1,
-            "half": 1, "fill": range(width), "total": range(2 * width),
+            "half": 1, "fill": fill_shape, "total": range(2 * width),
         }), reset_less=True)
         placed_valid = Signal()
         m.d.sync += [
@@ -103,18 +110,20 @@ class Repacker(wiring.Component):
                 m.d.sync += registered[index].eq(value)
             rotated = [registered[index] for index in range(width)]
             later_info = Signal(data.StructLayout({
-                "last": 1, "half": 1, "fill": range(width), "total": range(2 * width),
+                "last": 1, "half": 1, "fill": fill_shape, "total": range(2 * width),
                 "this_half": width, "next_half": width,
             }), name=f"rotate{stage}_info", reset_less=True)
             m.d.sync += [later_info.last.eq(info.last), later_info.half.eq(info.half),
                          later_info.fill.eq(info.fill), later_info.total.eq(info.total)]
             if stage == 0:
+                # (Comparisons that cannot fail are left out, for the linters' sake.)
                 for index in range(width):
-                    m.d.sync += [
-                        later_info.this_half[index].eq((info.fill <= index) &
-                                                       (info.total > index)),
-                        later_info.next_half[index].eq(info.total > width + index),
-                    ]
+                    this_half = info.total > index
+                    if index < width - 1:
+                        this_half = this_half & (info.fill <= index)
+                    m.d.sync += later_info.this_half[index].eq(this_half)
+                    if width + index < 2 * width - 1:
+                        m.d.sync += later_info.next_half[index].eq(info.total > width + index)
             else:
                 m.d.sync += [later_info.this_half.eq(info.this_half),
                              later_info.next_half.eq(info.next_half)]
@@ -135,13 +144,13 @@ class Repacker(wiring.Component):
         first = Signal(emission)
         second = Signal(emission)
         fills = info.total >= width
-        spills = info.total > width
+        spilled = spills(info.total)
         m.d.sync += [
             first.valid.eq(valid & (fills | info.last)),
             first.half.eq(info.half),
             first.count.eq(Mux(fills, width, info.total)),
-            first.last.eq(info.last & ~spills),
-            second.valid.eq(valid & info.last & spills),
+            first.last.eq(info.last & ~spilled),
+            second.valid.eq(valid & info.last & spilled),
             second.half.eq(~info.half),
             second.count.eq(info.total - width),
             second.last.eq(1),

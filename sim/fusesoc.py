@@ -8,7 +8,7 @@ from .. import __version__
 from .generate import convert, make_top, module_name
 from .lint import LINT_WAIVERS
 from .ports import describe_ports
-from .reference import transcoder_beats
+from .wide_model import expected_beats
 from .throughput import stress_messages
 from .verilog_testbench import bench_files
 
@@ -22,7 +22,7 @@ def core_vlnv(name):
 
 
 def write_fusesoc_core(directory, source="utf-8", target="utf-16-le", *, errors="replace",
-                       pipelined=False, interface="stream", name=None):
+                       pipelined=False, width=None, interface="stream", name=None):
     """Write ``<name>.v``, ``<name>.json`` and ``<name>.core`` into ``directory`` (and, for the
     stream ports, the bench's files under ``bench/``). Returns the path of the core file.
 
@@ -33,10 +33,11 @@ def write_fusesoc_core(directory, source="utf-8", target="utf-16-le", *, errors=
     reference model's)."""
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    name = name or module_name(source, target, pipelined=pipelined)
-    top = make_top(source, target, errors=errors, pipelined=pipelined, interface=interface)
+    name = name or module_name(source, target, pipelined=pipelined, width=width)
+    top = make_top(source, target, errors=errors, pipelined=pipelined, width=width,
+                   interface=interface)
     ports = describe_ports(top, name=name, source=source, target=target, errors=errors,
-                           pipelined=pipelined, interface=interface)
+                           pipelined=pipelined, width=width, interface=interface)
     (directory / f"{name}.v").write_text(convert(top, name=name))
     (directory / f"{name}.json").write_text(json.dumps(ports, indent=2) + "\n")
     waivers = ", ".join(f'"-Wno-{warning}"' for warning in LINT_WAIVERS)
@@ -66,7 +67,8 @@ def write_fusesoc_core(directory, source="utf-8", target="utf-16-le", *, errors=
     ]
     if interface == "stream":
         messages = stress_messages(source)
-        expected = [transcoder_beats(message, source, target, errors) for message in messages]
+        expected = [expected_beats(message, source, target, errors, width=width)
+                    for message in messages]
         (directory / "bench").mkdir(exist_ok=True)
         data_files = []
         for file_name, text in bench_files(name, top, messages, expected).items():

@@ -14,7 +14,8 @@ __all__ = ["describe_ports"]
 _ERROR_KINDS = ", ".join(f"{kind.value} {kind.name}" for kind in ErrorKind)
 
 _MEANINGS = {
-    "data": "a code unit's bytes in wire order: [7:0] is the first byte on the wire",
+    "data": "input: the beat's bytes (one code unit, or up to the wide core's width); output: "
+            "a code unit's bytes; both in wire order, [7:0] first on the wire",
     "count": "input: bytes present, from [7:0] up; output: lanes holding a unit, from lane 0",
     "last": "the final beat of a message",
     "error": f"ErrorKind of the unit's code point: {_ERROR_KINDS}",
@@ -56,7 +57,7 @@ def _fields(layout, prefix="", offset=0):
     return fields
 
 
-def describe_ports(top, *, name, source, target, errors, pipelined, interface):
+def describe_ports(top, *, name, source, target, errors, pipelined, interface, width=None):
     """The ports of ``top`` (the module ``utfhw generate`` writes) as a dict ready for JSON."""
     core = top.core if isinstance(top, AXIStreamTop) else top
     ports = [
@@ -84,6 +85,6 @@ def describe_ports(top, *, name, source, target, errors, pipelined, interface):
         ports.append(port)
     return {
         "module": name, "source": source, "target": target, "errors": errors,
-        "pipelined": pipelined, "interface": interface,
+        "pipelined": pipelined, "width": width, "interface": interface,
         "latency": core.latency, "capacity": core.capacity, "ports": ports,
     }

@@ -22,10 +22,10 @@ edges of Table 3-7. The error kinds are the ones the scalar cores give the same 
 from dataclasses import dataclass
 
 from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER
-from .reference import following_ranges
+from .reference import following_ranges, transcoder_beats
 
 
-__all__ = ["LOOKBEHIND", "position_unit", "message_units", "wide_beats"]
+__all__ = ["LOOKBEHIND", "position_unit", "message_units", "wide_beats", "expected_beats"]
 
 
 #: Bytes before position ``i`` that decide the state it meets.
@@ -155,3 +155,12 @@ def wide_beats(message, width, *, errors="replace", target="utf-16-le"):
         beats = [([(int.from_bytes(unit.to_bytes(2, "big"), "little"), kind)
                    for unit, kind in units], last) for units, last in beats]
     return beats
+
+
+def expected_beats(message, source, target, errors="replace", *, width=None):
+    """The output beats of the core :func:`~utfhw.hdl.cores.make_core` builds for one
+    message: :func:`~utfhw.sim.reference.transcoder_beats` of the scalar cores, or with
+    ``width`` :func:`wide_beats` of the wide core."""
+    if width is None:
+        return transcoder_beats(message, source, target, errors)
+    return wide_beats(message, width, errors=errors, target=target)

@@ -1,5 +1,5 @@
-"""The Verilog of every module ``utfhw generate`` writes (every pair and handler, and the
-pipelined core) passes ``verilator --lint-only -Wall`` with the waivers in ``utfhw.sim.lint``,
+"""The Verilog of every module ``utfhw generate`` writes (every pair and handler, the
+pipelined core, and the wide core at every width) passes ``verilator --lint-only -Wall`` with the waivers in ``utfhw.sim.lint``,
 and compiles with Icarus Verilog as Verilog-2005 and as SystemVerilog where it is installed."""
 
 import itertools
@@ -11,6 +11,7 @@ import pytest
 from utfhw.sim.generate import INTERFACES, module_name, pipeline_hdl
 from utfhw.sim.lint import lint_verilog
 from utfhw.hdl.cores import PIPELINED_PAIRS
+from utfhw.hdl.params import WIDTHS
 from utfhw.sim.tools import ToolchainError, find_verilator
 from utfhw.sim.reference import CODECS
 
@@ -23,19 +24,24 @@ def verilator():
         pytest.skip(str(error))
 
 
-MODULES = [(source, target, errors, False) for source, target in itertools.product(CODECS, CODECS)
+MODULES = [(source, target, errors, False, None)
+           for source, target in itertools.product(CODECS, CODECS)
            for errors in ("replace", "ignore")]
-MODULES += [(source, target, errors, True) for source, target in PIPELINED_PAIRS
+MODULES += [(source, target, errors, True, None) for source, target in PIPELINED_PAIRS
             for errors in ("replace", "ignore")]
+# The wide core at every width, and its other target and handler at one.
+MODULES += [("utf-8", "utf-16-le", "replace", False, width) for width in WIDTHS]
+MODULES += [("utf-8", "utf-16-be", "ignore", False, 4), ("utf-8", "utf-16-be", "replace", False, 8),
+            ("utf-8", "utf-16-le", "ignore", False, 2)]
 MODULES = [(*module, interface) for module in MODULES for interface in INTERFACES]
 
 
-@pytest.mark.parametrize("source,target,errors,pipelined,interface", MODULES)
-def test_every_module(verilator, tmp_path, source, target, errors, pipelined, interface):
-    name = module_name(source, target, pipelined=pipelined)
+@pytest.mark.parametrize("source,target,errors,pipelined,width,interface", MODULES)
+def test_every_module(verilator, tmp_path, source, target, errors, pipelined, width, interface):
+    name = module_name(source, target, pipelined=pipelined, width=width)
     path = tmp_path / f"{name}.v"
     path.write_text(pipeline_hdl(source, target, errors=errors, pipelined=pipelined,
-                                 interface=interface))
+                                 width=width, interface=interface))
     lint = lint_verilog(path, top=name)
     assert lint.returncode == 0, lint.stderr
     iverilog = shutil.which("iverilog")

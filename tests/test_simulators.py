@@ -2,8 +2,8 @@
 test bench in Icarus Verilog as Verilog-2005 and as SystemVerilog and in Verilator, from reset and
 without one, gives the reference model's output beats, and no output is X after the first clock.
 
-CI runs a fixed set of modules that covers every source, every target, both handlers and the
-pipelined core; ``UTFHW_SWEEP=full`` runs every module."""
+CI runs a fixed set of modules that covers every source, every target, both handlers, the
+pipelined core and the wide core at three widths; ``UTFHW_SWEEP=full`` runs every module."""
 
 import itertools
 import random
@@ -13,9 +13,10 @@ import pytest
 
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import PIPELINED_PAIRS, make_core
-from utfhw.hdl.params import CODECS
+from utfhw.hdl.params import CODECS, WIDTHS
 from utfhw.sim.generate import convert, module_name
 from utfhw.sim.reference import transcoder_beats
+from utfhw.sim.wide_model import expected_beats
 from utfhw.sim.throughput import stress_input
 from utfhw.sim.tools import find_program
 from utfhw.sim.verilog_testbench import SIMULATORS, build_bench, bench_verilog
@@ -26,14 +27,21 @@ from support import MARK_CASES
 # Each source with the next codec as target, handlers alternating; the pair that Icarus as
 # SystemVerilog once got wrong; the pipelined core both ways.
 _NAMES = list(CODECS)
-FIXED = [(source, target, errors, False) for (source, target), errors in zip(
+FIXED = [(source, target, errors, False, None) for (source, target), errors in zip(
     zip(_NAMES, _NAMES[1:] + _NAMES[:1]), itertools.cycle(["replace", "ignore"]))]
-FIXED += [("utf-16", "utf-8-sig", "ignore", False),
-          ("utf-8", "utf-16-le", "replace", True), ("utf-8", "utf-16-be", "ignore", True)]
-EVERY = [(source, target, errors, False) for source, target in itertools.product(CODECS, CODECS)
+FIXED += [("utf-16", "utf-8-sig", "ignore", False, None),
+          ("utf-8", "utf-16-le", "replace", True, None),
+          ("utf-8", "utf-16-be", "ignore", True, None),
+          ("utf-8", "utf-16-le", "replace", False, 1),
+          ("utf-8", "utf-16-be", "ignore", False, 4),
+          ("utf-8", "utf-16-le", "replace", False, 16)]
+EVERY = [(source, target, errors, False, None)
+         for source, target in itertools.product(CODECS, CODECS)
          for errors in ("replace", "ignore")]
-EVERY += [(source, target, errors, True) for source, target in PIPELINED_PAIRS
+EVERY += [(source, target, errors, True, None) for source, target in PIPELINED_PAIRS
           for errors in ("replace", "ignore")]
+EVERY += [(source, target, errors, False, width) for source, target in PIPELINED_PAIRS
+          for errors in ("replace", "ignore") for width in WIDTHS]
 MODULES = EVERY if FULL_SWEEP else FIXED
 
 
@@ -57,12 +65,13 @@ def needs(simulator):
 
 @pytest.mark.parametrize("simulator", [pytest.param(simulator, marks=needs(simulator))
                                        for simulator in SIMULATORS])
-@pytest.mark.parametrize("source,target,errors,pipelined", MODULES)
-def test_module_in_simulator(tmp_path, simulator, source, target, errors, pipelined):
-    core = make_core(source, target, errors=errors, pipelined=pipelined)
-    name = module_name(source, target, pipelined=pipelined)
+@pytest.mark.parametrize("source,target,errors,pipelined,width", MODULES)
+def test_module_in_simulator(tmp_path, simulator, source, target, errors, pipelined, width):
+    core = make_core(source, target, errors=errors, pipelined=pipelined, width=width)
+    name = module_name(source, target, pipelined=pipelined, width=width)
     messages = cut_messages(source)
-    expected = [transcoder_beats(message, source, target, errors) for message in messages]
+    expected = [expected_beats(message, source, target, errors, width=width)
+                for message in messages]
     bench = build_bench(convert(core, name=name), name, core, messages,
                             simulator=simulator, directory=tmp_path)
     cycles = set()
