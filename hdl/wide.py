@@ -1,12 +1,13 @@
 """UTF-8 to UTF-16 at ``width`` bytes per clock."""
 
-from amaranth.hdl import Module, Signal
-from amaranth.lib import fifo, stream, wiring
+from amaranth.hdl import Module
+from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
 from .compact import Compactor
 from .layout import ByteLanes, Lanes, UTF16Unit
 from .params import check_byteorder, check_errors, check_width
+from .queue import CreditQueue
 from .repack import Repacker
 from .wide_utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
 from .window import LaneWindow
@@ -31,7 +32,7 @@ class WideUTF8ToUTF16(wiring.Component):
        RFC 2781, section 2.1);
     4. *compact* (:class:`~utfhw.hdl.compact.Compactor`): the units packed from lane 0;
     5. *repack* (:class:`~utfhw.hdl.repack.Repacker`): full beats of ``width`` units;
-    6. an output FIFO (:class:`amaranth.lib.fifo.SyncFIFOBuffered`) of ``fifo_depth`` beats.
+    6. an output queue (:class:`~utfhw.hdl.queue.CreditQueue`) of ``queue_depth`` beats.
 
     Throughput: with ``o.ready`` high the core takes a beat on every clock, whatever the bytes
     and however messages are split. Over a message the output has no more beats than the input
@@ -45,8 +46,8 @@ class WideUTF8ToUTF16(wiring.Component):
     for the next beat of the message, whose first byte decides its last position).
 
     Backpressure: the stages never stop, so ``i.ready`` is a flip-flop that is high while the
-    FIFO holds few enough beats that everything in the stages still fits. When the output is
-    held the FIFO fills and the input stops; nothing is lost or duplicated, ``o.valid`` and
+    queue holds few enough beats that everything in the stages still fits. When the output is
+    held the queue fills and the input stops; nothing is lost or duplicated, ``o.valid`` and
     ``i.ready`` do not depend on ``o.ready`` combinationally. ``capacity`` is the most beats
     the core holds.
 
@@ -89,11 +90,12 @@ class WideUTF8ToUTF16(wiring.Component):
         # Room for every beat in the stages, the repacker's extra beat, the clock the ready
         # flip-flop lags, and a few beats of slack so a drained output never stops the input.
         self._threshold = 3
-        self.fifo_depth = self._stages + self._threshold + 3
+        self.queue_depth = 1 << (self._stages + self._threshold + 3).bit_length()
         #: Clocks from an input beat to the output beat it completes (see above).
         self.latency = self._stages + 2
-        #: The most beats the core holds: the FIFO, and the stages' beats with their output.
-        self.capacity = self.fifo_depth + self._stages + 1
+        #: The most beats the core holds: the queue with its output register, and the
+        #: stages' beats.
+        self.capacity = self.queue_depth + 1 + self._stages + 1
         super().__init__({
             "i": In(stream.Signature(ByteLanes(width))),
             "o": Out(stream.Signature(Lanes(UTF16Unit, width))),
@@ -131,25 +133,18 @@ class WideUTF8ToUTF16(wiring.Component):
                                                        errors=self._errors)
         m.submodules.compact = compact = Compactor(item=UTF16Unit, width=width)
         m.submodules.repack = repack = Repacker(item=UTF16Unit, width=width)
-        m.submodules.fifo = buffer = fifo.SyncFIFOBuffered(
-            width=self.o.payload.shape().size, depth=self.fifo_depth)
-
-        ready = Signal()
-        m.d.sync += ready.eq(buffer.level <= self._threshold)
+        m.submodules.queue = queue = CreditQueue(shape=self.o.payload.shape(),
+                                                 depth=self.queue_depth,
+                                                 threshold=self._threshold)
         m.d.comb += [
-            self.i.ready.eq(ready),
-            classify.i.valid.eq(self.i.valid & ready),
+            self.i.ready.eq(queue.room),
+            classify.i.valid.eq(self.i.valid & queue.room),
             classify.i.payload.eq(self.i.payload),
         ]
         connect(m, classify.o, window.i)
         connect(m, window.o, decode.i)
         connect(m, decode.o, compact.i)
         connect(m, compact.o, repack.i)
-        m.d.comb += [
-            buffer.w_en.eq(repack.o.valid),
-            buffer.w_data.eq(repack.o.payload),
-            self.o.valid.eq(buffer.r_rdy),
-            self.o.payload.eq(buffer.r_data),
-            buffer.r_en.eq(self.o.ready),
-        ]
+        connect(m, repack.o, queue.i)
+        connect(m, queue.o, wiring.flipped(self.o))
         return m

@@ -94,28 +94,27 @@ class ClassifyLanes(wiring.Component):
         taken = Signal(data.ArrayLayout(_Taken, width), reset_less=True)
         taken_last = Signal()
         taken_valid = Signal()
+        # The payload registers load on every clock, valid or not (no enable to fan out).
         m.d.sync += [taken_valid.eq(self.i.valid), self.o.valid.eq(taken_valid)]
-        with m.If(self.i.valid):
-            for lane in range(width):
-                byte = self.i.payload.data[8 * lane:8 * lane + 8]
-                m.d.sync += [
-                    taken[lane].byte.eq(byte),
-                    taken[lane].present.eq(self.i.payload.count > lane),
-                    taken[lane].decodes.eq(_NIBBLE_FLAGS.decode(m, byte)),
-                ]
-            m.d.sync += taken_last.eq(self.i.payload.last)
-        with m.If(taken_valid):
-            for lane in range(width):
-                source, result = taken[lane], self.o.payload.lanes[lane]
-                m.d.sync += [
-                    result.byte.eq(source.byte),
-                    result.present.eq(source.present),
-                    result.ascii.eq(source.present & ~source.byte[7]),
-                ]
-                for flag in _NIBBLE_FLAGS.flags:
-                    m.d.sync += getattr(result, flag).eq(
-                        source.present & _NIBBLE_FLAGS.flag(source.decodes, flag))
-            m.d.sync += self.o.payload.last.eq(taken_last)
+        for lane in range(width):
+            byte = self.i.payload.data[8 * lane:8 * lane + 8]
+            m.d.sync += [
+                taken[lane].byte.eq(byte),
+                taken[lane].present.eq(self.i.payload.count > lane),
+                taken[lane].decodes.eq(_NIBBLE_FLAGS.decode(m, byte)),
+            ]
+        m.d.sync += taken_last.eq(self.i.payload.last)
+        for lane in range(width):
+            source, result = taken[lane], self.o.payload.lanes[lane]
+            m.d.sync += [
+                result.byte.eq(source.byte),
+                result.present.eq(source.present),
+                result.ascii.eq(source.present & ~source.byte[7]),
+            ]
+            for flag in _NIBBLE_FLAGS.flags:
+                m.d.sync += getattr(result, flag).eq(
+                    source.present & _NIBBLE_FLAGS.flag(source.decodes, flag))
+        m.d.sync += self.o.payload.last.eq(taken_last)
         return m
 
 

@@ -80,13 +80,14 @@ class LaneWindow(wiring.Component):
         with m.If(~pending.last):
             m.d.comb += following.eq(self.i.payload.lanes[0])
 
-        m.d.sync += self.o.valid.eq(release)
+        # The output loads on every clock; ``o.valid`` says when it holds a beat.
+        m.d.sync += [
+            self.o.valid.eq(release),
+            self.o.payload.window.as_value().eq(
+                Cat(history.as_value(), pending.lanes.as_value(), following.as_value())),
+            self.o.payload.last.eq(pending.last),
+        ]
         with m.If(release):
-            m.d.sync += [
-                self.o.payload.window.as_value().eq(
-                    Cat(history.as_value(), pending.lanes.as_value(), following.as_value())),
-                self.o.payload.last.eq(pending.last),
-            ]
             with m.If(pending.last):
                 m.d.sync += history.eq(0)
             with m.Else():

@@ -1,0 +1,97 @@
+"""An output queue for a pipeline that never stops: its flags are flip-flops."""
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import stream, wiring
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+from .params import check_integer
+
+
+__all__ = ["CreditQueue"]
+
+
+class CreditQueue(wiring.Component):
+    """A queue at the end of a pipeline that cannot stop, which says when the pipeline may take
+    more.
+
+    :class:`amaranth.lib.fifo.SyncFIFOBuffered` would do the job, but its ``w_rdy`` and
+    ``r_rdy`` come from comparisons of its level, which sit in the write and read enables: in
+    the wide core they were the critical path on every device (``utfhw report --pairs wide``,
+    nextpnr's critical path reports). Here the fill level is a thermometer code of flip-flops,
+    so "not empty" and "room left" are flip-flops too, and there is no check on the write side:
+    the writer keeps its own account, through ``room``, of what it may still send.
+
+    Latency two clocks (a write, then a read into the output register); one beat in and one
+    out per clock. ``o.valid`` is a flip-flop; ``o.ready`` reaches only the read enable.
+
+    Parameters
+    ----------
+    shape : shape-like
+        The payload.
+    depth : :class:`int`
+        Entries of the memory, a power of two of at least 2. Writing into a full queue loses
+        the beat.
+    threshold : :class:`int`
+        ``room`` is high while the memory holds at most this many entries.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(shape, always_ready=True))`
+        Beats to queue; ``i.valid`` writes one.
+    o : :py:`Out(stream.Signature(shape))`
+    room : :py:`Out(1)`
+        A flip-flop: at most ``threshold`` entries were held after the last clock.
+    """
+    def __init__(self, *, shape, depth, threshold):
+        check_integer("depth", depth, minimum=2)
+        if depth & (depth - 1):
+            raise ValueError(f"depth must be a power of two, not {depth}")
+        check_integer("threshold", threshold, minimum=1, maximum=depth - 1)
+        self._depth = depth
+        self._threshold = threshold
+        super().__init__({
+            "i": In(stream.Signature(shape, always_ready=True)),
+            "o": Out(stream.Signature(shape)),
+            "room": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        depth = self._depth
+        m.submodules.storage = storage = Memory(shape=self.i.payload.shape(), depth=depth,
+                                                init=[])
+        write = storage.write_port()
+        read = storage.read_port(domain="sync")
+        written = Signal(range(depth))
+        taken = Signal(range(depth))
+
+        # ``held[k]``: more than k entries are in the memory (the output register aside).
+        held = Signal(depth + 1)
+        reading = held[0] & (~self.o.valid | self.o.ready)
+        m.d.comb += [
+            write.addr.eq(written), write.data.eq(self.i.payload), write.en.eq(self.i.valid),
+            read.addr.eq(taken), read.en.eq(reading),
+            self.o.payload.eq(read.data),
+        ]
+        with m.If(self.i.valid):
+            m.d.sync += written.eq(written + 1)
+        with m.If(reading):
+            m.d.sync += taken.eq(taken + 1)
+        with m.If(self.i.valid & ~reading):
+            m.d.sync += held.eq((held << 1) | 1)
+        with m.Elif(~self.i.valid & reading):
+            m.d.sync += held.eq(held >> 1)
+        with m.If(reading):
+            m.d.sync += self.o.valid.eq(1)
+        with m.Elif(self.o.ready):
+            m.d.sync += self.o.valid.eq(0)
+        # ``room`` follows what ``held`` becomes.
+        threshold = self._threshold
+        with m.If(self.i.valid & ~reading):
+            m.d.sync += self.room.eq(~held[threshold - 1])
+        with m.Elif(~self.i.valid & reading):
+            m.d.sync += self.room.eq(~held[threshold + 1])
+        with m.Else():
+            m.d.sync += self.room.eq(~held[threshold])
+        return m
