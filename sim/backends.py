@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 from ..hdl.cores import check_core, make_core
 from ..hdl.params import ERROR_HANDLERS, check_choice, check_errors, check_pair
-from .payload import units_to_bytes
+from .payload import pack_units, units_to_bytes
 from .pysim import run_messages
 from .reference import decode_error
 from .stream import check_stall
@@ -123,7 +123,8 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
         dut = make_core(source, target, errors=errors, width=width)
         (beats,), cycles = run_messages(dut, [data], stall=stall, seed=seed, vcd=vcd,
                                         progress=progress)
-        output, input_beats = units_to_bytes(beats, target), len(beats)
+        output = units_to_bytes(beats, target)
+        input_beats = len(pack_units(dut.i.payload.shape(), data))
     if errors == "strict":
         if width is None:
             error = first_error_span(beats, data, source, target)

@@ -126,13 +126,14 @@ def split(data, lengths):
 
 
 def check_verilated(data, lengths, source, target, *, errors="replace", stall=0.0, seed=0,
-                    pipelined=False):
+                    pipelined=False, width=None):
     """Stream the messages in ``data`` (the ``n``-th ``lengths[n]`` bytes long) back to back
     through the Verilated pipeline and check each one's output against
     ``message.decode(source, errors).encode(target)``. Without stalls, also check that ``N``
-    input units take ``N`` plus the latency clocks. Returns the
-    :class:`~utfhw.sim.verilator.VerilatorRun`."""
-    pipeline = verilated_pipeline(source, target, errors=errors, pipelined=pipelined)
+    input beats take ``N`` plus the latency clocks (the wide core: at most one more). Returns
+    the :class:`~utfhw.sim.verilator.VerilatorRun`."""
+    pipeline = verilated_pipeline(source, target, errors=errors, pipelined=pipelined,
+                                  width=width)
     run = pipeline.run_joined(data, lengths, stall=stall, seed=seed)
     expected = [message.decode(source, errors).encode(target)
                 for message in split(data, lengths)]
@@ -143,7 +144,11 @@ def check_verilated(data, lengths, source, target, *, errors="replace", stall=0.
                                  want.hex())
         assert False, "outputs differ in length but no message does"
     if stall == 0.0:
-        assert run.cycles == run.input_beats + pipeline.latency, (source, target, errors)
+        least = run.input_beats + pipeline.latency
+        most = least + (0 if width is None else 1)
+        assert least <= run.cycles <= most, (source, target, errors, run.cycles, least)
+    if width is not None:
+        assert run.input_beats == sum(max(1, -(-length // width)) for length in lengths)
     return run
 
 

@@ -1,0 +1,196 @@
+"""WideUTF8ToUTF16, the core that takes ``width`` bytes a clock: its parameters, its beats in
+Amaranth's simulator against the model of the wide core, and its generated Verilog in Verilator
+against CPython at widths 4 and 32 (every width with ``UTFHW_SWEEP=full``)."""
+
+import itertools
+import math
+import random
+
+import pytest
+
+from conftest import FULL_SWEEP
+from utfhw.hdl.cores import check_core, make_core
+from utfhw.hdl.params import WIDTHS
+from utfhw.hdl.wide import WideUTF8ToUTF16
+from utfhw.sim.backends import simulate
+from utfhw.sim.pysim import run_messages
+from utfhw.sim.throughput import stress_input
+from utfhw.sim.wide_model import wide_beats
+
+from support import (FRAGMENTS, TRICKY_BYTES, check_verilated, cpython_strict_error,
+                     error_fields, every_two_bytes_messages, joined)
+
+
+TARGETS = {"little": "utf-16-le", "big": "utf-16-be"}
+
+
+@pytest.mark.parametrize("arguments,message", [
+    ({"width": 3}, "width must be a power of two from 1 to 64, not 3"),
+    ({"width": 128}, "width must be a power of two from 1 to 64, not 128"),
+    ({"width": True}, "width must be a power of two from 1 to 64, not True"),
+    ({"width": 4, "byteorder": "middle"},
+     "byteorder must be 'little' or 'big', not 'middle'"),
+    ({"width": 4, "errors": "strict"}, "errors must be 'replace' or 'ignore', not 'strict'"),
+])
+def test_parameters(arguments, message):
+    with pytest.raises(ValueError) as error:
+        WideUTF8ToUTF16(**arguments)
+    assert str(error.value) == message
+
+
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
+def test_core_choice():
+    core = make_core("utf-8", "utf-16-be", errors="strict", width=8)
+    assert isinstance(core, WideUTF8ToUTF16)
+    assert (core.width, core.target, core.errors) == (8, "utf-16-be", "replace")
+    with pytest.raises(ValueError) as error:
+        check_core("utf-8", "utf-32-le", width=4)
+    assert str(error.value) == "width is for utf-8 to utf-16-le or utf-16-be, not utf-8 to utf-32-le"
+    with pytest.raises(ValueError) as error:
+        check_core("utf-8", "utf-16-le", width=4, pipelined=True)
+    assert str(error.value) == ("pipelined=True and width are two different cores; give one of "
+                                "them")
+
+
+def random_messages(rng, width, count):
+    """Messages of class-edge bytes and fragments, 0 to three beats and a bit long."""
+    messages = []
+    for _ in range(count):
+        parts = []
+        while sum(map(len, parts)) < rng.randrange(0, 3 * width + 5):
+            parts.append(rng.choice([bytes([rng.choice(TRICKY_BYTES)]), rng.choice(FRAGMENTS)]))
+        messages.append(b"".join(parts))
+    return messages + [b"", b"a", b"\xf0", b"\xf0\x90\x80"]
+
+
+@pytest.mark.parametrize("errors", ["replace", "ignore"])
+@pytest.mark.parametrize("byteorder", ["little", "big"])
+@pytest.mark.parametrize("width", [1, 2, 4, 8])
+def test_beats_as_the_model_gives(width, byteorder, errors):
+    """Beat for beat what the model of the wide core says, under stalls on both sides."""
+    rng = random.Random(f"{width}{byteorder}{errors}")
+    messages = random_messages(rng, width, 60)
+    dut = WideUTF8ToUTF16(width=width, byteorder=byteorder, errors=errors)
+    beats, _ = run_messages(dut, messages, stall=0.3, seed=width)
+    target = TARGETS[byteorder]
+    for message, got in zip(messages, beats):
+        assert got == wide_beats(message, width, errors=errors, target=target), message.hex()
+        output = b"".join(unit.to_bytes(2, "little") for units, _ in got for unit, _ in units)
+        assert output == message.decode("utf-8", errors).encode(target)
+
+
+def test_model_reads_a_wrong_core_as_wrong():
+    """The beat model tells the byte orders apart, and tells a split of units that would not
+    fill beats from one that does."""
+    message = "añ€😀".encode() * 3
+    assert wide_beats(message, 4, target="utf-16-le") != wide_beats(message, 4,
+                                                                     target="utf-16-be")
+    assert [len(units) for units, _ in wide_beats(message, 4)] == [4, 4, 4, 3]
+
+
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
+@pytest.mark.parametrize("width", [1, 4, 16])
+def test_a_beat_every_clock(width):
+    """With the output always ready, adversarial input moves at ``width`` bytes a clock: one
+    message of n bytes takes ceil(n / width) clocks plus the latency, or one clock more."""
+    data = stress_input("utf-8", 600, seed=width)
+    latency = WideUTF8ToUTF16(width=width).latency
+    for message in (data, data[:width * 7 + 1], b"", b"\xe0"):
+        result = simulate(message, width=width)
+        beats = max(1, math.ceil(len(message) / width))
+        assert result.input_beats == beats
+        assert beats + latency <= result.cycles <= beats + latency + 1
+
+
+# Through Verilator: widths 4 and 32 in CI, every width in the full sweep.
+VERILATED_WIDTHS = WIDTHS if FULL_SWEEP else (4, 32)
+
+# Every message of one to three bytes drawn from the bytes at the edges of Table 3-7.
+CLASS_MESSAGES = [bytes(message) for length in (1, 2, 3)
+                  for message in itertools.product(TRICKY_BYTES, repeat=length)]
+
+
+@pytest.mark.parametrize("errors", ["replace", "ignore"])
+@pytest.mark.parametrize("width", VERILATED_WIDTHS)
+def test_short_messages_at_every_lane(width, errors):
+    """Every 1-3-byte message of class-edge bytes, after 0 to ``width - 1`` bytes of ASCII, of
+    an unfinished four-byte sequence and of stray continuation bytes, so that it meets every
+    lane and the beat boundary with every state behind it; each its own message, and all of
+    them back to back in one message."""
+    rng = random.Random(width)
+    messages = []
+    for message in CLASS_MESSAGES:
+        offset = rng.randrange(width)
+        messages.append(b"a" * offset + message)
+        messages.append(b"\xf0\x90\x80" * (offset // 3) + b"\x80" * (offset % 3) + message)
+    target = "utf-16-be" if errors == "ignore" else "utf-16-le"
+    check_verilated(*joined(messages), "utf-8", target, errors=errors, width=width)
+    every_offset = [b"a" * offset + message for message in CLASS_MESSAGES[:2000]
+                    for offset in range(width)]
+    check_verilated(*joined(every_offset), "utf-8", target, errors=errors, width=width)
+    whole = b"".join(messages)
+    check_verilated(whole, [len(whole)], "utf-8", target, errors=errors, width=width)
+
+
+@pytest.mark.parametrize("width", VERILATED_WIDTHS)
+@pytest.mark.parametrize("stall", [0.0, 0.3, 0.7])
+def test_adversarial_with_stalls(width, stall):
+    """Adversarial messages of every length around the width, empty and one-byte messages, with
+    stalls on both sides."""
+    rng = random.Random(f"{width}{stall}")
+    data = stress_input("utf-8", 60_000, seed=width)
+    messages = [b"", b"\xff", b"a", b""]
+    while data:
+        cut = rng.choice([0, 1, width - 1, width, width + 1, 2 * width, rng.randrange(300)])
+        messages.append(data[:cut])
+        data = data[cut:]
+    for errors in ("replace", "ignore"):
+        check_verilated(*joined(messages), "utf-8", "utf-16-le", errors=errors, width=width,
+                        stall=stall, seed=width)
+
+
+@pytest.mark.parametrize("width", VERILATED_WIDTHS)
+def test_multi_megabyte_message(width):
+    data = stress_input("utf-8", (16 if FULL_SWEEP else 3) << 20, seed=1)
+    run = check_verilated(data, [len(data)], "utf-8", "utf-16-be", width=width)
+    assert run.input_beats == math.ceil(len(data) / width)
+
+
+@pytest.mark.parametrize("width", VERILATED_WIDTHS)
+def test_corpus(corpus, width):
+    """Every file of the third-party corpus as a message of UTF-8, the UTF-16 ones included."""
+    files = sorted(path for path in corpus.rglob("*") if path.is_file())
+    messages = [path.read_bytes() for path in files]
+    assert messages, "no corpus files"
+    for errors in ("replace", "ignore"):
+        check_verilated(*joined(messages), "utf-8", "utf-16-le", errors=errors, width=width,
+                        stall=0.2, seed=3)
+
+
+@pytest.mark.parametrize("backend", ["amaranth", "verilator"])
+def test_strict(backend):
+    """CPython's start, end and reason, found from the wide core's units."""
+    rng = random.Random(backend)
+    cases = [b"ok \xf0\x9f\x98", b"\xed\xa0\x80x", b"abc\xe0\x80", "é€😀".encode() + b"\xc3",
+             b"\xf4\x90\x80\x80", b"\xc0\xaf", "ab€".encode() * 9 + b"\xe2\x82" + b"z" * 9]
+    cases += [bytes(rng.choice(TRICKY_BYTES) for _ in range(rng.randrange(1, 12)))
+              for _ in range(40 if backend == "verilator" else 10)]
+    for data in cases:
+        expected = cpython_strict_error(data, "utf-8")
+        for width in (4, 8):
+            try:
+                result = simulate(data, "utf-8", "utf-16-le", errors="strict", width=width,
+                                  backend=backend)
+            except UnicodeDecodeError as error:
+                assert error_fields(error) == expected, data.hex()
+            else:
+                assert expected is None, data.hex()
+                assert result.output == data.decode("utf-8").encode("utf-16-le")
+
+
+@pytest.mark.skipif(not FULL_SWEEP, reason="UTFHW_SWEEP=full")
+@pytest.mark.parametrize("width", [4, 32])
+def test_every_short_utf8_message(width):
+    """All 16,843,008 byte strings of 1 to 3 bytes, each its own message."""
+    for data, lengths in every_two_bytes_messages():
+        check_verilated(data, lengths, "utf-8", "utf-16-le", width=width)
