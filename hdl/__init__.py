@@ -4,7 +4,8 @@ Imports nothing of ``utfhw.sim``, ``utfhw.boards`` or the command line: everythi
 built on this package, never the other way round.
 """
 
-from .layout import (ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK, UnitBytes, CodePoint,
+from .layout import (ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK, UnitBytes, ByteLanes,
+                     CodePoint,
                      UTF8Unit, UTF16Unit, UTF32Unit, Lanes, CodePointLanes, UTF8UnitLanes,
                      UTF16UnitLanes, UTF32UnitLanes, ENCODER_LANES, FramedByte)
 from .params import CODECS, Codec
@@ -16,18 +17,20 @@ from .byteorder import (ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper,
 from .error_dropper import ErrorDropper
 from .transcoder import Transcoder
 from .pipelined import PipelinedUTF8ToUTF16
-from .cores import Core, PIPELINED_PAIRS, make_core
+from .wide import WideUTF8ToUTF16
+from .cores import Core, PIPELINED_PAIRS, check_core, make_core
 from .uart import UARTReceiver, UARTTransmitter
 from .bytestream import UnitAssembler, LaneSerializer
 from .bridge import UARTBridge
 
 __all__ = [
-    "ErrorKind", "REPLACEMENT_CHARACTER", "BYTE_ORDER_MARK", "UnitBytes", "CodePoint",
+    "ErrorKind", "REPLACEMENT_CHARACTER", "BYTE_ORDER_MARK", "UnitBytes", "ByteLanes",
+    "CodePoint",
     "UTF8Unit", "UTF16Unit", "UTF32Unit", "Lanes", "CodePointLanes", "UTF8UnitLanes",
     "UTF16UnitLanes", "UTF32UnitLanes", "ENCODER_LANES", "FramedByte", "CODECS", "Codec",
     "UTF8Decoder", "UTF8Encoder", "UTF16Decoder", "UTF16Encoder", "UTF32Decoder",
     "UTF32Encoder", "ByteOrderReader", "ByteOrderWriter", "ByteOrderMarkStripper",
     "ByteOrderMarkWriter", "ErrorDropper", "Transcoder", "PipelinedUTF8ToUTF16",
-    "Core", "PIPELINED_PAIRS", "make_core", "UARTReceiver", "UARTTransmitter",
+    "WideUTF8ToUTF16", "Core", "PIPELINED_PAIRS", "check_core", "make_core", "UARTReceiver", "UARTTransmitter",
     "UnitAssembler", "LaneSerializer", "UARTBridge",
 ]

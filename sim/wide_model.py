@@ -25,7 +25,8 @@ from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER
 from .reference import following_ranges, transcoder_beats
 
 
-__all__ = ["LOOKBEHIND", "position_unit", "message_units", "wide_beats", "expected_beats"]
+__all__ = ["LOOKBEHIND", "position_unit", "message_units", "repack_beats", "wide_beats",
+           "expected_beats"]
 
 
 #: Bytes before position ``i`` that decide the state it meets.
@@ -128,29 +129,40 @@ def message_units(message, errors="replace"):
     return [unit for unit in _position_units(bytes(message), errors) if unit is not None]
 
 
+def repack_beats(items, width):
+    """What :class:`~utfhw.hdl.repack.Repacker` makes of one message whose input beats hold
+    ``items`` (a list per beat): ``(items, last)`` beats of ``width`` items, the last of the
+    message with what is left (maybe nothing).
+
+    The items of each beat join a queue, and every ``width`` of them make a beat; the last
+    input beat sends what is left with ``last``, even nothing, so a message whose items fill
+    its beats exactly ends with an empty beat when its last input beat adds no item."""
+    beats = []
+    queue = []
+    for index, beat_items in enumerate(items):
+        queue += beat_items
+        final = index == len(items) - 1
+        if len(queue) > width or (len(queue) == width and not final):
+            beats.append((queue[:width], False))
+            queue = queue[width:]
+        if final:
+            beats.append((queue, True))
+    return beats
+
+
 def wide_beats(message, width, *, errors="replace", target="utf-16-le"):
     """The output beats of :class:`~utfhw.hdl.wide.WideUTF8ToUTF16` for one message sent
     ``width`` bytes a beat: ``(units, last)`` tuples, ``units`` a list of ``(data,
     ErrorKind)`` with ``data`` in wire order, as :class:`~utfhw.sim.payload.LaneFormat` reads
     them.
 
-    The units of each input beat join a queue; every ``width`` of them make a beat, and the
-    message's last input beat sends what is left with ``last``, even nothing: so a message
-    whose units fill its beats exactly ends with an empty beat when its last input beat adds no
-    unit (an empty message is one empty beat)."""
+    Each input beat's units go to :func:`repack_beats` (an empty message is one empty
+    beat)."""
     message = bytes(message)
     positions = _position_units(message, errors)
-    beats = []
-    queue = []
     starts = range(0, len(message), width) if message else [0]
-    for start in starts:
-        queue += [unit for unit in positions[start:start + width] if unit is not None]
-        final = start + width >= len(message)
-        if len(queue) > width or (len(queue) == width and not final):
-            beats.append((queue[:width], False))
-            queue = queue[width:]
-        if final:
-            beats.append((queue, True))
+    beats = repack_beats([[unit for unit in positions[start:start + width] if unit is not None]
+                          for start in starts], width)
     if target == "utf-16-be":
         beats = [([(int.from_bytes(unit.to_bytes(2, "big"), "little"), kind)
                    for unit, kind in units], last) for units, last in beats]

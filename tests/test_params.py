@@ -7,6 +7,11 @@ import pytest
 
 from utfhw.hdl import (ByteOrderReader, ByteOrderWriter, ByteOrderMarkWriter, Transcoder,
                        Lanes, UnitBytes, CodePoint, UTF16UnitLanes, CodePointLanes)
+from utfhw.hdl import ByteLanes, WideUTF8ToUTF16
+from utfhw.hdl.compact import Compactor
+from utfhw.hdl.queue import CreditQueue
+from utfhw.hdl.repack import Repacker
+from utfhw.hdl.window import LaneWindow
 from utfhw.sim import simulate, transcode
 from utfhw.cli import main
 
@@ -99,7 +104,50 @@ def test_error_handler_name():
 def test_bench_needs_input(capsys):
     with pytest.raises(SystemExit):
         main(["bench"])
-    assert "give at least one FILE, or --every-pair" in capsys.readouterr().err
+    assert "give at least one FILE, --stress BYTES or --every-pair" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["bench", "x.txt", "--every-pair"])
     assert "give FILE arguments or --every-pair, not both" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("make", [
+    lambda width: WideUTF8ToUTF16(width=width),
+    lambda width: ByteLanes(width),
+    lambda width: Compactor(item=CodePoint, width=width),
+    lambda width: Repacker(item=CodePoint, width=width),
+    lambda width: transcode(b"a", width=width),
+])
+@pytest.mark.parametrize("width", [0, 3, 128, "4", True])
+def test_width(make, width):
+    with raises(ValueError, f"width must be a power of two from 1 to 64, not {width!r}"):
+        make(width)
+
+
+def test_width_is_for_utf8_to_utf16():
+    with raises(ValueError, "width is for utf-8 to utf-16-le or utf-16-be, not utf-16-le to "
+                            "utf-8"):
+        transcode(b"a", "utf-16-le", "utf-8", width=4)
+
+
+def test_width_on_the_command_line(capsys):
+    with pytest.raises(SystemExit):
+        main(["generate", "-o", "x.v", "--width", "5"])
+    assert "argument --width: width must be a power of two from 1 to 64, not '5'" in \
+        capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["generate", "-o", "x.v", "--width", "4", "--to", "utf-8"])
+    assert "--width is for utf-8 to utf-16-le or utf-16-be, not utf-8 to utf-8" in \
+        capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["generate", "-o", "x.v", "--width", "4", "--pipelined"])
+    assert "--pipelined and --width are two different cores; give one of them" in \
+        capsys.readouterr().err
+
+
+def test_stage_parameters():
+    with raises(ValueError, "behind must be an integer of at least 1, not 0"):
+        LaneWindow(item=CodePoint, width=4, behind=0)
+    with raises(ValueError, "depth must be a power of two, not 12"):
+        CreditQueue(shape=8, depth=12, threshold=3)
+    with raises(ValueError, "threshold must be an integer from 1 to 15, not 16"):
+        CreditQueue(shape=8, depth=16, threshold=16)
