@@ -58,6 +58,10 @@ class Compactor(wiring.Component):
             "o": Out(stream.Signature(Lanes(item, width), always_ready=True)),
         })
 
+    @property
+    def width(self):
+        return self._width
+
     @staticmethod
     def latency_of(width):
         """The latency of a compactor of ``width`` slots."""

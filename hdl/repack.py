@@ -52,6 +52,10 @@ class Repacker(wiring.Component):
             "o": Out(stream.Signature(Lanes(item, width), always_ready=True)),
         })
 
+    @property
+    def width(self):
+        return self._width
+
     @staticmethod
     def latency_of(width):
         """The latency of a repacker of ``width`` items."""

@@ -90,7 +90,8 @@ def check(top, *, mode, depth, directory, name="top"):
     check_integer("depth", depth, minimum=1)
     directory = pathlib.Path(directory)
     prepared = _yosys(top, name=name, directory=directory,
-                      commands=f"async2sync; dffunmap; write_smt2 -wires {name}.smt2")
+                      commands=f"memory -nordff; async2sync; dffunmap; "
+                               f"write_smt2 -wires {name}.smt2")
     if prepared.returncode != 0:
         raise RuntimeError(f"yosys could not prepare {name}: {prepared.stderr}")
     vcd = directory / f"{name}-{mode}.vcd"

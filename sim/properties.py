@@ -1,13 +1,17 @@
 """Formal properties of the cores, as :class:`~utfhw.sim.formal.PropertyBench` subclasses."""
 
-from amaranth.hdl import Array, Assert, Assume, Cat, Const, Cover, Mux, Signal
+from amaranth.hdl import (Array, Assert, Assume, Cat, Const, Cover, Module, Mux, ResetSignal,
+                          Signal)
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
 
 from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER
 from ..hdl.params import CODECS
 from .formal import PropertyBench
 
 
-__all__ = ["StreamProperties", "DecoderProperties", "EncoderProperties", "PipelineProperties"]
+__all__ = ["StreamProperties", "DecoderProperties", "EncoderProperties", "PipelineProperties",
+           "WideProperties", "WideEquivalence", "ReadyView"]
 
 
 class StreamProperties(PropertyBench):
@@ -387,3 +391,166 @@ class PipelineProperties(StreamProperties):
         with m.If(self.o.valid):
             m.d.comb += Assert(_ENCODED_FORMS[self.target_form](m, units, out.count),
                                "whole, well-formed code units")
+
+
+class WideProperties(StreamProperties):
+    """Properties of a :class:`~utfhw.hdl.wide.WideUTF8ToUTF16`, on top of
+    :class:`StreamProperties` for a core whose beats out do not follow its beats in: ``last``
+    leaves once for each ``last`` taken, a ``last`` in flight shows within the latency (one
+    clock more for a last beat that makes two), and every output beat but a message's last is
+    full. The input is assumed to keep the wide core's rule: every beat but a message's last
+    is full. The same properties fit a :class:`~utfhw.hdl.repack.Repacker` (give ``width``,
+    ``latency`` and ``capacity``), whose input beats need not be full."""
+    def __init__(self, core, *, width=None, latency=None, capacity=None):
+        self.width = core.width if width is None else width
+        super().__init__(core, latency=(core.latency if latency is None else latency) + 1,
+                         one_beat_per_beat=False,
+                         capacity=core.capacity if capacity is None else capacity)
+
+    def properties(self, m, taken, given):
+        super().properties(m, taken, given)
+        with m.If(self.i.valid & ~self.i.payload.last):
+            m.d.comb += Assume(self.i.payload.count == self.width)
+        with m.If(self.o.valid & ~self.o.payload.last):
+            m.d.comb += Assert(self.o.payload.count == self.width,
+                               "every output beat but a message's last is full")
+
+
+class WideEquivalence(wiring.Component):
+    """The wide core and the scalar :class:`~utfhw.hdl.transcoder.Transcoder` fed the same
+    bytes: they must emit the same units, with the same error kinds, in the same order.
+
+    The bench sends one message of ``beats`` beats to ``wide`` (bytes and the last beat's count
+    are free inputs, every earlier beat full), then the same bytes one a clock to ``scalar``,
+    and keeps the scalar's units. Each unit the wide core gives is asserted equal to the
+    scalar's unit at the same place, the wide core's last beat to come when the scalar's has
+    and to close the same number of units, and that last beat to come within ``deadline``
+    clocks (so the check cannot pass by the wide core saying nothing).
+
+    Parameters
+    ----------
+    wide, scalar : wiring.Component
+        Cores with streams ``i`` and ``o``; the wide one takes
+        :class:`~utfhw.hdl.layout.ByteLanes`, the scalar one ``UnitBytes(1)``. Both outputs are
+        always ready.
+    beats : int
+        Input beats of the message.
+    deadline : int
+        Clocks from reset by which the wide core's last beat must have come.
+    """
+    def __init__(self, wide, scalar, *, beats, deadline):
+        self.wide = wide
+        self.scalar = scalar
+        self.beats = beats
+        self.deadline = deadline
+        width = wide.width
+        super().__init__({"data": In(8 * width), "count": In(range(width + 1))})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.wide = wide = self.wide
+        m.submodules.scalar = scalar = self.scalar
+        m.d.comb += Assume(~ResetSignal())
+        width, beats = self.wide.width, self.beats
+        m.d.comb += Assume(self.count <= width)
+
+        # The message into the wide core, and its bytes kept for the scalar one.
+        sent = Signal(range(beats + 1))
+        kept = Array(Signal(8, name=f"byte_{index}") for index in range(width * beats))
+        length = Signal(range(width * beats + 1))
+        final = sent == beats - 1
+        m.d.comb += [
+            wide.i.valid.eq(sent < beats),
+            wide.i.payload.data.eq(self.data),
+            wide.i.payload.count.eq(Mux(final, self.count, width)),
+            wide.i.payload.last.eq(final),
+            wide.o.ready.eq(1),
+            scalar.o.ready.eq(1),
+        ]
+        with m.If(wide.i.valid & wide.i.ready):
+            m.d.sync += [sent.eq(sent + 1), length.eq(length + wide.i.payload.count)]
+            for index in range(width):
+                m.d.sync += kept[sent * width + index].eq(self.data[8 * index:8 * index + 8])
+
+        # Then the same bytes one a clock into the scalar core (one empty beat if none).
+        fed = Signal(range(width * beats + 2))
+        fed_all = Signal()
+        all_sent = sent == beats
+        m.d.comb += [
+            scalar.i.valid.eq(all_sent & ~fed_all),
+            scalar.i.payload.data.eq(kept[fed]),
+            scalar.i.payload.count.eq(fed < length),
+            scalar.i.payload.last.eq(fed + 1 >= length),
+        ]
+        with m.If(scalar.i.valid & scalar.i.ready):
+            m.d.sync += fed.eq(fed + 1)
+            with m.If(fed + 1 >= length):
+                m.d.sync += fed_all.eq(1)
+
+        # The scalar core's units, in order.
+        most = 2 * width * beats + 2
+        unit_layout = wide.o.payload.shape().item
+        reference = Array(Signal(unit_layout, name=f"unit_{index}") for index in range(most))
+        produced = Signal(range(most + 1))
+        scalar_done = Signal()
+        out = scalar.o.payload
+        with m.If(scalar.o.valid):
+            for lane in range(len(out.lanes)):
+                with m.If(lane < out.count):
+                    m.d.sync += reference[produced + lane].eq(out.lanes[lane])
+            m.d.sync += produced.eq(produced + out.count)
+            with m.If(out.last):
+                m.d.sync += scalar_done.eq(1)
+
+        # The wide core's units against them.
+        seen = Signal(range(most + width + 1))
+        wide_done = Signal()
+        out = wide.o.payload
+        with m.If(wide.o.valid):
+            for lane in range(width):
+                with m.If(lane < out.count):
+                    m.d.comb += [
+                        Assert(seen + lane < produced, "no unit the scalar core did not give"),
+                        Assert(out.lanes[lane].as_value() ==
+                               reference[seen + lane].as_value(),
+                               "the scalar core's unit and error kind"),
+                    ]
+            m.d.sync += seen.eq(seen + out.count)
+            with m.If(out.last):
+                m.d.comb += [Assert(scalar_done, "the message ends after the scalar one"),
+                             Assert(seen + out.count == produced, "as many units"),
+                             Assert(~wide_done, "one last beat")]
+                m.d.sync += wide_done.eq(1)
+        clock = Signal(range(self.deadline + 2))
+        m.d.sync += clock.eq(Mux(clock > self.deadline, clock, clock + 1))
+        with m.If(clock == self.deadline):
+            m.d.comb += Assert(wide_done, "the wide core's last beat within the deadline")
+        return m
+
+
+class ReadyView(wiring.Component):
+    """A stage whose streams have no ``ready`` (it never stops), seen through streams that
+    have one, for a :class:`~utfhw.sim.formal.PropertyBench`: ``i.ready`` is always high, and
+    the bench is told to keep ``o.ready`` high."""
+    def __init__(self, core):
+        self.core = core
+        for name in ("width", "latency", "capacity"):
+            if hasattr(core, name):
+                setattr(self, name, getattr(core, name))
+        super().__init__({
+            "i": In(stream.Signature(core.i.payload.shape())),
+            "o": Out(stream.Signature(core.o.payload.shape())),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = self.core
+        m.d.comb += [
+            self.i.ready.eq(1),
+            core.i.valid.eq(self.i.valid),
+            core.i.payload.eq(self.i.payload),
+            self.o.valid.eq(core.o.valid),
+            self.o.payload.eq(core.o.payload),
+            Assume(self.o.ready),
+        ]
+        return m

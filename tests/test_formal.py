@@ -5,7 +5,7 @@ reached, and for each family of properties a deliberately broken core fails its 
 import itertools
 
 import pytest
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Assert, Module, Signal
 from amaranth.lib import wiring
 
 from conftest import FULL_SWEEP
@@ -15,8 +15,11 @@ from utfhw.hdl import (UTF8Decoder, UTF8Encoder, UTF16Decoder, UTF16Encoder, UTF
                        UTF16UnitLanes, UTF32UnitLanes)
 from utfhw.hdl.layout import ErrorKind
 from utfhw.sim.formal import check, combinational_path
+from utfhw.sim.formal import PropertyBench
 from utfhw.sim.properties import (DecoderProperties, EncoderProperties, PipelineProperties,
-                                  StreamProperties)
+                                  ReadyView, StreamProperties, WideEquivalence, WideProperties)
+from utfhw.hdl.repack import Repacker
+from utfhw.hdl.wide import WideUTF8ToUTF16
 from utfhw.sim.reference import CODECS
 
 
@@ -110,6 +113,9 @@ class Tampered(wiring.Component):
     def __init__(self, tamper, core=None):
         self.core = core or UTF8Decoder()
         self._tamper = tamper
+        for name in ("width", "latency", "capacity"):
+            if hasattr(self.core, name):
+                setattr(self, name, getattr(self.core, name))
         super().__init__(self.core.signature)
 
     def elaborate(self, platform):
@@ -249,3 +255,114 @@ def test_bad_mode(tmp_path):
         check(None, mode="sat", depth=4, directory=tmp_path)
     with pytest.raises(ValueError, match="depth must be an integer of at least 1, not 0"):
         check(None, mode="bmc", depth=0, directory=tmp_path)
+
+
+
+# The wide core. Its output obeys the stream rules in every reachable state (k-induction, at
+# once: the output is the queue's register, which loads only when the output is free), and
+# the repacker's beats are full but a message's last (k-induction on the stage alone). Beat
+# and last accounting, and equivalence with the scalar core, are bounded: the counters that
+# state them are not tied to the beats inside the pipeline by an invariant.
+
+@pytest.mark.parametrize("width", [4, 32])
+def test_wide_stream_rules_proven(tmp_path, width):
+    result = check(PropertyBench(WideUTF8ToUTF16(width=width)), mode="prove", depth=3,
+                   directory=tmp_path)
+    assert result.passed, result.failures
+
+
+class FullBeats(PropertyBench):
+    """Every output beat but a message's last holds the stage's width of items."""
+    def properties(self, m, taken, given):
+        with m.If(self.o.valid & ~self.o.payload.last):
+            m.d.comb += Assert(self.o.payload.count == self.core.width,
+                               "every output beat but a message's last is full")
+
+
+@pytest.mark.parametrize("width", [1, 4, 32])
+def test_repacker_full_beats_proven(tmp_path, width):
+    repacker = ReadyView(Repacker(item=ErrorKind, width=width))
+    result = check(FullBeats(repacker), mode="prove", depth=8, directory=tmp_path)
+    assert result.passed, result.failures
+
+
+def wide_depth(core, beats):
+    """Clocks for ``beats`` input beats through ``core`` and out, with margin."""
+    return beats + core.latency + 4
+
+
+@pytest.mark.parametrize("width", [1, 4] if FULL_SWEEP else [1])
+def test_wide_properties(tmp_path, width):
+    """Stream rules, last accounting, a last in flight out within the latency and full beats,
+    for any bytes in any split, over a run long enough for two messages to pass."""
+    core = WideUTF8ToUTF16(width=width)
+    result = check(WideProperties(core), mode="bmc", depth=wide_depth(core, 2),
+                   directory=tmp_path)
+    assert result.passed, result.failures
+
+
+def wide_equivalence(core, beats):
+    return WideEquivalence(core, Transcoder(source="utf-8", target="utf-16-le"), beats=beats,
+                           deadline=wide_depth(core, beats) - 1)
+
+
+@pytest.mark.parametrize("beats", [2, 3] if FULL_SWEEP else [2])
+def test_wide_equivalent_to_scalar(tmp_path, beats):
+    """The wide core at width 4 and the scalar Transcoder, fed the same message of ``beats``
+    beats of any bytes (the last one of any length), give the same units and error kinds."""
+    core = WideUTF8ToUTF16(width=4)
+    result = check(wide_equivalence(core, beats), mode="bmc", depth=wide_depth(core, beats),
+                   directory=tmp_path)
+    assert result.passed, result.failures
+
+
+def mislabels_truncation(m, inner, outer):
+    payload = Signal.like(inner.payload)
+    m.d.comb += payload.eq(inner.payload)
+    with m.If(inner.payload.lanes[0].error == ErrorKind.TRUNCATED):
+        m.d.comb += payload.lanes[0].error.eq(ErrorKind.UNFINISHED)
+    passes_through(m, inner, outer, payload=payload)
+
+
+def says_nothing(m, inner, outer):
+    passes_through(m, inner, outer, valid=0)
+
+
+def drops_the_last_unit(m, inner, outer):
+    payload = Signal.like(inner.payload)
+    m.d.comb += payload.eq(inner.payload)
+    with m.If(inner.payload.last & (inner.payload.count != 0)):
+        m.d.comb += payload.count.eq(inner.payload.count - 1)
+    passes_through(m, inner, outer, payload=payload)
+
+
+def ends_beats_short(m, inner, outer):
+    payload = Signal.like(inner.payload)
+    m.d.comb += payload.eq(inner.payload)
+    with m.If(~inner.payload.last & (inner.payload.count != 0)):
+        m.d.comb += payload.count.eq(inner.payload.count - 1)
+    passes_through(m, inner, outer, payload=payload)
+
+
+def wide(tamper, width=1):
+    return Tampered(tamper, WideUTF8ToUTF16(width=width))
+
+
+@pytest.mark.parametrize("bench,expected", [
+    (lambda: wide_equivalence(wide(mislabels_truncation), 2), "unit and error kind"),
+    (lambda: wide_equivalence(wide(says_nothing), 2), "last beat within the deadline"),
+    (lambda: wide_equivalence(wide(drops_the_last_unit), 2), "as many units"),
+    # The message's last beat, short, now looks like a short beat within the message.
+    (lambda: WideProperties(wide(loses_last)), "but a message's last is full"),
+    (lambda: WideProperties(wide(ends_beats_short, 2)), "but a message's last is full"),
+    (lambda: FullBeats(ReadyView(Tampered(ends_beats_short,
+                                          Repacker(item=ErrorKind, width=4)))),
+     "but a message's last is full"),
+], ids=["error kind", "silence", "lost unit", "lost last", "short beat", "short repacked beat"])
+def test_wide_broken_variant_fails(tmp_path, bench, expected):
+    bench = bench()
+    core = getattr(bench, "wide", None) or bench.core
+    depth = wide_depth(core, 2) if hasattr(core, "latency") else 8
+    result = check(bench, mode="bmc", depth=depth, directory=tmp_path)
+    assert not result.passed
+    assert any(expected in failure for failure in result.failures), result.failures
