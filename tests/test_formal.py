@@ -355,8 +355,8 @@ def wide(tamper, width=1):
     # The message's last beat, short, now looks like a short beat within the message.
     (lambda: WideProperties(wide(loses_last)), "but a message's last is full"),
     (lambda: WideProperties(wide(ends_beats_short, 2)), "but a message's last is full"),
-    (lambda: FullBeats(ReadyView(Tampered(ends_beats_short,
-                                          Repacker(item=ErrorKind, width=4)))),
+    (lambda: FullBeats(Tampered(ends_beats_short,
+                                ReadyView(Repacker(item=ErrorKind, width=4)))),
      "but a message's last is full"),
 ], ids=["error kind", "silence", "lost unit", "lost last", "short beat", "short repacked beat"])
 def test_wide_broken_variant_fails(tmp_path, bench, expected):
