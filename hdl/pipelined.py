@@ -4,10 +4,11 @@ from amaranth.hdl import Module, Signal, Cat, Const
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from .byteclass import NibbleFlags
 from .layout import UnitBytes, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
 from .params import check_byteorder, check_errors
 from .unicode import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
-                      low_surrogate, nibble_terms, plane_minus_one, swap_bytes)
+                      low_surrogate, plane_minus_one, swap_bytes)
 
 
 __all__ = ["PipelinedUTF8ToUTF16"]
@@ -50,30 +51,15 @@ _FLAG_RANGES = {
 }
 
 
-def _nibble_flag(which, values):
-    return f"{which}_{''.join(f'{value:x}' for value in sorted(values))}"
-
-
-# Each flag as a sum of products of a high-nibble and a low-nibble decode (a set of 16 lows is
-# no condition at all), and every decode the terms name.
-_FLAG_TERMS = {}
-_NIBBLE_DECODES = {}
-for _flag, _ranges in _FLAG_RANGES.items():
-    _FLAG_TERMS[_flag] = []
-    for _highs, _lows in nibble_terms(_ranges):
-        _high = _nibble_flag("high", _highs)
-        _low = None if len(_lows) == 16 else _nibble_flag("low", _lows)
-        _FLAG_TERMS[_flag].append((_high, _low))
-        _NIBBLE_DECODES[_high] = ("high", _highs)
-        if _low is not None:
-            _NIBBLE_DECODES[_low] = ("low", _lows)
+# Each flag as a sum of products of a high-nibble and a low-nibble decode.
+_NIBBLE_FLAGS = NibbleFlags(_FLAG_RANGES)
 
 #: Stage 0: the byte with decodes of its nibbles, each a function of four bits (one LUT4).
 _Nibbles = data.StructLayout({
     "byte": 8,
     "low_bits": 6,
     "last": 1,
-    **{name: 1 for name in _NIBBLE_DECODES},
+    "decodes": _NIBBLE_FLAGS.layout,
 })
 
 #: Stage 1: what the byte is. Every flag is low for an absent byte (``count == 0``).
@@ -302,11 +288,7 @@ class PipelinedUTF8ToUTF16(wiring.Component):
     def _nibbles(self, m, byte):
         """Stage 0: decodes of each nibble of the byte (one LUT4 each), and its payload bits."""
         result = Signal(_Nibbles)
-        nibbles = {"high": byte[4:8], "low": byte[0:4]}
-        m.d.comb += result.byte.eq(byte)
-        for name, (which, values) in _NIBBLE_DECODES.items():
-            patterns = [format(value, "04b") for value in sorted(values)]
-            m.d.comb += getattr(result, name).eq(nibbles[which].matches(*patterns))
+        m.d.comb += [result.byte.eq(byte), result.decodes.eq(_NIBBLE_FLAGS.decode(m, byte))]
         # A continuation byte's six payload bits, or a lead byte's own (the rest zero).
         with m.If(byte.matches("10------")):
             m.d.comb += result.low_bits.eq(byte[0:6])
@@ -329,14 +311,8 @@ class PipelinedUTF8ToUTF16(wiring.Component):
             result.ascii.eq(~nibbles.byte[7]),
             result.above_7f.eq(nibbles.byte[7]),
         ]
-        for flag, terms in _FLAG_TERMS.items():
-            value = Const(0)
-            for high, low in terms:
-                term = getattr(nibbles, high)
-                if low is not None:
-                    term = term & getattr(nibbles, low)
-                value = value | term
-            m.d.comb += getattr(result, flag).eq(value)
+        for flag in _NIBBLE_FLAGS.flags:
+            m.d.comb += getattr(result, flag).eq(_NIBBLE_FLAGS.flag(nibbles.decodes, flag))
         return result
 
     def _decode_state(self, m, advance, moves, byte, decoding):
