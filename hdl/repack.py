@@ -119,15 +119,27 @@ class Repacker(wiring.Component):
             }), name=f"rotate{stage}_info", reset_less=True)
             m.d.sync += [later_info.last.eq(info.last), later_info.half.eq(info.half),
                          later_info.fill.eq(info.fill), later_info.total.eq(info.total)]
-            if stage == 0:
-                # (Comparisons that cannot fail are left out, for the linters' sake.)
+            # The slots written: ``fill <= slot < total`` in this half, ``slot < total -
+            # width`` in the next. With two clocks or more to do it in, the comparisons are
+            # split into pieces of three bits, one LUT4 each, on the first clock. (Comparisons
+            # that cannot fail are left out, for the linters' sake.)
+            if stage == 0 and self._rotate_stages > 1:
+                above_total = _split_comparison(m, info.total, 2 * width - 1, "total")
+                above_fill = _split_comparison(m, info.fill, width - 1, "fill")
+            elif stage <= 1:
+                if stage == 0:
+                    def above_total(limit):
+                        return info.total > limit
+
+                    def above_fill(limit):
+                        return info.fill > limit
                 for index in range(width):
-                    this_half = info.total > index
+                    this_half = above_total(index)
                     if index < width - 1:
-                        this_half = this_half & (info.fill <= index)
+                        this_half = this_half & ~above_fill(index)
                     m.d.sync += later_info.this_half[index].eq(this_half)
                     if width + index < 2 * width - 1:
-                        m.d.sync += later_info.next_half[index].eq(info.total > width + index)
+                        m.d.sync += later_info.next_half[index].eq(above_total(width + index))
             else:
                 m.d.sync += [later_info.this_half.eq(info.this_half),
                              later_info.next_half.eq(info.next_half)]
@@ -184,3 +196,29 @@ class Repacker(wiring.Component):
 
 def _rotate_stages(width):
     return max(1, width.bit_length() // 2)
+
+
+def _split_comparison(m, value, most, name):
+    """Registers pieces of ``value`` (at most ``most``) from which ``value > limit`` for any
+    constant ``limit`` is one LUT4 a clock later; returns that function of ``limit``."""
+    high, low = value >> 3, value[0:3]
+    highs = most >> 3
+    high_above = [Signal(name=f"{name}_high_above_{index}") for index in range(highs)]
+    high_equal = [Signal(name=f"{name}_high_is_{index}") for index in range(highs + 1)]
+    low_above = [Signal(name=f"{name}_low_above_{index}") for index in range(7)]
+    m.d.sync += [
+        *(signal.eq(high > index) for index, signal in enumerate(high_above)),
+        *(signal.eq(low > index) for index, signal in enumerate(low_above)),
+    ]
+    if highs:
+        m.d.sync += [signal.eq(high == index) for index, signal in enumerate(high_equal)]
+    else:
+        high_equal = [Const(1)]      # the value has no bits above the low three
+
+    def above(limit):
+        upper, lower = limit >> 3, limit & 7
+        result = high_above[upper] if upper < highs else Const(0)
+        if lower < 7:
+            result = result | (high_equal[upper] & low_above[lower])
+        return result
+    return above
