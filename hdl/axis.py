@@ -20,10 +20,10 @@ class AXIStreamTop(wiring.Component):
     the core's ``rst``: synchronous, active high, and optional, since every register starts
     from its initial value.
 
-    Input: one source code unit a beat, bytes in ``s_axis_tdata`` in wire order (byte 0 first
-    on the wire, in ``[7:0]``), ``s_axis_tkeep`` one bit a byte. The kept bytes must be packed
-    from byte 0, and only the last beat of a message (``s_axis_tlast``) may keep fewer than a
-    whole unit; a beat that keeps none with ``s_axis_tlast`` ends a message (an empty one, if
+    Input: one source code unit a beat (the wide core: up to its width of bytes), bytes in
+    ``s_axis_tdata`` in wire order (byte 0 first on the wire, in ``[7:0]``), ``s_axis_tkeep``
+    one bit a byte. The kept bytes must be packed from byte 0, and only the last beat of a
+    message (``s_axis_tlast``) may keep fewer than a whole unit (a whole beat); a beat that keeps none with ``s_axis_tlast`` ends a message (an empty one, if
     nothing came before).
 
     Output: up to ``lanes`` target code units a beat, packed from lane 0; lane ``k`` is bytes
