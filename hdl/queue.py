@@ -1,6 +1,6 @@
 """An output queue for a pipeline that never stops: its flags are flip-flops."""
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Cat, Module, Signal, Value
 from amaranth.lib import stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -9,6 +9,10 @@ from .params import check_integer
 
 
 __all__ = ["CreditQueue"]
+
+
+# Bits of the payload in each slice of the memory (eight 4-bit LUT RAMs on an ECP5).
+_SLICE_BITS = 32
 
 
 class CreditQueue(wiring.Component):
@@ -22,8 +26,8 @@ class CreditQueue(wiring.Component):
     so "not empty" and "room left" are flip-flops too, and there is no check on the write side:
     the writer keeps its own account, through ``room``, of what it may still send.
 
-    Latency two clocks (a write, then a read into the output register); one beat in and one
-    out per clock. ``o.valid`` is a flip-flop; ``o.ready`` reaches only the read enable.
+    Latency three clocks (a register, a write, then a read into the output register); one beat
+    in and one out per clock. ``o.valid`` is a flip-flop; ``o.ready`` reaches only the read enable.
 
     Parameters
     ----------
@@ -41,7 +45,8 @@ class CreditQueue(wiring.Component):
         Beats to queue; ``i.valid`` writes one.
     o : :py:`Out(stream.Signature(shape))`
     room : :py:`Out(1)`
-        A flip-flop: at most ``threshold`` entries were held after the last clock.
+        A flip-flop: at most ``threshold`` entries were held after the last clock (a beat
+        written on the clock before is not counted yet).
     """
     def __init__(self, *, shape, depth, threshold):
         check_integer("depth", depth, minimum=2)
@@ -59,28 +64,42 @@ class CreditQueue(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         depth = self._depth
-        m.submodules.storage = storage = Memory(shape=self.i.payload.shape(), depth=depth,
-                                                init=[])
-        write = storage.write_port()
-        read = storage.read_port(domain="sync")
+        bits = Value.cast(self.i.payload).shape().width
+        # The write goes through a register, so that each slice of the memory has a write
+        # enable of its own straight from a flip-flop (kept apart from its twins): one enable
+        # for a whole wide memory would reach hundreds of LUT RAMs.
+        incoming = Signal(bits, reset_less=True)
+        incoming_valid = Signal()
         written = Signal(range(depth))
         taken = Signal(range(depth))
+        m.d.sync += [incoming.eq(self.i.payload), incoming_valid.eq(self.i.valid)]
+        with m.If(incoming_valid):
+            m.d.sync += written.eq(written + 1)
 
         # ``held[k]``: more than k entries are in the memory (the output register aside).
         held = Signal(depth + 1)
         reading = held[0] & (~self.o.valid | self.o.ready)
-        m.d.comb += [
-            write.addr.eq(written), write.data.eq(self.i.payload), write.en.eq(self.i.valid),
-            read.addr.eq(taken), read.en.eq(reading),
-            self.o.payload.eq(read.data),
-        ]
-        with m.If(self.i.valid):
-            m.d.sync += written.eq(written + 1)
+        outgoing = []
+        for index, start in enumerate(range(0, bits, _SLICE_BITS)):
+            width = min(_SLICE_BITS, bits - start)
+            storage = Memory(shape=width, depth=depth, init=[])
+            m.submodules[f"storage_{index}"] = storage
+            write = storage.write_port()
+            read = storage.read_port(domain="sync")
+            enable = Signal(name=f"write_enable_{index}", attrs={"keep": 1})
+            m.d.sync += enable.eq(self.i.valid)
+            m.d.comb += [
+                write.addr.eq(written), write.data.eq(incoming[start:start + width]),
+                write.en.eq(enable),
+                read.addr.eq(taken), read.en.eq(reading),
+            ]
+            outgoing.append(read.data)
+        m.d.comb += self.o.payload.eq(Cat(*outgoing))
         with m.If(reading):
             m.d.sync += taken.eq(taken + 1)
-        with m.If(self.i.valid & ~reading):
+        with m.If(incoming_valid & ~reading):
             m.d.sync += held.eq((held << 1) | 1)
-        with m.Elif(~self.i.valid & reading):
+        with m.Elif(~incoming_valid & reading):
             m.d.sync += held.eq(held >> 1)
         with m.If(reading):
             m.d.sync += self.o.valid.eq(1)
@@ -88,9 +107,9 @@ class CreditQueue(wiring.Component):
             m.d.sync += self.o.valid.eq(0)
         # ``room`` follows what ``held`` becomes.
         threshold = self._threshold
-        with m.If(self.i.valid & ~reading):
+        with m.If(incoming_valid & ~reading):
             m.d.sync += self.room.eq(~held[threshold - 1])
-        with m.Elif(~self.i.valid & reading):
+        with m.Elif(~incoming_valid & reading):
             m.d.sync += self.room.eq(~held[threshold + 1])
         with m.Else():
             m.d.sync += self.room.eq(~held[threshold])

@@ -90,9 +90,9 @@ class WideUTF8ToUTF16(wiring.Component):
         # Room for every beat in the stages, the repacker's extra beat, the clock the ready
         # flip-flop lags, and a few beats of slack so a drained output never stops the input.
         self._threshold = 3
-        self.queue_depth = 1 << (self._stages + self._threshold + 3).bit_length()
+        self.queue_depth = 1 << (self._stages + self._threshold + 4).bit_length()
         #: Clocks from an input beat to the output beat it completes (see above).
-        self.latency = self._stages + 2
+        self.latency = self._stages + 3
         #: The most beats the core holds: the queue with its output register, and the
         #: stages' beats.
         self.capacity = self.queue_depth + 1 + self._stages + 1
