@@ -336,8 +336,9 @@ def _transcode(parser, args):
     except OSError as error:
         parser.exit(1, f"utfhw: error: cannot write {args.output}: {error.strerror}\n")
 
-    beats = "code units" if args.width is None else "beats"
-    print(f"utfhw: {result.input_bytes} input bytes ({result.input_beats} {beats}), "
+    beats = "units" if args.width is None else "beats"
+    print(f"utfhw: {result.input_bytes} input bytes ({result.input_beats} "
+          f"{'code units' if args.width is None else 'beats'}), "
           f"{len(result.output)} output bytes, {result.cycles} cycles, "
           f"{result.units_per_clock:.4f} input {beats} per clock, "
           f"{result.bytes_per_clock:.4f} input bytes per clock", file=sys.stderr)

@@ -85,15 +85,20 @@ class CreditQueue(wiring.Component):
             storage = Memory(shape=width, depth=depth, init=[])
             m.submodules[f"storage_{index}"] = storage
             write = storage.write_port()
-            read = storage.read_port(domain="sync")
+            read = storage.read_port(domain="comb")
             enable = Signal(name=f"write_enable_{index}", attrs={"keep": 1})
             m.d.sync += enable.eq(self.i.valid)
             m.d.comb += [
                 write.addr.eq(written), write.data.eq(incoming[start:start + width]),
                 write.en.eq(enable),
-                read.addr.eq(taken), read.en.eq(reading),
+                read.addr.eq(taken),
             ]
-            outgoing.append(read.data)
+            # The read register, written out so that it has an initial value: a read port's
+            # own register has none in the Verilog, and would be X until the first read.
+            read_data = Signal(width, name=f"read_data_{index}")
+            with m.If(reading):
+                m.d.sync += read_data.eq(read.data)
+            outgoing.append(read_data)
         m.d.comb += self.o.payload.eq(Cat(*outgoing))
         with m.If(reading):
             m.d.sync += taken.eq(taken + 1)

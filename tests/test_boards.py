@@ -104,7 +104,9 @@ def test_design_names(tmp_path):
     assert len([name for name in names if name.startswith("pipeline ")]) == 64
     assert report.HEADLINE in names and "UTF8Decoder" in names
     assert len(report.design_names("forms")) == len(names) - 64 + 9
-    with pytest.raises(ValueError, match=r"^pairs must be 'all', 'forms' or 'headline', "
+    assert report.design_names("wide", widths=(1, 32)) == [
+        report.PIPELINED, "WideUTF8ToUTF16(1)", "WideUTF8ToUTF16(32)"]
+    with pytest.raises(ValueError, match=r"^pairs must be 'all', 'forms', 'headline' or 'wide', "
                                          r"not 'some'$"):
         report.design_names("some")
     with pytest.raises(ValueError, match=r"^jobs must be an integer of at least 1, not 0$"):
