@@ -209,6 +209,11 @@ def _parser():
                              "(default: all)")
     report.add_argument("--widths", type=_widths, default=None, metavar="W,W,...",
                         help="widths of the wide core for --pairs wide (default: 1,4,8,16,32)")
+    report.add_argument("--devices", default=None, metavar="DEVICE,...",
+                        help="implement on these devices only (default: 'iCE40 UP5K,iCE40 "
+                             "HX8K,ECP5-25F,ECP5-85F'); with --build-dir, designs already "
+                             "implemented there are taken from it, so reports can be put "
+                             "together from several runs")
     report.add_argument("--jobs", type=int, default=None,
                         help="designs implemented at once (default: one per CPU)")
     report.add_argument("--build-dir", metavar="DIR",
@@ -260,6 +265,8 @@ def _report(parser, args):
     try:
         with tempfile.TemporaryDirectory(prefix="utfhw-report-") as scratch:
             options = {} if args.widths is None else {"widths": args.widths}
+            if args.devices is not None:
+                options["devices"] = tuple(args.devices.split(","))
             rows = run_report(args.build_dir or scratch, pairs=args.pairs, jobs=args.jobs,
                               progress=progress, **options)
     except (ValueError, ToolchainError, RuntimeError) as error:

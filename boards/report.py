@@ -14,6 +14,7 @@ import datetime
 import json
 import os
 import pathlib
+import re
 
 from amaranth.back import rtlil
 from amaranth.hdl import Cat, Module, Signal, Value
@@ -32,7 +33,7 @@ from ..hdl.uart import UARTReceiver, UARTTransmitter
 from ..hdl.utf8 import UTF8Decoder, UTF8Encoder
 from ..hdl.utf16 import UTF16Decoder, UTF16Encoder
 from ..hdl.utf32 import UTF32Decoder, UTF32Encoder
-from ..sim.tools import run, tool_environment
+from ..sim.tools import BuildError, run, tool_environment
 from .nextpnr import read_report
 
 
@@ -232,30 +233,60 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES)):
         figures = []
         for seed in seeds:
             report = f"{device.replace(' ', '-')}-{seed}.json"
-            _run([environment[f"NEXTPNR_{family.upper()}"], "-q", *options,
-                  "--json", f"{family}.json", "--freq", str(frequency), "--timing-allow-fail",
-                  "--seed", str(seed), "--report", report],
-                 directory, environment)
+            try:
+                _run([environment[f"NEXTPNR_{family.upper()}"], "-q", *options,
+                      "--json", f"{family}.json", "--freq", str(frequency),
+                      "--timing-allow-fail", "--seed", str(seed), "--report", report],
+                     directory, environment)
+            except BuildError as error:
+                # Cells that fit the device's count but that nextpnr cannot place (on an
+                # iCE40 a logic cell holds one LUT4 and one flip-flop, which not every
+                # design's pairs allow) do not fit either.
+                if "Unable to find legal placement" not in str(error):
+                    raise
+                figures = None
+                break
             figures.append(read_report(directory / report).worst_fmax)
         row[device] = figures
+    (directory / "row.json").write_text(json.dumps(row))
     return row
 
 
-def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, jobs=None, progress=None):
-    """Implement every design of ``design_names(pairs, widths=widths)`` in ``directory`` on
-    ``jobs`` processes; returns the rows in design order. ``progress(done, total, row)`` is
-    called as each design finishes."""
+def _folder(name):
+    return re.sub(r"\W+", "_", name).strip("_")
+
+
+def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, devices=tuple(DEVICES),
+               jobs=None, progress=None):
+    """Implement every design of ``design_names(pairs, widths=widths)`` on ``devices``, each
+    in a folder of ``directory`` named after it, on ``jobs`` processes; returns the rows in
+    design order, a device a design was not implemented on as ``"not run"``.
+    ``progress(done, total, row)`` is called as each design finishes.
+
+    A design whose folder holds a finished row (``row.json``) from an earlier run into the
+    same ``directory`` is not implemented again, so one report can be put together from runs
+    over different widths or devices."""
+    for device in devices:
+        check_choice("device", device, DEVICES)
     names = design_names(pairs, widths=widths)
     directory = pathlib.Path(directory)
     if jobs is None:
         jobs = os.cpu_count() or 1
     check_integer("jobs", jobs, minimum=1)
     rows = {}
+    for name in names:
+        finished = directory / _folder(name) / "row.json"
+        if finished.exists():
+            rows[name] = {"design": name, **{device: "not run" for device in DEVICES},
+                          **json.loads(finished.read_text())}
+            if progress is not None:
+                progress(len(rows), len(names), rows[name])
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(implement, name, directory / f"{index:03d}"): name
-                   for index, name in enumerate(names)}
+        futures = {pool.submit(implement, name, directory / _folder(name),
+                               devices=tuple(devices)): name
+                   for name in names if name not in rows}
         for future in concurrent.futures.as_completed(futures):
-            row = future.result()
+            row = {**{device: "not run" for device in DEVICES}, **future.result()}
             rows[row["design"]] = row
             if progress is not None:
                 progress(len(rows), len(names), row)
@@ -294,6 +325,8 @@ def _preamble(command, seconds):
 
 
 def _fmax(row, device):
+    if row[device] == "not run":
+        return "not run"
     return "does not fit" if row[device] is None else f"{min(row[device]):.1f}"
 
 
@@ -334,7 +367,7 @@ SOFTWARE = (
 def gigabytes_per_second(row, device):
     """UTF-8 in at the worst seed's Fmax: bytes per clock times clocks per second, in GB/s
     (``None`` where the design does not fit)."""
-    if row[device] is None:
+    if row[device] is None or row[device] == "not run":
         return None
     return design_width(row["design"]) * min(row[device]) / 1000
 
@@ -363,8 +396,9 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
     for row in rows:
         cells = [row["design"], str(design_width(row["design"]))]
         for family in families:
-            counts = row[family]
-            cells += [str(counts["lut4"]), str(counts["ff"]), str(counts["bram"])]
+            counts = row.get(family)        # none: not synthesised for this family
+            cells += ([str(counts["lut4"]), str(counts["ff"]), str(counts["bram"])]
+                      if counts else ["–"] * 3)
             for device in devices:
                 if DEVICES[device][0] == family:
                     rate = gigabytes_per_second(row, device)
@@ -427,7 +461,8 @@ def write_chart(rows, path):
     height = 0.8 / len(devices)
     for index, device in enumerate(devices):
         fmax_axes.barh([position + index * height for position in range(len(rows))],
-                       [min(row[device]) if row[device] else 0 for row in rows],
+                       [min(row[device]) if isinstance(row[device], list) else 0
+                        for row in rows],
                        height=height, label=device)
     for device, (_, _, frequency) in DEVICES.items():
         if device in devices:
