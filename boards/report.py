@@ -242,7 +242,8 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES)):
                 # Cells that fit the device's count but that nextpnr cannot place (on an
                 # iCE40 a logic cell holds one LUT4 and one flip-flop, which not every
                 # design's pairs allow) do not fit either.
-                if "Unable to find legal placement" not in str(error):
+                if not any(message in str(error) for message in (
+                        "Unable to find legal placement", "no BELs remaining")):
                     raise
                 figures = None
                 break
