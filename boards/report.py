@@ -377,8 +377,9 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
     lines = _preamble(command, seconds)
     lines += [
         "GB/s is UTF-8 in: bytes per clock (the core's width; 1 for `PipelinedUTF8ToUTF16`) "
-        "times the worst seed's Fmax. A design whose LUT4s or block RAMs exceed the device's "
-        "is not placed there (\"does not fit\"). For comparison (`shared/WIDE.md`, one x86 "
+        "times the worst seed's Fmax. A design whose LUT4s or block RAMs exceed the device's, "
+        "or that nextpnr cannot place on it, \"does not fit\"; \"not run\" marks a device a "
+        "design was not implemented on. For comparison (`shared/WIDE.md`, one x86 "
         "core): " + "; ".join(f"{label} {low}" + (f"–{high}" if high != low else "") + " GB/s"
                               for label, low, high in SOFTWARE) + ".",
         "",
@@ -419,14 +420,15 @@ def write_wide_chart(rows, path):
     for device in [device for device in DEVICES if device in rows[0]]:
         family = DEVICES[device][0]
         points = [(row[family]["lut4"], gigabytes_per_second(row, device),
-                   design_width(row["design"])) for row in rows
+                   f"W={design_width(row['design'])}" if row["design"].startswith(_WIDE)
+                   else "pipelined") for row in rows
                   if gigabytes_per_second(row, device) is not None]
         if not points:
             continue
         axes.plot([lut for lut, _, _ in points], [rate for _, rate, _ in points], "o-",
                   label=device)
-        for lut, rate, width in points:
-            axes.annotate(f"W={width}", (lut, rate), textcoords="offset points",
+        for lut, rate, label in points:
+            axes.annotate(label, (lut, rate), textcoords="offset points",
                           xytext=(4, 4), fontsize=7)
     colours = ["tab:grey", "tab:red", "tab:purple"]
     for (label, low, high), colour in zip(SOFTWARE, colours):
