@@ -7,7 +7,12 @@ from amaranth.lib import data
 from .unicode import nibble_terms
 
 
-__all__ = ["NibbleFlags"]
+__all__ = ["range_flag", "NibbleFlags"]
+
+
+def range_flag(low, high):
+    """The name of the flag of the bytes ``low`` to ``high``."""
+    return f"in_{low:02x}_{high:02x}"
 
 
 def _decode_name(which, values):

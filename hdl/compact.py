@@ -1,10 +1,11 @@
 """Compaction: the valid slots of a beat moved down to lane 0, in order."""
 
 from amaranth.hdl import Cat, Module, Signal
-from amaranth.lib import data, stream, wiring
+from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from .layout import Lanes
+from .lanes import WidthStage
 from .params import check_width
 from .window import LaneBeat
 
@@ -23,7 +24,7 @@ def _log2(width):
     return width.bit_length() - 1
 
 
-class Compactor(wiring.Component):
+class Compactor(WidthStage):
     """Stage *compact*: packs the valid slots of each beat from lane 0, keeping their order.
 
     Each slot's item moves down by the number of empty slots before it. That number comes from
@@ -49,18 +50,11 @@ class Compactor(wiring.Component):
         ``count`` items, from lane 0; lanes past it are don't-care.
     """
     def __init__(self, *, item, width):
-        check_width(width)
-        self._width = width
-        self._count_stages = _count_stages(width)
-        self.latency = self.latency_of(width)
+        check_width(width)           # before the ports' layouts are made of it
         super().__init__({
             "i": In(stream.Signature(LaneBeat(Slot(item), width), always_ready=True)),
             "o": Out(stream.Signature(Lanes(item, width), always_ready=True)),
-        })
-
-    @property
-    def width(self):
-        return self._width
+        }, width=width)
 
     @staticmethod
     def latency_of(width):
@@ -80,7 +74,7 @@ class Compactor(wiring.Component):
         counts = [~slot.valid for slot in slots]
         valid, last = self.i.valid, self.i.payload.last
         levels = list(range(bits))
-        for stage in range(self._count_stages):
+        for stage in range(_count_stages(width)):
             next_counts = []
             for level in levels[2 * stage:2 * stage + 2]:
                 span = 1 << level

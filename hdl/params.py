@@ -12,7 +12,7 @@ from dataclasses import dataclass
 __all__ = [
     "HARDWARE_ERROR_HANDLERS", "ERROR_HANDLERS", "BYTE_ORDERS", "UNIT_BYTES", "Codec", "CODECS",
     "describe_choices", "check_choice", "check_errors", "check_byteorder", "check_codec",
-    "check_pair", "check_integer", "WIDTHS", "check_width",
+    "check_pair", "check_integer", "WIDTHS", "check_width", "UTF16Options",
 ]
 
 
@@ -126,3 +126,33 @@ def check_width(width):
     """Raise unless ``width`` is one of :data:`WIDTHS`."""
     if isinstance(width, bool) or width not in WIDTHS:
         raise ValueError(f"width must be a power of two from 1 to 64, not {width!r}")
+
+
+class UTF16Options:
+    """A base, before :class:`~amaranth.lib.wiring.Component`, of the stages and cores that
+    write UTF-16 from UTF-8: checks their ``byteorder`` and ``errors``, passes the rest of the
+    arguments on, and reports the two with the codecs they mean."""
+    def __init__(self, *args, byteorder, errors, **kwargs):
+        check_byteorder(byteorder)
+        check_errors(errors)
+        self._byteorder = byteorder
+        self._errors = errors
+        super().__init__(*args, **kwargs)
+
+    @property
+    def byteorder(self):
+        return self._byteorder
+
+    @property
+    def errors(self):
+        return self._errors
+
+    @property
+    def source(self):
+        """``"utf-8"``, as for a :class:`~utfhw.hdl.transcoder.Transcoder`."""
+        return "utf-8"
+
+    @property
+    def target(self):
+        """``"utf-16-le"`` or ``"utf-16-be"``."""
+        return "utf-16-le" if self._byteorder == "little" else "utf-16-be"

@@ -4,18 +4,14 @@ from amaranth.hdl import Module, Signal, Cat, Const
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .byteclass import NibbleFlags
+from .byteclass import NibbleFlags, range_flag
 from .layout import UnitBytes, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
-from .params import check_byteorder, check_errors
+from .params import UTF16Options
 from .unicode import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
-                      low_surrogate, plane_minus_one, swap_bytes)
+                      low_surrogate, plane_minus_one, select_unit)
 
 
 __all__ = ["PipelinedUTF8ToUTF16"]
-
-
-def _range_flag(low, high):
-    return f"in_{low:02x}_{high:02x}"
 
 
 def _state_name(needs, next_range, first_lead):
@@ -36,7 +32,7 @@ _STATE_NEEDS = {}
 for (_needs, _range), _rows in lead_groups().items():
     _state = _state_name(_needs, _range, _rows[0][0])
     _LEADS[f"lead_{_state}"] = (_state, _rows)
-    _STATE_RANGE[_state] = _range_flag(*_range)
+    _STATE_RANGE[_state] = range_flag(*_range)
     _STATE_NEEDS[_state] = _needs
 _STATES = tuple(sorted(_STATE_RANGE))
 _STATE_NEXT = {state: _state_name(_STATE_NEEDS[state] - 1, CONTINUATION, None)
@@ -44,7 +40,7 @@ _STATE_NEXT = {state: _state_name(_STATE_NEEDS[state] - 1, CONTINUATION, None)
 
 #: The flags stage 1 computes from nibble decodes: each a set of byte ranges.
 _FLAG_RANGES = {
-    **{_range_flag(*byte_range): [byte_range] for byte_range in NEXT_BYTE_RANGES},
+    **{range_flag(*byte_range): [byte_range] for byte_range in NEXT_BYTE_RANGES},
     **{flag: rows for flag, (_, rows) in _LEADS.items()},
     "lead": [(lead.first, lead.last) for lead in TABLE_3_7],
     "starts": [(0xC0, 0xFF)],        # any byte that is neither ASCII nor a continuation byte
@@ -128,7 +124,7 @@ _Decided = data.StructLayout({
 })
 
 
-class PipelinedUTF8ToUTF16(wiring.Component):
+class PipelinedUTF8ToUTF16(UTF16Options, wiring.Component):
     """UTF-8 to UTF-16-LE or -BE in eight pipeline stages, exact to
     ``bytes.decode("utf-8", errors).encode("utf-16-le")`` (or ``-be``).
 
@@ -184,32 +180,10 @@ class PipelinedUTF8ToUTF16(wiring.Component):
     capacity = 9
 
     def __init__(self, *, byteorder="little", errors="replace"):
-        check_byteorder(byteorder)
-        check_errors(errors)
-        self._byteorder = byteorder
-        self._errors = errors
         super().__init__({
             "i": In(stream.Signature(UnitBytes(1))),
             "o": Out(stream.Signature(UTF16UnitLanes)),
-        })
-
-    @property
-    def byteorder(self):
-        return self._byteorder
-
-    @property
-    def source(self):
-        """``"utf-8"``, as for a :class:`~utfhw.hdl.transcoder.Transcoder`."""
-        return "utf-8"
-
-    @property
-    def target(self):
-        """``"utf-16-le"`` or ``"utf-16-be"``."""
-        return "utf-16-le" if self._byteorder == "little" else "utf-16-be"
-
-    @property
-    def errors(self):
-        return self._errors
+        }, byteorder=byteorder, errors=errors)
 
     def elaborate(self, platform):
         m = Module()
@@ -445,12 +419,8 @@ class PipelinedUTF8ToUTF16(wiring.Component):
             "low": low_surrogate(decided.code_point[0:10]),
         }
         for lane, unit in zip(decided.lanes, result.lanes):
-            value = Const(0, 16)
-            for name, source in sources.items():
-                value = value | (source & getattr(lane.select, name).replicate(16))
-            if self._byteorder == "big":
-                value = swap_bytes(value)
-            m.d.comb += [unit.data.eq(value), unit.error.eq(lane.error)]
+            m.d.comb += [unit.data.eq(select_unit(lane.select, sources, self._byteorder)),
+                         unit.error.eq(lane.error)]
         # A lane is used when something is selected for it; the second only after the first.
         used = [lane.select.as_value().any() for lane in decided.lanes]
         m.d.comb += [result.count.eq(used[0] + used[1]), result.last.eq(decided.last)]

@@ -27,7 +27,7 @@ class CreditQueue(wiring.Component):
     the writer keeps its own account, through ``room``, of what it may still send.
 
     Latency three clocks (a register, a write, then a read into the output register); one beat
-    in and one out per clock. ``o.valid`` is a flip-flop; ``o.ready`` reaches only the read enable.
+    in and one out per clock. ``o.valid`` is a flip-flop; ``o.ready`` reaches only the read enables.
 
     Parameters
     ----------
@@ -48,6 +48,9 @@ class CreditQueue(wiring.Component):
         A flip-flop: at most ``threshold`` entries were held after the last clock (a beat
         written on the clock before is not counted yet).
     """
+    #: Clocks from a beat in to the same beat out, with the output ready.
+    latency = 3
+
     def __init__(self, *, shape, depth, threshold):
         check_integer("depth", depth, minimum=2)
         if depth & (depth - 1):
@@ -65,16 +68,11 @@ class CreditQueue(wiring.Component):
         m = Module()
         depth = self._depth
         bits = Value.cast(self.i.payload).shape().width
-        # The write goes through a register, so that each slice of the memory has a write
-        # enable of its own straight from a flip-flop (kept apart from its twins): one enable
-        # for a whole wide memory would reach hundreds of LUT RAMs.
+        # The write goes through a register, so that the memory's write port has a clock of
+        # its own: its enable and address reach every LUT RAM of a wide memory.
         incoming = Signal(bits, reset_less=True)
         incoming_valid = Signal()
-        written = Signal(range(depth))
-        taken = Signal(range(depth))
         m.d.sync += [incoming.eq(self.i.payload), incoming_valid.eq(self.i.valid)]
-        with m.If(incoming_valid):
-            m.d.sync += written.eq(written + 1)
 
         # ``held[k]``: more than k entries are in the memory (the output register aside).
         held = Signal(depth + 1)
@@ -86,22 +84,19 @@ class CreditQueue(wiring.Component):
             m.submodules[f"storage_{index}"] = storage
             write = storage.write_port()
             read = storage.read_port(domain="comb")
-            enable = Signal(name=f"write_enable_{index}", attrs={"keep": 1})
-            m.d.sync += enable.eq(self.i.valid)
+            written, taken, reading_slice = self._slice_state(m, index, held[1], incoming_valid)
             m.d.comb += [
                 write.addr.eq(written), write.data.eq(incoming[start:start + width]),
-                write.en.eq(enable),
+                write.en.eq(incoming_valid),
                 read.addr.eq(taken),
             ]
             # The read register, written out so that it has an initial value: a read port's
             # own register has none in the Verilog, and would be X until the first read.
             read_data = Signal(width, name=f"read_data_{index}")
-            with m.If(reading):
+            with m.If(reading_slice):
                 m.d.sync += read_data.eq(read.data)
             outgoing.append(read_data)
         m.d.comb += self.o.payload.eq(Cat(*outgoing))
-        with m.If(reading):
-            m.d.sync += taken.eq(taken + 1)
         with m.If(incoming_valid & ~reading):
             m.d.sync += held.eq((held << 1) | 1)
         with m.Elif(~incoming_valid & reading):
@@ -119,3 +114,32 @@ class CreditQueue(wiring.Component):
         with m.Else():
             m.d.sync += self.room.eq(~held[threshold])
         return m
+
+    def _slice_state(self, m, index, held_above, incoming_valid):
+        """The write and read addresses of slice ``index`` of the memory, and whether its part
+        of the output register loads.
+
+        One address or read enable for a whole wide queue would reach hundreds of LUT RAMs or
+        flip-flop enables, so each slice has its own addresses, and its own copies of
+        ``held[0]`` and ``o.valid``. Each copy's next value is computed from the copy itself
+        (as the original's is from the original), so the copies equal the originals on every
+        clock, yet no synthesis tool sees two flip-flops with the same input to merge."""
+        depth = self._depth
+        written = Signal(range(depth), name=f"written_{index}")
+        taken = Signal(range(depth), name=f"taken_{index}")
+        held = Signal(name=f"held_{index}")
+        valid = Signal(name=f"valid_{index}")
+        reading = held & (~valid | self.o.ready)
+        with m.If(incoming_valid):
+            m.d.sync += written.eq(written + 1)
+        with m.If(reading):
+            m.d.sync += taken.eq(taken + 1)
+        with m.If(incoming_valid & ~reading):
+            m.d.sync += held.eq(1)
+        with m.Elif(~incoming_valid & reading):
+            m.d.sync += held.eq(held_above)
+        with m.If(reading):
+            m.d.sync += valid.eq(1)
+        with m.Elif(self.o.ready):
+            m.d.sync += valid.eq(0)
+        return written, taken, reading

@@ -1,17 +1,18 @@
 """Repacking: beats of 0 to ``width`` items into beats of exactly ``width`` items."""
 
 from amaranth.hdl import Const, Module, Mux, Signal
-from amaranth.lib import data, stream, wiring
+from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from .layout import Lanes
+from .lanes import WidthStage
 from .params import check_width
 
 
 __all__ = ["Repacker"]
 
 
-class Repacker(wiring.Component):
+class Repacker(WidthStage):
     """Stage *repack*: turns beats of 0 to ``width`` packed items into beats of ``width`` items,
     all full but the last of each message.
 
@@ -43,18 +44,11 @@ class Repacker(wiring.Component):
         Full beats, the last of a message with 1 to ``width`` items (none for an empty one).
     """
     def __init__(self, *, item, width):
-        check_width(width)
-        self._width = width
-        self._rotate_stages = _rotate_stages(width)
-        self.latency = self.latency_of(width)
+        check_width(width)           # before the ports' layouts are made of it
         super().__init__({
             "i": In(stream.Signature(Lanes(item, width), always_ready=True)),
             "o": Out(stream.Signature(Lanes(item, width), always_ready=True)),
-        })
-
-    @property
-    def width(self):
-        return self._width
+        }, width=width)
 
     @staticmethod
     def latency_of(width):
@@ -104,7 +98,7 @@ class Repacker(wiring.Component):
         rotated = [placed.lanes[index] for index in range(width)]
         valid = placed_valid
         info = placed
-        for stage in range(self._rotate_stages):
+        for stage in range(_rotate_stages(width)):
             for step in range(2 * stage, min(2 * stage + 2, bits)):
                 span = 1 << step
                 rotated = [Mux(info.fill[step], rotated[(index - span) % width], rotated[index])
@@ -123,7 +117,7 @@ class Repacker(wiring.Component):
             # width`` in the next. With two clocks or more to do it in, the comparisons are
             # split into pieces of three bits, one LUT4 each, on the first clock. (Comparisons
             # that cannot fail are left out, for the linters' sake.)
-            if stage == 0 and self._rotate_stages > 1:
+            if stage == 0 and _rotate_stages(width) > 1:
                 above_total = _split_comparison(m, info.total, 2 * width - 1, "total")
                 above_fill = _split_comparison(m, info.fill, width - 1, "fill")
             elif stage <= 1:

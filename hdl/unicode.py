@@ -16,7 +16,7 @@ __all__ = [
     "CONTINUATION", "LeadBytes", "TABLE_3_7", "NEXT_BYTE_RANGES", "lead_groups",
     "byte_in_range", "nibble_terms",
     "plane_minus_one", "high_surrogate", "low_surrogate", "surrogate_pair_value",
-    "swap_bytes",
+    "select_unit", "swap_bytes",
 ]
 
 
@@ -125,6 +125,16 @@ def surrogate_pair_value(high_bits, low_bits):
     2781, section 2.2: U = ((W1 & 0x3FF) << 10 | (W2 & 0x3FF)) + 0x10000; the addition only
     touches the plane bits)."""
     return Cat(low_bits[0:10], high_bits[0:6], high_bits[6:10] + 1)
+
+
+def select_unit(select, sources, byteorder):
+    """The UTF-16 unit, in wire order for ``byteorder``, that the one-hot ``select`` (a bit for
+    each name of ``sources``) picks from ``sources`` (16-bit values by name), or 0 when none
+    is selected. An AND-OR of the sources, with no priority between them."""
+    value = Const(0, 16)
+    for name, source in sources.items():
+        value = value | (source & getattr(select, name).replicate(16))
+    return swap_bytes(value) if byteorder == "big" else value
 
 
 def swap_bytes(value):

@@ -5,8 +5,9 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
 from .compact import Compactor
+from .lanes import WidthStage
 from .layout import ByteLanes, Lanes, UTF16Unit
-from .params import check_byteorder, check_errors, check_width
+from .params import UTF16Options, check_width
 from .queue import CreditQueue
 from .repack import Repacker
 from .wide_utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
@@ -16,7 +17,14 @@ from .window import LaneWindow
 __all__ = ["WideUTF8ToUTF16"]
 
 
-class WideUTF8ToUTF16(wiring.Component):
+def _stages(width):
+    """Clocks from the input to the queue's write port: a clock each of the window and of the
+    beat it waits for, and the other stages' latencies."""
+    return (ClassifyLanes.latency + 2 + DecodePositions.latency + Compactor.latency_of(width)
+            + Repacker.latency_of(width))
+
+
+class WideUTF8ToUTF16(UTF16Options, WidthStage):
     """UTF-8 to UTF-16-LE or -BE at ``width`` bytes per clock, exact to
     ``bytes.decode("utf-8", errors).encode("utf-16-le")`` (or ``-be``) on every input.
 
@@ -76,52 +84,28 @@ class WideUTF8ToUTF16(wiring.Component):
     :exc:`ValueError`
         If ``width``, ``byteorder`` or ``errors`` is not one of the values above.
     """
+    # ``i.ready`` is high while the queue holds at most this many beats.
+    _threshold = 3
+
     def __init__(self, *, width, byteorder="little", errors="replace"):
-        check_width(width)
-        check_byteorder(byteorder)
-        check_errors(errors)
-        self._width = width
-        self._byteorder = byteorder
-        self._errors = errors
-        # Clocks from the input to the FIFO's write port: a clock each of the window and of
-        # the beat it waits for, and the other stages' latencies.
-        self._stages = (ClassifyLanes.latency + 2 + DecodePositions.latency +
-                        Compactor.latency_of(width) + Repacker.latency_of(width))
+        check_width(width)           # before the ports' layouts are made of it
+        stages = _stages(width)
         # Room for every beat in the stages, the repacker's extra beat, the clock the ready
         # flip-flop lags, and a few beats of slack so a drained output never stops the input.
-        self._threshold = 3
-        self.queue_depth = 1 << (self._stages + self._threshold + 4).bit_length()
-        #: Clocks from an input beat to the output beat it completes (see above).
-        self.latency = self._stages + 3
+        self.queue_depth = 1 << (stages + self._threshold + 4).bit_length()
         #: The most beats the core holds: the queue with its output register, and the
         #: stages' beats.
-        self.capacity = self.queue_depth + 1 + self._stages + 1
+        self.capacity = self.queue_depth + 1 + stages + 1
         super().__init__({
             "i": In(stream.Signature(ByteLanes(width))),
             "o": Out(stream.Signature(Lanes(UTF16Unit, width))),
-        })
+        }, width=width, byteorder=byteorder, errors=errors)
 
-    @property
-    def width(self):
-        return self._width
-
-    @property
-    def byteorder(self):
-        return self._byteorder
-
-    @property
-    def source(self):
-        """``"utf-8"``."""
-        return "utf-8"
-
-    @property
-    def target(self):
-        """``"utf-16-le"`` or ``"utf-16-be"``."""
-        return "utf-16-le" if self._byteorder == "little" else "utf-16-be"
-
-    @property
-    def errors(self):
-        return self._errors
+    @staticmethod
+    def latency_of(width):
+        """Clocks from an input beat to the output beat it completes (see above), at
+        ``width``."""
+        return _stages(width) + CreditQueue.latency
 
     def elaborate(self, platform):
         m = Module()

@@ -11,11 +11,11 @@ from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .byteclass import NibbleFlags
+from .byteclass import NibbleFlags, range_flag
 from .layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER, UTF16Unit
-from .params import check_byteorder, check_errors, check_width
+from .params import UTF16Options, check_width
 from .unicode import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
-                      low_surrogate, plane_minus_one, swap_bytes)
+                      low_surrogate, plane_minus_one, select_unit)
 from .window import LaneBeat, WindowBeat
 
 
@@ -26,12 +26,8 @@ __all__ = ["ByteClass", "LOOKBEHIND", "ClassifyLanes", "UnitSlot", "DecodePositi
 LOOKBEHIND = 3
 
 
-def _range_flag(low, high):
-    return f"in_{low:02x}_{high:02x}"
-
-
 def _lead_flag(needs, next_range):
-    return f"lead{needs}_{_range_flag(*next_range)}"
+    return f"lead{needs}_{range_flag(*next_range)}"
 
 
 # Lead bytes grouped by the continuation bytes they need and the range the first of those
@@ -39,12 +35,12 @@ def _lead_flag(needs, next_range):
 _LEAD_GROUPS = {_lead_flag(needs, next_range): (needs, next_range, rows)
                 for (needs, next_range), rows in lead_groups().items()}
 _FLAG_RANGES = {
-    **{_range_flag(*byte_range): [byte_range] for byte_range in NEXT_BYTE_RANGES},
+    **{range_flag(*byte_range): [byte_range] for byte_range in NEXT_BYTE_RANGES},
     **{flag: rows for flag, (_, _, rows) in _LEAD_GROUPS.items()},
     "lead": [(lead.first, lead.last) for lead in TABLE_3_7],
 }
 _NIBBLE_FLAGS = NibbleFlags(_FLAG_RANGES)
-_CONTINUES = _range_flag(*CONTINUATION)
+_CONTINUES = range_flag(*CONTINUATION)
 
 #: What a byte is: all flags clear for an absent byte (past ``count``, or outside the message).
 ByteClass = data.StructLayout({
@@ -153,7 +149,7 @@ _Chosen = data.StructLayout({
 })
 
 
-class DecodePositions(wiring.Component):
+class DecodePositions(UTF16Options, wiring.Component):
     """Stages *decode* and *emit*: the UTF-16 unit each byte position emits, from the flags of
     bytes ``i-3`` to ``i+1``.
 
@@ -190,16 +186,12 @@ class DecodePositions(wiring.Component):
 
     def __init__(self, *, width, byteorder="little", errors="replace"):
         check_width(width)
-        check_byteorder(byteorder)
-        check_errors(errors)
         self._width = width
-        self._byteorder = byteorder
-        self._errors = errors
         super().__init__({
             "i": In(stream.Signature(WindowBeat(ByteClass, width, LOOKBEHIND),
                                      always_ready=True)),
             "o": Out(stream.Signature(LaneBeat(UnitSlot, width), always_ready=True)),
-        })
+        }, byteorder=byteorder, errors=errors)
 
     def elaborate(self, platform):
         m = Module()
@@ -229,7 +221,7 @@ class DecodePositions(wiring.Component):
                 for flag, (group_needs, next_range, _) in _LEAD_GROUPS.items():
                     if group_needs == needs:
                         accepted = accepted | (getattr(before, flag) &
-                                               getattr(byte, _range_flag(*next_range)))
+                                               getattr(byte, range_flag(*next_range)))
                 m.d.sync += seconds[index].second[needs - 1].eq(accepted)
 
         roles = Signal(data.ArrayLayout(_Roles, width), reset_less=True)
@@ -311,15 +303,10 @@ class DecodePositions(wiring.Component):
             "low": low_surrogate(Cat(b0[0:6], b1[0:4])),
             "replacement": Const(REPLACEMENT_CHARACTER, 16),
         }
-        value = Const(0, 16)
-        for name, source in sources.items():
-            value = value | (source & getattr(select, name).replicate(16))
-        if self._byteorder == "big":
-            value = swap_bytes(value)
         result = Signal(UnitSlot)
         m.d.comb += [
             result.valid.eq(select.as_value().any()),
-            result.item.data.eq(value),
+            result.item.data.eq(select_unit(select, sources, self._byteorder)),
             result.item.error.eq(chosen.error),
         ]
         return result

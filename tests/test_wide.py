@@ -88,13 +88,12 @@ def test_model_reads_a_wrong_core_as_wrong():
     assert [len(units) for units, _ in wide_beats(message, 4)] == [4, 4, 4, 3]
 
 
-@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 @pytest.mark.parametrize("width", [1, 4, 16])
 def test_a_beat_every_clock(width):
     """With the output always ready, adversarial input moves at ``width`` bytes a clock: one
     message of n bytes takes ceil(n / width) clocks plus the latency, or one clock more."""
     data = stress_input("utf-8", 600, seed=width)
-    latency = WideUTF8ToUTF16(width=width).latency
+    latency = WideUTF8ToUTF16.latency_of(width)
     for message in (data, data[:width * 7 + 1], b"", b"\xe0"):
         result = simulate(message, width=width)
         beats = max(1, math.ceil(len(message) / width))
