@@ -92,11 +92,13 @@ class Compactor(WidthStage):
             counts = next_counts
             valid, last = _delay(m, valid, last, f"count{stage}")
 
-        # ``counts`` is now inclusive of each slot; the gap before it excludes the slot itself.
+        # ``counts`` is now inclusive of each slot, so the gap before a slot is the count of
+        # the slot before it (no subtraction between the last adder and the first shift).
         items = Signal(data.ArrayLayout(moving, width), name="gaps")
         for index, slot in enumerate(slots):
-            m.d.comb += [items[index].valid.eq(slot.valid), items[index].item.eq(slot.item),
-                         items[index].gap.eq(counts[index] - ~slot.valid)]
+            m.d.comb += [items[index].valid.eq(slot.valid), items[index].item.eq(slot.item)]
+            if index > 0:
+                m.d.comb += items[index].gap.eq(counts[index - 1])
         total = width - counts[-1]
         total_stages = [total]
         for step in range(bits):

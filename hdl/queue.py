@@ -84,7 +84,8 @@ class CreditQueue(wiring.Component):
             m.submodules[f"storage_{index}"] = storage
             write = storage.write_port()
             read = storage.read_port(domain="comb")
-            written, taken, reading_slice = self._slice_state(m, index, held[1], incoming_valid)
+            written, taken, reading_slice = self._slice_state(m, index, held, reading,
+                                                                 incoming_valid)
             m.d.comb += [
                 write.addr.eq(written), write.data.eq(incoming[start:start + width]),
                 write.en.eq(incoming_valid),
@@ -115,31 +116,29 @@ class CreditQueue(wiring.Component):
             m.d.sync += self.room.eq(~held[threshold])
         return m
 
-    def _slice_state(self, m, index, held_above, incoming_valid):
+    def _slice_state(self, m, index, held, reading, incoming_valid):
         """The write and read addresses of slice ``index`` of the memory, and whether its part
         of the output register loads.
 
         One address or read enable for a whole wide queue would reach hundreds of LUT RAMs or
-        flip-flop enables, so each slice has its own addresses, and its own copies of
-        ``held[0]`` and ``o.valid``. Each copy's next value is computed from the copy itself
-        (as the original's is from the original), so the copies equal the originals on every
-        clock, yet no synthesis tool sees two flip-flops with the same input to merge."""
+        flip-flop enables, so each slice has its own addresses, and its own copy of ``held[0]``
+        in its read enable. Each copy's next value is computed from the copy itself (as the
+        original's is from the original), so the copies equal the originals on every clock, yet
+        no synthesis tool sees two flip-flops, or two read enables, with the same inputs to
+        merge. The read enable is ``reading`` and the copy, so the output keeps the stream
+        rules whatever the copy holds (which lets k-induction prove them without an invariant
+        that ties the copies to the originals)."""
         depth = self._depth
         written = Signal(range(depth), name=f"written_{index}")
         taken = Signal(range(depth), name=f"taken_{index}")
-        held = Signal(name=f"held_{index}")
-        valid = Signal(name=f"valid_{index}")
-        reading = held & (~valid | self.o.ready)
+        copy = Signal(name=f"held_{index}")
+        slice_reading = reading & copy
         with m.If(incoming_valid):
             m.d.sync += written.eq(written + 1)
-        with m.If(reading):
+        with m.If(slice_reading):
             m.d.sync += taken.eq(taken + 1)
-        with m.If(incoming_valid & ~reading):
-            m.d.sync += held.eq(1)
-        with m.Elif(~incoming_valid & reading):
-            m.d.sync += held.eq(held_above)
-        with m.If(reading):
-            m.d.sync += valid.eq(1)
-        with m.Elif(self.o.ready):
-            m.d.sync += valid.eq(0)
-        return written, taken, reading
+        with m.If(incoming_valid & ~slice_reading):
+            m.d.sync += copy.eq(1)
+        with m.Elif(~incoming_valid & slice_reading):
+            m.d.sync += copy.eq(held[1])
+        return written, taken, slice_reading

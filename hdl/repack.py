@@ -80,13 +80,27 @@ class Repacker(WidthStage):
                 m.d.sync += [fill.eq(0), half.eq(half ^ ~spills(total))]
             with m.Else():
                 m.d.sync += [fill.eq(total[:bits]), half.eq(half ^ (total >= width))]
+        # The rotation's multiplexers select on ``fill``: every group of lanes has its own
+        # copy, kept as state of its own (each copy's next value is computed from the copy
+        # itself), so that no synthesis tool merges them into one flip-flop that would drive
+        # every multiplexer of a wide beat.
+        groups = range(0, width, _LANES_PER_COPY)
+        fills = Signal(data.ArrayLayout(fill_shape, len(groups)))
+        for index in range(len(groups)):
+            with m.If(self.i.valid):
+                with m.If(self.i.payload.last):
+                    m.d.sync += fills[index].eq(0)
+                with m.Else():
+                    m.d.sync += fills[index].eq((self.i.payload.count + fills[index])[:bits])
 
         placed = Signal(data.StructLayout({
             "lanes": half_layout, "count": range(width + 1), "last": 1,
             "half": 1, "fill": fill_shape, "total": range(2 * width),
         }), reset_less=True)
         placed_valid = Signal()
+        placed_fills = Signal.like(fills, name="placed_fills", reset_less=True)
         m.d.sync += [
+            placed_fills.eq(fills),
             placed_valid.eq(self.i.valid),
             placed.lanes.eq(self.i.payload.lanes), placed.count.eq(self.i.payload.count),
             placed.last.eq(self.i.payload.last), placed.half.eq(half), placed.fill.eq(fill),
@@ -98,11 +112,16 @@ class Repacker(WidthStage):
         rotated = [placed.lanes[index] for index in range(width)]
         valid = placed_valid
         info = placed
+        fills = placed_fills
         for stage in range(_rotate_stages(width)):
             for step in range(2 * stage, min(2 * stage + 2, bits)):
                 span = 1 << step
-                rotated = [Mux(info.fill[step], rotated[(index - span) % width], rotated[index])
+                rotated = [Mux(fills[index // _LANES_PER_COPY][step],
+                               rotated[(index - span) % width], rotated[index])
                            for index in range(width)]
+            later_fills = Signal.like(fills, name=f"rotate{stage}_fills", reset_less=True)
+            m.d.sync += later_fills.eq(fills)
+            fills = later_fills
             registered = Signal(half_layout, name=f"rotate{stage}", reset_less=True)
             for index, value in enumerate(rotated):
                 m.d.sync += registered[index].eq(value)
@@ -149,43 +168,63 @@ class Repacker(WidthStage):
                 written = Mux(info.half == which, info.this_half[index], info.next_half[index])
                 with m.If(valid & written):
                     m.d.sync += buffer[which][index].eq(rotated[index])
-        emission = data.StructLayout({"valid": 1, "half": 1, "count": range(width + 1),
-                                      "last": 1})
+        emission = data.StructLayout({"valid": 1, "count": range(width + 1), "last": 1})
         first = Signal(emission)
         second = Signal(emission)
         fills = info.total >= width
         spilled = spills(info.total)
         m.d.sync += [
             first.valid.eq(valid & (fills | info.last)),
-            first.half.eq(info.half),
             first.count.eq(Mux(fills, width, info.total)),
             first.last.eq(info.last & ~spilled),
             second.valid.eq(valid & info.last & spilled),
-            second.half.eq(~info.half),
             second.count.eq(info.total - width),
             second.last.eq(1),
         ]
 
-        # The holding register for the second of two beats, and the output register.
+        # The holding register for the second of two beats, and the output register. The
+        # halves go out strictly in turn (a message's first half is the one after the last
+        # half of the message before), so the half ``first`` sends is the one after the last
+        # half sent, and ``second``'s the other.
         held = Signal(layout, reset_less=True)
         held_valid = Signal()
-
-        def beat(emitted):
-            return {"lanes": buffer[emitted.half], "count": emitted.count, "last": emitted.last}
-
-        def load(target, emitted):
-            fields = beat(emitted)
-            return [target.lanes.eq(fields["lanes"]), target.count.eq(fields["count"]),
-                    target.last.eq(fields["last"])]
-
         m.d.sync += self.o.valid.eq(held_valid | first.valid)
         with m.If(held_valid):
-            m.d.sync += [self.o.payload.eq(held), held_valid.eq(first.valid)]
-            m.d.sync += load(held, first)
+            m.d.sync += [self.o.payload.count.eq(held.count), self.o.payload.last.eq(held.last),
+                         held.count.eq(first.count), held.last.eq(first.last),
+                         held_valid.eq(first.valid)]
         with m.Else():
-            m.d.sync += load(self.o.payload, first)
-            m.d.sync += [held_valid.eq(second.valid), *load(held, second)]
+            m.d.sync += [self.o.payload.count.eq(first.count), self.o.payload.last.eq(first.last),
+                         held.count.eq(second.count), held.last.eq(second.last),
+                         held_valid.eq(second.valid)]
+        for index in range(width):
+            lane_held_valid, lane_half = _lane_state(m, index, first.valid, second.valid)
+            sent = Mux(lane_half, buffer[1][index], buffer[0][index])
+            other = Mux(lane_half, buffer[0][index], buffer[1][index])
+            m.d.sync += [
+                self.o.payload.lanes[index].eq(Mux(lane_held_valid, held.lanes[index], sent)),
+                held.lanes[index].eq(Mux(lane_held_valid, sent, other)),
+            ]
         return m
+
+
+def _lane_state(m, index, first_valid, second_valid):
+    """Lane ``index``'s own copies of ``held_valid`` and of the half that ``first`` sends.
+
+    One of each for the whole output would select for every bit of every lane, hundreds of
+    multiplexers. Each copy's next value is computed from the copy itself, so the copies agree
+    on every clock, yet no synthesis tool sees two flip-flops with the same input to merge."""
+    held_valid = Signal(name=f"held_valid_{index}")
+    half = Signal(name=f"sent_half_{index}")
+    m.d.sync += [
+        held_valid.eq(Mux(held_valid, first_valid, second_valid)),
+        half.eq(half ^ first_valid ^ second_valid),
+    ]
+    return held_valid, half
+
+
+# Lanes that share a copy of the rotation's select bits.
+_LANES_PER_COPY = 4
 
 
 def _rotate_stages(width):

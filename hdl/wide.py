@@ -18,10 +18,10 @@ __all__ = ["WideUTF8ToUTF16"]
 
 
 def _stages(width):
-    """Clocks from the input to the queue's write port: a clock each of the window and of the
-    beat it waits for, and the other stages' latencies."""
-    return (ClassifyLanes.latency + 2 + DecodePositions.latency + Compactor.latency_of(width)
-            + Repacker.latency_of(width))
+    """Clocks from the input to the queue's write port: the stages' latencies, and a clock for
+    the beat that the window waits for."""
+    return (ClassifyLanes.latency + LaneWindow.latency + 1 + DecodePositions.latency
+            + Compactor.latency_of(width) + Repacker.latency_of(width))
 
 
 class WideUTF8ToUTF16(UTF16Options, WidthStage):

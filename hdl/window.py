@@ -38,11 +38,17 @@ class LaneWindow(wiring.Component):
     """Holds each beat until the first lane of the next one is known, and sends it on with
     ``behind`` lanes of the beats before it.
 
-    A beat with ``last`` goes on the clock after it arrives; any other waits for the next beat
+    A beat with ``last`` goes on two clocks after it arrives; any other waits for the next beat
     of its message. The lanes before a message and the lane after it are the all-zero item,
     which the item's layout must read as absent. There is no backpressure: a beat goes on
-    exactly one clock after the beat that completes its window arrives (latency one clock, one
-    beat per clock), so the stage holds at most one beat.
+    exactly two clocks after the beat that completes its window arrives (``latency``, one beat
+    per clock), so the stage holds at most two beats.
+
+    The first clock registers each beat as it comes, with no enable; the second holds it until
+    its window is complete. Each lane of the held beat loads on its own copy of the first
+    register's valid bit: a toggle and its delayed copy whose exclusive OR is that bit (state
+    of their own, which no synthesis tool merges into one flip-flop), so that no one signal
+    drives the load enables of every lane.
 
     Parameters
     ----------
@@ -58,6 +64,9 @@ class LaneWindow(wiring.Component):
     i : :py:`In(stream.Signature(LaneBeat(item, width), always_ready=True))`
     o : :py:`Out(stream.Signature(WindowBeat(item, width, behind), always_ready=True))`
     """
+    #: Clocks from the beat that completes a window to that window.
+    latency = 2
+
     def __init__(self, *, item, width, behind):
         check_integer("width", width, minimum=1)
         check_integer("behind", behind, minimum=1)
@@ -71,14 +80,18 @@ class LaneWindow(wiring.Component):
         m = Module()
         layout = self.i.payload.shape()
         item, width, behind = layout.item, layout.width, self._behind
+        arrived = Signal(layout, reset_less=True)
+        arrived_valid = Signal()
+        m.d.sync += [arrived.eq(self.i.payload), arrived_valid.eq(self.i.valid)]
+
         pending = Signal(layout, reset_less=True)
         pending_valid = Signal()
         history = Signal(data.ArrayLayout(item, behind))
 
-        release = pending_valid & (pending.last | self.i.valid)
+        release = pending_valid & (pending.last | arrived_valid)
         following = Signal(item)
         with m.If(~pending.last):
-            m.d.comb += following.eq(self.i.payload.lanes[0])
+            m.d.comb += following.eq(arrived.lanes[0])
 
         # The output loads on every clock; ``o.valid`` says when it holds a beat.
         m.d.sync += [
@@ -95,8 +108,14 @@ class LaneWindow(wiring.Component):
                         [pending.lanes[index] for index in range(width)]
                 m.d.sync += [history[index].eq(lane)
                              for index, lane in enumerate(lanes[-behind:])]
-        with m.If(self.i.valid):
-            m.d.sync += [pending.eq(self.i.payload), pending_valid.eq(1)]
+        with m.If(arrived_valid):
+            m.d.sync += [pending.last.eq(arrived.last), pending_valid.eq(1)]
         with m.Elif(release):
             m.d.sync += pending_valid.eq(0)
+        for index in range(width):
+            toggle = Signal(name=f"arrivals_{index}")
+            toggle_before = Signal(name=f"arrivals_before_{index}")
+            m.d.sync += [toggle.eq(toggle ^ self.i.valid), toggle_before.eq(toggle)]
+            with m.If(toggle ^ toggle_before):
+                m.d.sync += pending.lanes[index].eq(arrived.lanes[index])
         return m
