@@ -71,6 +71,9 @@ FAMILIES = {
 
 SEEDS = (1, 2, 3)
 
+# Runs of Yosys on one design before its failure is taken as final.
+_SYNTHESIS_ATTEMPTS = 3
+
 #: The designs the clock targets are about: UTF-8 to UTF-16 at one byte per clock, as the
 #: general transcoder and as the core built for speed.
 HEADLINE = "pipeline utf-8 -> utf-16-le"
@@ -219,20 +222,21 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES)):
     for family in sorted({DEVICES[device][0] for device in devices}):
         synth = FAMILIES[family][0]
 
-        def synthesise(options=""):
-            _run([environment["YOSYS"], "-q", "-p",
-                  f"read_rtlil top.il; hierarchy -top top; "
-                  f"setattr -mod -set keep_hierarchy 1 top.core; "
-                  f"{synth}{options} -top top -json {family}.json; "
-                  f"tee -q -o {family}-stat.json stat -json"],
-                 directory, environment)
-        try:
-            synthesise()
-        except BuildError:
-            # The ABC9 mapper of YoWASP's Yosys stops without a message on some large designs
-            # (the wide core at width 64); Yosys's older ABC flow maps them.
-            synthesise(" -noabc9")
-            row.setdefault("noabc9", []).append(family)
+        command = [environment["YOSYS"], "-q", "-p",
+                   f"read_rtlil top.il; hierarchy -top top; "
+                   f"setattr -mod -set keep_hierarchy 1 top.core; "
+                   f"{synth} -top top -json {family}.json; "
+                   f"tee -q -o {family}-stat.json stat -json"]
+        for attempt in range(_SYNTHESIS_ATTEMPTS):
+            try:
+                _run(command, directory, environment)
+                break
+            except BuildError:
+                # YoWASP's Yosys sometimes stops without a message inside its ABC9 mapper on
+                # a large design (the wide core at widths 32 and 64), and maps the same design
+                # when run again.
+                if attempt == _SYNTHESIS_ATTEMPTS - 1:
+                    raise
         row[family] = _cell_counts(directory / f"{family}-stat.json", family)
     for device in devices:
         family, options, frequency = DEVICES[device]
@@ -363,7 +367,6 @@ def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=No
             cells += [_fmax(row, device) for device in devices
                       if DEVICES[device][0] == family]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += _mapping_notes(rows)
     pathlib.Path(path).write_text("\n".join(lines) + "\n")
 
 
@@ -417,17 +420,7 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
                     rate = gigabytes_per_second(row, device)
                     cells += [_fmax(row, device), "–" if rate is None else f"{rate:.2f}"]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += _mapping_notes(rows)
     pathlib.Path(path).write_text("\n".join(lines) + "\n")
-
-
-def _mapping_notes(rows):
-    notes = [f"{row['design']} ({', '.join(FAMILIES[family][0] for family in row['noabc9'])})"
-             for row in rows if row.get("noabc9")]
-    if not notes:
-        return []
-    return ["", "Synthesised with `-noabc9`, because the ABC9 mapper of YoWASP's Yosys stops "
-                "without a message on them: " + "; ".join(notes) + "."]
 
 
 def write_wide_chart(rows, path):
