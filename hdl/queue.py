@@ -1,6 +1,6 @@
 """An output queue for a pipeline that never stops: its flags are flip-flops."""
 
-from amaranth.hdl import Cat, Module, Signal, Value
+from amaranth.hdl import Cat, Module, Mux, Shape, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -28,6 +28,11 @@ class CreditQueue(wiring.Component):
 
     Latency three clocks (a register, a write, then a read into the output register); one beat
     in and one out per clock. ``o.valid`` is a flip-flop; ``o.ready`` reaches only the read enables.
+
+    A wide payload is stored in slices of 32 bits, and each slice keeps its own copy of the
+    queue's state (addresses, "not empty" and ``o.valid``): one read enable for the whole
+    payload would reach hundreds of LUT RAMs and flip-flops. :meth:`invariants` states that
+    the copies agree, for a formal bench.
 
     Parameters
     ----------
@@ -58,87 +63,105 @@ class CreditQueue(wiring.Component):
         check_integer("threshold", threshold, minimum=1, maximum=depth - 1)
         self._depth = depth
         self._threshold = threshold
+        self._bits = Shape.cast(shape).width
+        # ``held[k]``: more than k entries are in the memory (the output register aside).
+        self._held = Signal(depth + 1, name="held")
+        self._slices = [_SliceState(index, depth)
+                        for index in range(-(-self._bits // _SLICE_BITS))]
         super().__init__({
             "i": In(stream.Signature(shape, always_ready=True)),
             "o": Out(stream.Signature(shape)),
             "room": Out(1),
         })
 
+    def invariants(self):
+        """What holds in every reachable state, as ``(value, message)`` pairs for a formal
+        bench to assert: each slice's copies equal the originals. (A proof by induction needs
+        them stated: the read enables are made of the copies.)"""
+        first = self._slices[0]
+        for state in self._slices:
+            yield ((state.held == self._held[0]) & (state.valid == self.o.valid)
+                   & (state.written == first.written) & (state.taken == first.taken),
+                   f"the queue's slice {state.index} agrees with its state")
+
     def elaborate(self, platform):
         m = Module()
         depth = self._depth
-        bits = Value.cast(self.i.payload).shape().width
+        bits = self._bits
         # The write goes through a register, so that the memory's write port has a clock of
         # its own: its enable and address reach every LUT RAM of a wide memory.
         incoming = Signal(bits, reset_less=True)
         incoming_valid = Signal()
         m.d.sync += [incoming.eq(self.i.payload), incoming_valid.eq(self.i.valid)]
 
-        # ``held[k]``: more than k entries are in the memory (the output register aside).
-        held = Signal(depth + 1)
-        reading = held[0] & (~self.o.valid | self.o.ready)
+        held = self._held
         outgoing = []
-        for index, start in enumerate(range(0, bits, _SLICE_BITS)):
+        for state in self._slices:
+            start = state.index * _SLICE_BITS
             width = min(_SLICE_BITS, bits - start)
             storage = Memory(shape=width, depth=depth, init=[])
-            m.submodules[f"storage_{index}"] = storage
+            m.submodules[f"storage_{state.index}"] = storage
             write = storage.write_port()
             read = storage.read_port(domain="comb")
-            written, taken, reading_slice = self._slice_state(m, index, held, reading,
-                                                                 incoming_valid)
+            slice_reading = state.update(m, held=held, o=self.o, incoming_valid=incoming_valid)
             m.d.comb += [
-                write.addr.eq(written), write.data.eq(incoming[start:start + width]),
+                write.addr.eq(state.written), write.data.eq(incoming[start:start + width]),
                 write.en.eq(incoming_valid),
-                read.addr.eq(taken),
+                read.addr.eq(state.taken),
             ]
             # The read register, written out so that it has an initial value: a read port's
             # own register has none in the Verilog, and would be X until the first read.
-            read_data = Signal(width, name=f"read_data_{index}")
-            with m.If(reading_slice):
+            read_data = Signal(width, name=f"read_data_{state.index}")
+            with m.If(slice_reading):
                 m.d.sync += read_data.eq(read.data)
             outgoing.append(read_data)
         m.d.comb += self.o.payload.eq(Cat(*outgoing))
-        with m.If(incoming_valid & ~reading):
-            m.d.sync += held.eq((held << 1) | 1)
-        with m.Elif(~incoming_valid & reading):
-            m.d.sync += held.eq(held >> 1)
-        with m.If(reading):
-            m.d.sync += self.o.valid.eq(1)
-        with m.Elif(self.o.ready):
-            m.d.sync += self.o.valid.eq(0)
-        # ``room`` follows what ``held`` becomes.
-        threshold = self._threshold
-        with m.If(incoming_valid & ~reading):
-            m.d.sync += self.room.eq(~held[threshold - 1])
-        with m.Elif(~incoming_valid & reading):
-            m.d.sync += self.room.eq(~held[threshold + 1])
-        with m.Else():
-            m.d.sync += self.room.eq(~held[threshold])
+        # Each bit of ``held``, ``o.valid`` and ``room`` is one LUT from ``o.ready``: written
+        # with enables, Yosys chains the enable's logic after the data's.
+        kept = self.o.valid & ~self.o.ready        # the output beat stays: nothing is read
+        m.d.sync += [held[k].eq(_next_held(held, k, incoming_valid, kept))
+                     for k in range(depth + 1)]
+        m.d.sync += self.o.valid.eq(held[0] | kept)
+        m.d.sync += self.room.eq(~_next_held(held, self._threshold, incoming_valid, kept))
         return m
 
-    def _slice_state(self, m, index, held, reading, incoming_valid):
-        """The write and read addresses of slice ``index`` of the memory, and whether its part
-        of the output register loads.
 
-        One address or read enable for a whole wide queue would reach hundreds of LUT RAMs or
-        flip-flop enables, so each slice has its own addresses, and its own copy of ``held[0]``
-        in its read enable. Each copy's next value is computed from the copy itself (as the
-        original's is from the original), so the copies equal the originals on every clock, yet
-        no synthesis tool sees two flip-flops, or two read enables, with the same inputs to
-        merge. The read enable is ``reading`` and the copy, so the output keeps the stream
-        rules whatever the copy holds (which lets k-induction prove them without an invariant
-        that ties the copies to the originals)."""
-        depth = self._depth
-        written = Signal(range(depth), name=f"written_{index}")
-        taken = Signal(range(depth), name=f"taken_{index}")
-        copy = Signal(name=f"held_{index}")
-        slice_reading = reading & copy
+def _next_held(held, k, incoming_valid, kept):
+    """The next value of ``held[k]`` (more than ``k`` entries), a thermometer code: a write
+    moves it up a place and a read down. An entry is read when one is held and the output does
+    not keep its beat (``kept``), so a set bit stays set unless the entry above it is read away
+    with nothing written, and a clear bit is set only by a write with nothing read."""
+    above = held[k + 1] if k + 1 < len(held) else 0
+    if k == 0:
+        return Mux(held[0], incoming_valid | above | kept, incoming_valid)
+    return Mux(held[k], incoming_valid | above | kept, incoming_valid & held[k - 1] & kept)
+
+
+class _SliceState:
+    """The state of one 32-bit slice of a :class:`CreditQueue`: its own write and read
+    addresses, and its own copies of ``held[0]`` and ``o.valid`` for its read enable.
+
+    Each copy's next value is computed from the copy itself, as the original's is from the
+    original, so the copies equal the originals on every clock, yet no synthesis tool sees two
+    flip-flops with the same inputs to merge. (Yosys's ``opt_merge`` merges flip-flops with
+    the same inputs, ``keep`` on their wires notwithstanding.)"""
+    def __init__(self, index, depth):
+        self.index = index
+        self.written = Signal(range(depth), name=f"written_{index}")
+        self.taken = Signal(range(depth), name=f"taken_{index}")
+        self.held = Signal(name=f"held_{index}")
+        self.valid = Signal(name=f"valid_{index}")
+
+    def update(self, m, *, held, o, incoming_valid):
+        """Add the slice's next state to ``m``; returns its read enable."""
+        kept = self.valid & ~o.ready
+        reading = self.held & ~kept
         with m.If(incoming_valid):
-            m.d.sync += written.eq(written + 1)
-        with m.If(slice_reading):
-            m.d.sync += taken.eq(taken + 1)
-        with m.If(incoming_valid & ~slice_reading):
-            m.d.sync += copy.eq(1)
-        with m.Elif(~incoming_valid & slice_reading):
-            m.d.sync += copy.eq(held[1])
-        return written, taken, slice_reading
+            m.d.sync += self.written.eq(self.written + 1)
+        with m.If(reading):
+            m.d.sync += self.taken.eq(self.taken + 1)
+        m.d.sync += [
+            self.held.eq(_next_held(Cat(self.held, held[1:]), 0, incoming_valid, kept)),
+            self.valid.eq(self.held | kept),
+        ]
+        return reading

@@ -100,6 +100,15 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
             "i": In(stream.Signature(ByteLanes(width))),
             "o": Out(stream.Signature(Lanes(UTF16Unit, width))),
         }, width=width, byteorder=byteorder, errors=errors)
+        # Made here, so that :meth:`invariants` can name its state.
+        self._queue = CreditQueue(shape=self.o.payload.shape(), depth=self.queue_depth,
+                                  threshold=self._threshold)
+
+    def invariants(self):
+        """What holds in every reachable state, as ``(value, message)`` pairs for a formal
+        bench to assert (see :meth:`CreditQueue.invariants
+        <utfhw.hdl.queue.CreditQueue.invariants>`)."""
+        return self._queue.invariants()
 
     @staticmethod
     def latency_of(width):
@@ -117,9 +126,7 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
                                                        errors=self._errors)
         m.submodules.compact = compact = Compactor(item=UTF16Unit, width=width)
         m.submodules.repack = repack = Repacker(item=UTF16Unit, width=width)
-        m.submodules.queue = queue = CreditQueue(shape=self.o.payload.shape(),
-                                                 depth=self.queue_depth,
-                                                 threshold=self._threshold)
+        m.submodules.queue = queue = self._queue
         m.d.comb += [
             self.i.ready.eq(queue.room),
             classify.i.valid.eq(self.i.valid & queue.room),

@@ -134,7 +134,9 @@ class PropertyBench(wiring.Component):
     The input stream is assumed to follow the stream rules (once ``valid``, it stays valid with
     the same payload until taken) and to keep its ``count`` within the declared range; the
     output stream is asserted to follow the stream rules. Reset is
-    assumed low: the registers start from their initial values. A subclass adds its own
+    assumed low: the registers start from their initial values. A core that states what holds
+    in its reachable states (a method ``invariants`` giving ``(value, message)`` pairs) has
+    those asserted too, so that induction can use them. A subclass adds its own
     properties in :meth:`properties`, given the module and ``taken``/``given`` (an input or
     output beat moves on this clock).
     """
@@ -168,5 +170,7 @@ class PropertyBench(wiring.Component):
             with m.If(stalled):
                 m.d.comb += check(stream.valid & (stream.payload.as_value() == held),
                                   f"{name} beat held until taken")
+        for value, message in getattr(core, "invariants", lambda: ())():
+            m.d.comb += Assert(value, message)
         self.properties(m, taken, given)
         return m

@@ -259,7 +259,8 @@ def test_bad_mode(tmp_path):
 
 
 # The wide core. Its output obeys the stream rules in every reachable state (k-induction, at
-# once: the output is the queue's register, which loads only when the output is free), and
+# once: the output is the queue's register, which loads only when the output is free, given
+# the core's invariants that its queue's copies of its state agree), and
 # the repacker's beats are full but a message's last (k-induction on the stage alone). Beat
 # and last accounting, and equivalence with the scalar core, are bounded: the counters that
 # state them are not tied to the beats inside the pipeline by an invariant.
@@ -269,6 +270,17 @@ def test_wide_stream_rules_proven(tmp_path, width):
     result = check(PropertyBench(WideUTF8ToUTF16(width=width)), mode="prove", depth=3,
                    directory=tmp_path)
     assert result.passed, result.failures
+
+
+def test_wide_stream_rules_need_the_invariants(tmp_path):
+    """Without the invariants, induction starts from a state no run reaches, with a copy of
+    ``o.valid`` low while ``o.valid`` is high, and a stalled beat changes."""
+    core = WideUTF8ToUTF16(width=4)
+    core.invariants = lambda: ()
+    result = check(PropertyBench(core), mode="prove", depth=3, directory=tmp_path)
+    assert not result.passed
+    assert any("beat held until taken" in failure for failure in result.failures), \
+        result.failures
 
 
 class FullBeats(PropertyBench):
