@@ -147,10 +147,10 @@ class _SliceState:
     the same inputs, ``keep`` on their wires notwithstanding.)"""
     def __init__(self, index, depth):
         self.index = index
-        self.written = Signal(range(depth), name=f"written_{index}")
-        self.taken = Signal(range(depth), name=f"taken_{index}")
-        self.held = Signal(name=f"held_{index}")
-        self.valid = Signal(name=f"valid_{index}")
+        self.written = Signal(range(depth), name=f"slice_{index}_written")
+        self.taken = Signal(range(depth), name=f"slice_{index}_taken")
+        self.held = Signal(name=f"slice_{index}_held")
+        self.valid = Signal(name=f"slice_{index}_valid")
 
     def update(self, m, *, held, o, incoming_valid):
         """Add the slice's next state to ``m``; returns its read enable."""

@@ -109,10 +109,11 @@ class LaneWindow(wiring.Component):
                 m.d.sync += [history[index].eq(lane)
                              for index, lane in enumerate(lanes[-behind:])]
         with m.If(arrived_valid):
-            m.d.sync += pending.last.eq(arrived.last)
-        # A beat arrives, or one stays that waits for the next: the same as loading on an
-        # arrival and clearing on a release, in one LUT rather than an enable's chain.
-        m.d.sync += pending_valid.eq(arrived_valid | (pending_valid & ~pending.last))
+            m.d.sync += [pending.last.eq(arrived.last), pending_valid.eq(1)]
+        with m.Elif(pending.last):
+            # The same as clearing on a release without an arrival, without ``release``'s
+            # logic in the enable.
+            m.d.sync += pending_valid.eq(0)
         for index in range(width):
             toggle = Signal(name=f"arrivals_{index}")
             toggle_before = Signal(name=f"arrivals_before_{index}")

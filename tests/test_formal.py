@@ -273,8 +273,9 @@ def test_wide_stream_rules_proven(tmp_path, width):
 
 
 def test_wide_stream_rules_need_the_invariants(tmp_path):
-    """Without the invariants, induction starts from a state no run reaches, with a copy of
-    ``o.valid`` low while ``o.valid`` is high, and a stalled beat changes."""
+    """Without the invariants, induction may start from a state no run reaches, in which a
+    slice's copies disagree with the queue's state (a copy of ``o.valid`` low while ``o.valid``
+    is high), and a stalled beat changes."""
     core = WideUTF8ToUTF16(width=4)
     core.invariants = lambda: ()
     result = check(PropertyBench(core), mode="prove", depth=3, directory=tmp_path)
