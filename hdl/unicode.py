@@ -128,9 +128,10 @@ def surrogate_pair_value(high_bits, low_bits):
 
 
 def select_unit(select, sources, byteorder):
-    """The UTF-16 unit, in wire order for ``byteorder``, that the one-hot ``select`` (a bit for
-    each name of ``sources``) picks from ``sources`` (16-bit values by name), or 0 when none
-    is selected. An AND-OR of the sources, with no priority between them."""
+    """The UTF-16 unit, in wire order for ``byteorder``, that ``select`` (a bit for each name
+    of ``sources``) picks from ``sources`` (16-bit values by name), or 0 when none is
+    selected. An AND-OR of the sources, with no priority between them: ``select`` is one-hot,
+    or the sources it may pick together have no bit set in common."""
     value = Const(0, 16)
     for name, source in sources.items():
         value = value | (source & getattr(select, name).replicate(16))

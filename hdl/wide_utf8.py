@@ -139,12 +139,16 @@ _Roles = data.StructLayout({
 })
 
 # Stage 3: where the unit comes from, one-hot, and its error kind.
-_Selects = ("ascii", "two", "three", "high", "low", "replacement")
+# The unit is an AND-OR of pieces on disjoint bits, each with its select: the pieces that
+# several sources share are selected once, so that no bit of the unit depends on more than
+# seven bits of ``_Chosen`` (two LUT4 levels).
+_Pieces = ("low_six", "ascii_top", "continuation", "bit_ten", "three_top", "high", "low_top",
+           "replacement")
 _Chosen = data.StructLayout({
     "b0": 8, "b1": 8,
     "lead_bits": 4,      # a three-byte sequence's bits from its lead byte, i-2
     "plane_minus_one": 4,
-    "select": data.StructLayout({name: 1 for name in _Selects}),
+    "select": data.StructLayout({name: 1 for name in _Pieces}),
     "error": ErrorKind,
 })
 
@@ -275,11 +279,13 @@ class DecodePositions(UTF16Options, wiring.Component):
             result.lead_bits.eq(roles.b2[0:4]),
             # The plane of a four-byte sequence, from its lead (b2) and second (b1) bytes.
             result.plane_minus_one.eq(plane_minus_one(Cat(roles.b1[4:6], roles.b2[0:3]))),
-            result.select.ascii.eq(roles.ascii),
-            result.select.two.eq(roles.two),
-            result.select.three.eq(roles.three),
+            result.select.low_six.eq(roles.ascii | roles.two | roles.three | roles.low),
+            result.select.ascii_top.eq(roles.ascii),
+            result.select.continuation.eq(roles.two | roles.three | roles.low),
+            result.select.bit_ten.eq(roles.two | roles.three),
+            result.select.three_top.eq(roles.three),
             result.select.high.eq(roles.high),
-            result.select.low.eq(roles.low),
+            result.select.low_top.eq(roles.low),
         ]
         if self._errors == "replace":
             m.d.comb += result.select.replacement.eq(replacement)
@@ -295,18 +301,24 @@ class DecodePositions(UTF16Options, wiring.Component):
         """Stage 4 (RFC 2781, section 2.1): the unit, in wire byte order."""
         b0, b1 = chosen.b0, chosen.b1
         select = chosen.select
-        sources = {
-            "ascii": Cat(b0, Const(0, 8)),
-            "two": Cat(b0[0:6], b1[0:5], Const(0, 5)),
-            "three": Cat(b0[0:6], b1[0:6], chosen.lead_bits),
+        # ASCII is ``low_six`` and ``ascii_top``; a two-byte character's unit ``low_six``,
+        # ``continuation`` and ``bit_ten``; a three-byte one's those and ``three_top``; a low
+        # surrogate (its bits 0-9 and 110111) ``low_six``, ``continuation`` and ``low_top``.
+        low_surrogate_top = low_surrogate(Const(0, 10))
+        pieces = {
+            "low_six": Cat(b0[0:6], Const(0, 10)),
+            "ascii_top": Cat(Const(0, 6), b0[6:8], Const(0, 8)),
+            "continuation": Cat(Const(0, 6), b1[0:4], Const(0, 6)),
+            "bit_ten": Cat(Const(0, 10), b1[4], Const(0, 5)),
+            "three_top": Cat(Const(0, 11), b1[5], chosen.lead_bits),
             "high": high_surrogate(Cat(b0[4:6], b1[0:4]), chosen.plane_minus_one),
-            "low": low_surrogate(Cat(b0[0:6], b1[0:4])),
+            "low_top": low_surrogate_top,
             "replacement": Const(REPLACEMENT_CHARACTER, 16),
         }
         result = Signal(UnitSlot)
         m.d.comb += [
-            result.valid.eq(select.as_value().any()),
-            result.item.data.eq(select_unit(select, sources, self._byteorder)),
+            result.valid.eq(select.low_six | select.high | select.replacement),
+            result.item.data.eq(select_unit(select, pieces, self._byteorder)),
             result.item.error.eq(chosen.error),
         ]
         return result
