@@ -27,7 +27,9 @@ class CreditQueue(wiring.Component):
     the writer keeps its own account, through ``room``, of what it may still send.
 
     Latency three clocks (a register, a write, then a read into the output register); one beat
-    in and one out per clock. ``o.valid`` is a flip-flop; ``o.ready`` reaches only the read enables.
+    in and one out per clock. ``o.valid`` and ``room`` are flip-flops; ``o.ready`` is one LUT
+    from the flip-flops it reaches (the read enables, the fill level, ``o.valid`` and
+    ``room``), and reaches no output combinationally.
 
     A wide payload is stored in slices of 32 bits, and each slice keeps its own copy of the
     queue's state (addresses, "not empty" and ``o.valid``): one read enable for the whole
