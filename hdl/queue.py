@@ -27,9 +27,9 @@ class CreditQueue(wiring.Component):
     the writer keeps its own account, through ``room``, of what it may still send.
 
     Latency three clocks (a register, a write, then a read into the output register); one beat
-    in and one out per clock. ``o.valid`` and ``room`` are flip-flops; ``o.ready`` is one LUT
-    from the flip-flops it reaches (the read enables, the fill level, ``o.valid`` and
-    ``room``), and reaches no output combinationally.
+    in and one out per clock. ``o.valid`` and ``room`` are flip-flops; ``o.ready`` reaches only
+    the next values of flip-flops (the read enables, the fill level, ``o.valid`` and ``room``,
+    each written as a function of a few bits rather than through an enable) and no output.
 
     A wide payload is stored in slices of 32 bits, and each slice keeps its own copy of the
     queue's state (addresses, "not empty" and ``o.valid``): one read enable for the whole
