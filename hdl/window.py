@@ -100,14 +100,16 @@ class LaneWindow(wiring.Component):
                 Cat(history.as_value(), pending.lanes.as_value(), following.as_value())),
             self.o.payload.last.eq(pending.last),
         ]
-        with m.If(release):
-            with m.If(pending.last):
-                m.d.sync += history.eq(0)
-            with m.Else():
-                lanes = [history[index] for index in range(behind)] + \
-                        [pending.lanes[index] for index in range(width)]
-                m.d.sync += [history[index].eq(lane)
-                             for index, lane in enumerate(lanes[-behind:])]
+        # On a release, a message's last beat clears the lanes before the next message, and
+        # any other beat leaves its last lanes. Written as a reset over a load, as the
+        # flip-flops of an FPGA have them, each condition is one LUT from flip-flops.
+        with m.If(pending_valid & pending.last):
+            m.d.sync += history.eq(0)
+        with m.Elif(pending_valid & arrived_valid):
+            lanes = [history[index] for index in range(behind)] + \
+                    [pending.lanes[index] for index in range(width)]
+            m.d.sync += [history[index].eq(lane)
+                         for index, lane in enumerate(lanes[-behind:])]
         with m.If(arrived_valid):
             m.d.sync += [pending.last.eq(arrived.last), pending_valid.eq(1)]
         with m.Elif(pending.last):
