@@ -118,13 +118,13 @@ class CreditQueue(wiring.Component):
                 m.d.sync += read_data.eq(read.data)
             outgoing.append(read_data)
         m.d.comb += self.o.payload.eq(Cat(*outgoing))
-        # Each bit of ``held``, ``o.valid`` and ``room`` is one LUT from ``o.ready``: written
-        # with enables, Yosys chains the enable's logic after the data's.
+        # ``held``, ``o.valid`` and ``room`` as plain functions of a few bits: written with
+        # enables, Yosys chains the enable's logic after the data's.
         kept = self.o.valid & ~self.o.ready        # the output beat stays: nothing is read
-        m.d.sync += [held[k].eq(_next_held(held, k, incoming_valid, kept))
-                     for k in range(depth + 1)]
+        next_held = [_next_held(held, k, incoming_valid, kept) for k in range(depth + 1)]
+        m.d.sync += [bit.eq(value) for bit, value in zip(held, next_held)]
         m.d.sync += self.o.valid.eq(held[0] | kept)
-        m.d.sync += self.room.eq(~_next_held(held, self._threshold, incoming_valid, kept))
+        m.d.sync += self.room.eq(~next_held[self._threshold])
         return m
 
 
