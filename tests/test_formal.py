@@ -17,6 +17,7 @@ from utfhw.hdl.layout import ErrorKind
 from utfhw.sim.formal import check, combinational_path
 from utfhw.sim.formal import PropertyBench
 from utfhw.sim.properties import (DecoderProperties, EncoderProperties, PipelineProperties,
+                                  RepackerAccounting,
                                   ReadyView, StreamProperties, WideEquivalence, WideProperties)
 from utfhw.hdl.repack import Repacker
 from utfhw.hdl.wide import WideUTF8ToUTF16
@@ -249,6 +250,27 @@ def test_broken_variant_fails(tmp_path, bench, expected):
     assert any(expected in failure for failure in result.failures), result.failures
 
 
+class StartsWrong(wiring.Component):
+    """A register that starts at 1 and never changes, asserted to be 0: every step from a
+    state where it holds keeps it, but the first state breaks it."""
+    def __init__(self):
+        super().__init__({})
+
+    def elaborate(self, platform):
+        m = Module()
+        stuck = Signal(init=1)
+        m.d.sync += stuck.eq(stuck)
+        m.d.comb += Assert(stuck == 0, "the register is 0")
+        return m
+
+
+def test_prove_checks_the_base_case(tmp_path):
+    """k-induction's step alone (SMT-BMC's ``-i``) passes here; the base case does not."""
+    result = check(StartsWrong(), mode="prove", depth=2, directory=tmp_path)
+    assert not result.passed
+    assert any("the register is 0" in failure for failure in result.failures), result.failures
+
+
 def test_bad_mode(tmp_path):
     # The arguments are checked before the bench is looked at.
     with pytest.raises(ValueError, match="mode must be 'bmc', 'prove' or 'cover', not 'sat'"):
@@ -297,6 +319,45 @@ def test_repacker_full_beats_proven(tmp_path, width):
     repacker = ReadyView(Repacker(item=ErrorKind, width=width))
     result = check(FullBeats(repacker), mode="prove", depth=8, directory=tmp_path)
     assert result.passed, result.failures
+
+
+@pytest.mark.parametrize("width", [1, 4, 32])
+def test_repacker_accounting_proven(tmp_path, width):
+    """The repacker, the one stage whose beats out do not follow its beats in, passes each
+    last on once, never early and at most a clock late, in every reachable state."""
+    repacker = Repacker(item=ErrorKind, width=width)
+    result = check(RepackerAccounting(ReadyView(repacker)), mode="prove",
+                   depth=repacker.latency + 3, directory=tmp_path)
+    assert result.passed, result.failures
+
+
+def test_repacker_accounting_needs_the_invariants(tmp_path):
+    """Without its invariant, induction may start with a beat held and the pointer mid-half,
+    and a message's last spilling into the holding register over the held beat."""
+    repacker = Repacker(item=ErrorKind, width=4)
+    view = ReadyView(repacker)
+    view.invariants = lambda: ()
+    result = check(RepackerAccounting(view), mode="prove", depth=repacker.latency + 3,
+                   directory=tmp_path)
+    assert not result.passed
+
+
+def drops_every_other_last(m, inner, outer):
+    toggle = Signal()
+    with m.If(inner.valid & inner.payload.last):
+        m.d.sync += toggle.eq(~toggle)
+    passes_through(m, inner, outer, valid=inner.valid & ~(inner.payload.last & toggle))
+
+
+def test_repacker_accounting_catches_a_lost_last(tmp_path):
+    repacker = Repacker(item=ErrorKind, width=4)
+    tampered = Tampered(drops_every_other_last, ReadyView(repacker))
+    tampered.invariants = repacker.invariants
+    result = check(RepackerAccounting(tampered, repacker=repacker), mode="prove", depth=repacker.latency + 3,
+                   directory=tmp_path)
+    assert not result.passed
+    assert any("a last beat goes out" in failure or "lasts in flight" in failure
+               for failure in result.failures), result.failures
 
 
 def wide_depth(core, beats):
