@@ -11,8 +11,8 @@ from .formal import PropertyBench
 
 
 __all__ = ["StreamProperties", "DecoderProperties", "EncoderProperties", "PipelineProperties",
-           "WideStreamProperties", "WideProperties", "RepackerAccounting", "WideEquivalence",
-           "ReadyView"]
+           "WideStreamProperties", "WideProperties", "FixedLatency", "RepackerAccounting",
+           "WideEquivalence", "ReadyView"]
 
 
 class StreamProperties(PropertyBench):
@@ -416,6 +416,38 @@ class WideStreamProperties(StreamProperties):
         super().properties(m, taken, given)
         with m.If(self.i.valid & ~self.i.payload.last):
             m.d.comb += Assume(self.i.payload.count == self.width)
+
+
+class FixedLatency(PropertyBench):
+    """A stage that never stops (seen through :class:`ReadyView`) passes every beat on exactly
+    ``latency`` clocks after it took it, with its ``last``: its output is valid exactly when a
+    beat was taken ``latency`` clocks before, and then carries that beat's ``last``. This is
+    beat and last accounting in its strongest form: nothing lost, added, reordered or late.
+    The bench keeps a line of ``latency`` clocks of what was taken, which induction of depth
+    ``latency`` ties to the stage's pipeline.
+
+    Parameters
+    ----------
+    view : :class:`ReadyView`
+    latency : int
+        Clocks, at least 1.
+    """
+    def __init__(self, view, *, latency):
+        self.latency = latency
+        super().__init__(view)
+
+    def properties(self, m, taken, given):
+        taken_line = Signal(self.latency, name="taken_line")
+        last_line = Signal(self.latency, name="last_line")
+        m.d.sync += [
+            taken_line.eq(Cat(taken, taken_line[:-1])),
+            last_line.eq(Cat(self.i.payload.last, last_line[:-1])),
+        ]
+        m.d.comb += Assert(self.o.valid == taken_line[-1],
+                           "a beat goes out exactly latency clocks after it was taken")
+        with m.If(self.o.valid):
+            m.d.comb += Assert(self.o.payload.last == last_line[-1],
+                               "a beat goes out with the last it was taken with")
 
 
 class RepackerAccounting(StreamProperties):

@@ -13,13 +13,15 @@ from utfhw.hdl import (UTF8Decoder, UTF8Encoder, UTF16Decoder, UTF16Encoder, UTF
                        UTF32Encoder, ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper,
                        ByteOrderMarkWriter, ErrorDropper, Transcoder,
                        UTF16UnitLanes, UTF32UnitLanes)
-from utfhw.hdl.layout import ErrorKind
+from utfhw.hdl.layout import ErrorKind, UTF16Unit
 from utfhw.sim.formal import check, combinational_path
 from utfhw.sim.formal import PropertyBench
-from utfhw.sim.properties import (DecoderProperties, EncoderProperties, PipelineProperties,
-                                  RepackerAccounting,
-                                  ReadyView, StreamProperties, WideEquivalence, WideProperties)
+from utfhw.sim.properties import (DecoderProperties, EncoderProperties, FixedLatency,
+                                  PipelineProperties, ReadyView, RepackerAccounting,
+                                  StreamProperties, WideEquivalence, WideProperties)
+from utfhw.hdl.compact import Compactor
 from utfhw.hdl.repack import Repacker
+from utfhw.hdl.wide_utf8 import ClassifyLanes, DecodePositions
 from utfhw.hdl.wide import WideUTF8ToUTF16
 from utfhw.sim.reference import CODECS
 
@@ -319,6 +321,33 @@ def test_repacker_full_beats_proven(tmp_path, width):
     repacker = ReadyView(Repacker(item=ErrorKind, width=width))
     result = check(FullBeats(repacker), mode="prove", depth=8, directory=tmp_path)
     assert result.passed, result.failures
+
+
+# The stages before the repacker but the window pass each beat on after a fixed number of
+# clocks; CI proves them at widths 1 and 4, UTFHW_SWEEP=full at 32 as well.
+FIXED_LATENCY_STAGES = {
+    "classify": lambda width: ClassifyLanes(width=width),
+    "decode": lambda width: DecodePositions(width=width, byteorder="little", errors="replace"),
+    "compact": lambda width: Compactor(item=UTF16Unit, width=width),
+}
+
+
+@pytest.mark.parametrize("width", [1, 4, 32] if FULL_SWEEP else [1, 4])
+@pytest.mark.parametrize("name", FIXED_LATENCY_STAGES)
+def test_fixed_latency_stage_proven(tmp_path, name, width):
+    stage = FIXED_LATENCY_STAGES[name](width)
+    result = check(FixedLatency(ReadyView(stage), latency=stage.latency), mode="prove",
+                   depth=stage.latency + 1, directory=tmp_path)
+    assert result.passed, result.failures
+
+
+def test_fixed_latency_catches_a_lost_last(tmp_path):
+    stage = Compactor(item=UTF16Unit, width=4)
+    result = check(FixedLatency(Tampered(loses_last, ReadyView(stage)), latency=stage.latency),
+                   mode="bmc", depth=stage.latency + 2, directory=tmp_path)
+    assert not result.passed
+    assert any("with the last it was taken with" in failure for failure in result.failures), \
+        result.failures
 
 
 @pytest.mark.parametrize("width", [1, 4, 32])
