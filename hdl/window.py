@@ -1,7 +1,7 @@
 """The lanes of a beat with the lanes around them: what a wide decoder needs to decide each
 position on its own."""
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -75,17 +75,27 @@ class LaneWindow(wiring.Component):
             "i": In(stream.Signature(LaneBeat(item, width), always_ready=True)),
             "o": Out(stream.Signature(WindowBeat(item, width, behind), always_ready=True)),
         })
+        # The beat of the first clock and the held beat, made here so that :meth:`waiting`
+        # can name them.
+        self._arrived = Signal(LaneBeat(item, width), name="arrived", reset_less=True)
+        self._arrived_valid = Signal(name="arrived_valid")
+        self._pending = Signal(LaneBeat(item, width), name="pending", reset_less=True)
+        self._pending_valid = Signal(name="pending_valid")
+
+    def waiting(self):
+        """The last beat to come is not a message's last, so it waits for the next beat: it
+        is in the first register, or else held. For a formal bench."""
+        return Mux(self._arrived_valid, ~self._arrived.last,
+                   self._pending_valid & ~self._pending.last)
 
     def elaborate(self, platform):
         m = Module()
         layout = self.i.payload.shape()
         item, width, behind = layout.item, layout.width, self._behind
-        arrived = Signal(layout, reset_less=True)
-        arrived_valid = Signal()
+        arrived, arrived_valid = self._arrived, self._arrived_valid
         m.d.sync += [arrived.eq(self.i.payload), arrived_valid.eq(self.i.valid)]
 
-        pending = Signal(layout, reset_less=True)
-        pending_valid = Signal()
+        pending, pending_valid = self._pending, self._pending_valid
         history = Signal(data.ArrayLayout(item, behind))
 
         release = pending_valid & (pending.last | arrived_valid)

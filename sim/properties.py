@@ -11,8 +11,8 @@ from .formal import PropertyBench
 
 
 __all__ = ["StreamProperties", "DecoderProperties", "EncoderProperties", "PipelineProperties",
-           "WideStreamProperties", "WideProperties", "FixedLatency", "RepackerAccounting",
-           "WideEquivalence", "ReadyView"]
+           "WideStreamProperties", "WideProperties", "FixedLatency", "WindowAccounting",
+           "RepackerAccounting", "WideEquivalence", "ReadyView"]
 
 
 class StreamProperties(PropertyBench):
@@ -448,6 +448,47 @@ class FixedLatency(PropertyBench):
         with m.If(self.o.valid):
             m.d.comb += Assert(self.o.payload.last == last_line[-1],
                                "a beat goes out with the last it was taken with")
+
+
+class WindowAccounting(PropertyBench):
+    """A :class:`~utfhw.hdl.window.LaneWindow` (seen through :class:`ReadyView`) passes every
+    beat on once, in order, with its ``last``: a message's last beat three clocks after it was
+    taken, any other beat two clocks after the next beat was taken, and nothing else.
+
+    The bench keeps ``waiting`` (the last beat taken is not a message's last), and ties it to
+    the stage's own (:meth:`~utfhw.hdl.window.LaneWindow.waiting`): a beat may wait for its
+    successor for ever, so no depth of induction reaches back to where it came.
+
+    Parameters
+    ----------
+    view : :class:`ReadyView`
+        A view of a :class:`~utfhw.hdl.window.LaneWindow`.
+    window : :class:`~utfhw.hdl.window.LaneWindow`
+        The window whose state the bench names (default: ``view.core``).
+    """
+    def __init__(self, view, *, window=None):
+        self.window = view.core if window is None else window
+        super().__init__(view)
+
+    def properties(self, m, taken, given):
+        waiting = Signal(name="bench_waiting")
+        with m.If(taken):
+            m.d.sync += waiting.eq(~self.i.payload.last)
+        # A waiting beat goes out two clocks after the next beat is taken; a last three
+        # clocks after it is.
+        released = Signal(2, name="released_line")
+        lasts = Signal(3, name="last_line")
+        m.d.sync += [
+            released.eq(Cat(taken & waiting, released[0])),
+            lasts.eq(Cat(taken & self.i.payload.last, lasts[:2])),
+        ]
+        m.d.comb += [
+            Assert(self.o.valid == (released[1] | lasts[2]),
+                   "a beat goes out two clocks after the next one, a last three after itself"),
+            Assert(~self.o.valid | (self.o.payload.last == lasts[2]),
+                   "a beat goes out with its last"),
+            Assert(waiting == self.window.waiting(), "the window waits exactly when the bench does"),
+        ]
 
 
 class RepackerAccounting(StreamProperties):

@@ -18,10 +18,12 @@ from utfhw.sim.formal import check, combinational_path
 from utfhw.sim.formal import PropertyBench
 from utfhw.sim.properties import (DecoderProperties, EncoderProperties, FixedLatency,
                                   PipelineProperties, ReadyView, RepackerAccounting,
-                                  StreamProperties, WideEquivalence, WideProperties)
+                                  StreamProperties, WideEquivalence, WideProperties,
+                                  WindowAccounting)
 from utfhw.hdl.compact import Compactor
 from utfhw.hdl.repack import Repacker
-from utfhw.hdl.wide_utf8 import ClassifyLanes, DecodePositions
+from utfhw.hdl.wide_utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
+from utfhw.hdl.window import LaneWindow
 from utfhw.hdl.wide import WideUTF8ToUTF16
 from utfhw.sim.reference import CODECS
 
@@ -152,6 +154,10 @@ def repeats_a_beat(m, inner, outer):
     again = Signal()
     m.d.sync += again.eq(inner.valid & outer.ready)
     passes_through(m, inner, outer, valid=inner.valid | again)
+
+
+def says_nothing(m, inner, outer):
+    passes_through(m, inner, outer, valid=0)
 
 
 def loses_last(m, inner, outer):
@@ -351,6 +357,28 @@ def test_fixed_latency_catches_a_lost_last(tmp_path):
 
 
 @pytest.mark.parametrize("width", [1, 4, 32])
+def test_window_accounting_proven(tmp_path, width):
+    """The window, whose beats wait for the next one, passes each on once, in order, with
+    its last, when due."""
+    window = LaneWindow(item=ByteClass, width=width, behind=LOOKBEHIND)
+    result = check(WindowAccounting(ReadyView(window)), mode="prove", depth=5,
+                   directory=tmp_path)
+    assert result.passed, result.failures
+
+
+@pytest.mark.parametrize("tamper,expected", [
+    (loses_last, "a beat goes out with its last"),
+    (says_nothing, "a beat goes out two clocks after the next one"),
+], ids=["lost last", "silence"])
+def test_window_accounting_catches(tmp_path, tamper, expected):
+    window = LaneWindow(item=ByteClass, width=4, behind=LOOKBEHIND)
+    bench = WindowAccounting(Tampered(tamper, ReadyView(window)), window=window)
+    result = check(bench, mode="bmc", depth=6, directory=tmp_path)
+    assert not result.passed
+    assert any(expected in failure for failure in result.failures), result.failures
+
+
+@pytest.mark.parametrize("width", [1, 4, 32])
 def test_repacker_accounting_proven(tmp_path, width):
     """The repacker, the one stage whose beats out do not follow its beats in, passes each
     last on once, never early and at most a clock late, in every reachable state."""
@@ -425,10 +453,6 @@ def mislabels_truncation(m, inner, outer):
     with m.If(inner.payload.lanes[0].error == ErrorKind.TRUNCATED):
         m.d.comb += payload.lanes[0].error.eq(ErrorKind.UNFINISHED)
     passes_through(m, inner, outer, payload=payload)
-
-
-def says_nothing(m, inner, outer):
-    passes_through(m, inner, outer, valid=0)
 
 
 def drops_the_last_unit(m, inner, outer):
