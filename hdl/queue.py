@@ -1,6 +1,6 @@
 """An output queue for a pipeline that never stops: its flags are flip-flops."""
 
-from amaranth.hdl import Cat, Module, Mux, Shape, Signal
+from amaranth.hdl import Cat, Module, Mux, Shape, Signal, Value
 from amaranth.lib import stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -70,6 +70,11 @@ class CreditQueue(wiring.Component):
         self._held = Signal(depth + 1, name="held")
         self._slices = [_SliceState(index, depth)
                         for index in range(-(-self._bits // _SLICE_BITS))]
+        # The write register, made here so that :meth:`held_beats` can name it.
+        self._incoming = Signal(self._bits, name="incoming", reset_less=True)
+        self._incoming_valid = Signal(name="incoming_valid")
+        # Addresses a formal bench reads the memory at (:meth:`held_beats`).
+        self._probes = []
         super().__init__({
             "i": In(stream.Signature(shape, always_ready=True)),
             "o": Out(stream.Signature(shape)),
@@ -86,14 +91,40 @@ class CreditQueue(wiring.Component):
                    & (state.written == first.written) & (state.taken == first.taken),
                    f"the queue's slice {state.index} agrees with its state")
 
+    def held_beats(self):
+        """For a formal bench: the beats the queue holds, oldest first, as ``(count, beat)``,
+        where ``beat(position)`` is the payload at ``position < count`` of the output
+        register (while ``o.valid``), the memory's entries and the write register. The
+        memory is read through a read port added for the bench alone.
+
+        Given :meth:`invariants` and that the memory never fills (the writer's part), ``count``
+        is the number of beats written and not yet taken from the output."""
+        first = self._slices[0]
+        entries = (first.written - first.taken)[:self._depth.bit_length() - 1]
+        count = self.o.valid + entries + self._incoming_valid
+
+        def beat(position):
+            index = position - self.o.valid
+            probe = Signal(self._bits, name=f"probe_{len(self._probes)}")
+            self._probes.append(((first.taken + index)[:len(first.taken)], probe))
+            return Mux(self.o.valid & (position == 0), Value.cast(self.o.payload),
+                       Mux(index < entries, probe, self._incoming))
+        return count, beat
+
+    def fill_level_agrees(self):
+        """For a formal bench: the fill level (a thermometer code) counts the entries between
+        the memory's addresses, as it does while the memory never fills."""
+        first = self._slices[0]
+        entries = (first.written - first.taken)[:self._depth.bit_length() - 1]
+        return self._held == Cat(*(entries > k for k in range(self._depth + 1)))
+
     def elaborate(self, platform):
         m = Module()
         depth = self._depth
         bits = self._bits
         # The write goes through a register, so that the memory's write port has a clock of
         # its own: its enable and address reach every LUT RAM of a wide memory.
-        incoming = Signal(bits, reset_less=True)
-        incoming_valid = Signal()
+        incoming, incoming_valid = self._incoming, self._incoming_valid
         m.d.sync += [incoming.eq(self.i.payload), incoming_valid.eq(self.i.valid)]
 
         held = self._held
@@ -111,6 +142,10 @@ class CreditQueue(wiring.Component):
                 write.en.eq(incoming_valid),
                 read.addr.eq(state.taken),
             ]
+            for address, probe in self._probes:
+                probe_port = storage.read_port(domain="comb")
+                m.d.comb += [probe_port.addr.eq(address),
+                             probe[start:start + width].eq(probe_port.data)]
             # The read register, written out so that it has an initial value: a read port's
             # own register has none in the Verilog, and would be X until the first read.
             read_data = Signal(width, name=f"read_data_{state.index}")

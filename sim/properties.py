@@ -1,18 +1,18 @@
 """Formal properties of the cores, as :class:`~utfhw.sim.formal.PropertyBench` subclasses."""
 
 from amaranth.hdl import (Array, Assert, Assume, Cat, Const, Cover, Module, Mux, ResetSignal,
-                          Signal)
+                          Signal, Value)
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER
-from ..hdl.params import CODECS
+from ..hdl.params import CODECS, check_integer
 from .formal import PropertyBench
 
 
 __all__ = ["StreamProperties", "DecoderProperties", "EncoderProperties", "PipelineProperties",
            "WideStreamProperties", "WideProperties", "FixedLatency", "WindowAccounting",
-           "RepackerAccounting", "WideEquivalence", "ReadyView"]
+           "RepackerAccounting", "QueueAccounting", "WideEquivalence", "ReadyView"]
 
 
 class StreamProperties(PropertyBench):
@@ -489,6 +489,72 @@ class WindowAccounting(PropertyBench):
                    "a beat goes out with its last"),
             Assert(waiting == self.window.waiting(), "the window waits exactly when the bench does"),
         ]
+
+
+class QueueAccounting(PropertyBench):
+    """A :class:`~utfhw.hdl.queue.CreditQueue` whose writer honours ``room`` gives out every
+    beat written, once, in order, unchanged, however its output stalls, and never overflows.
+
+    The writer is assumed to send a beat only where ``room`` was high ``delay`` clocks before
+    (a pipeline of ``delay`` stages in front of the queue, fed while ``room`` is high). The
+    bench then states, for induction:
+
+    - the beats the queue holds (:meth:`~utfhw.hdl.queue.CreditQueue.held_beats`) are the
+      beats written and not given;
+    - those, plus the beats that the writer may still send, never exceed ``threshold + delay
+      + 2``, so the memory never fills (``delay`` at most ``depth - threshold - 3``);
+    - one beat, chosen freely (the input ``watch``), is followed through: it stays where the
+      beats before it put it, and leaves unchanged when they have left.
+
+    Parameters
+    ----------
+    queue : :class:`~utfhw.hdl.queue.CreditQueue`
+    delay : int
+        Clocks from the writer's look at ``room`` to its beat.
+    """
+    def __init__(self, queue, *, delay):
+        check_integer("delay", delay, minimum=1, maximum=queue._depth - queue._threshold - 3)
+        self.delay = delay
+        super().__init__(queue, free=["watch"])
+
+    def properties(self, m, taken, given):
+        queue, delay = self.core, self.delay
+        m.d.comb += self.room.eq(queue.room)
+        room_line = Signal(delay, name="room_line")     # room one to ``delay`` clocks ago
+        m.d.sync += room_line.eq(Cat(queue.room, room_line[:-1]))
+        m.d.comb += Assume(~self.i.valid | room_line[-1])
+
+        count, beat = queue.held_beats()
+        in_flight = Signal(range(queue._depth + 3), name="beats_in_flight")
+        m.d.sync += in_flight.eq(in_flight + taken - given)
+        bound = queue._threshold + delay + 2
+        m.d.comb += [
+            Assert(queue.fill_level_agrees(), "the queue's fill level counts its entries"),
+            Assert(count == in_flight, "the queue holds every beat written and not given"),
+            Assert(count - self.o.valid + sum(room_line) <= bound,
+                   "the memory has room for every beat the writer may still send"),
+        ]
+
+        # One beat followed through the queue.
+        watching = Signal(name="watching")
+        watched_once = Signal(name="watched_once")
+        watched = Signal(len(Value.cast(self.i.payload)), name="watched")
+        ahead = Signal.like(in_flight, name="ahead_of_watched")
+        with m.If(watching):
+            m.d.comb += [
+                Assert(ahead < in_flight, "the watched beat is in the queue"),
+                Assert(beat(ahead) == watched, "the watched beat stays as it was written"),
+            ]
+            with m.If(given):
+                with m.If(ahead == 0):
+                    m.d.comb += Assert(Value.cast(self.o.payload) == watched,
+                                       "the watched beat leaves unchanged, in its turn")
+                    m.d.sync += watching.eq(0)
+                with m.Else():
+                    m.d.sync += ahead.eq(ahead - 1)
+        with m.Elif(taken & self.watch & ~watched_once):
+            m.d.sync += [watching.eq(1), watched_once.eq(1), watched.eq(self.i.payload),
+                         ahead.eq(in_flight - given)]
 
 
 class RepackerAccounting(StreamProperties):

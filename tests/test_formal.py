@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 from amaranth.hdl import Assert, Module, Signal
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 
 from conftest import FULL_SWEEP
 from utfhw.hdl import (UTF8Decoder, UTF8Encoder, UTF16Decoder, UTF16Encoder, UTF32Decoder,
@@ -17,10 +17,12 @@ from utfhw.hdl.layout import ErrorKind, UTF16Unit
 from utfhw.sim.formal import check, combinational_path
 from utfhw.sim.formal import PropertyBench
 from utfhw.sim.properties import (DecoderProperties, EncoderProperties, FixedLatency,
-                                  PipelineProperties, ReadyView, RepackerAccounting,
+                                  PipelineProperties, QueueAccounting, ReadyView,
+                                  RepackerAccounting,
                                   StreamProperties, WideEquivalence, WideProperties,
                                   WindowAccounting)
 from utfhw.hdl.compact import Compactor
+from utfhw.hdl.queue import CreditQueue
 from utfhw.hdl.repack import Repacker
 from utfhw.hdl.wide_utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
 from utfhw.hdl.window import LaneWindow
@@ -376,6 +378,38 @@ def test_window_accounting_catches(tmp_path, tamper, expected):
     result = check(bench, mode="bmc", depth=6, directory=tmp_path)
     assert not result.passed
     assert any(expected in failure for failure in result.failures), result.failures
+
+
+def beat_with_last(bits):
+    return data.StructLayout({"value": bits, "last": 1})
+
+
+@pytest.mark.parametrize("depth,threshold,bits", [(8, 2, 4), (32, 3, 80)])
+def test_queue_accounting_proven(tmp_path, depth, threshold, bits):
+    """The output queue, fed by a writer that honours ``room`` through the longest pipeline
+    its depth allows, gives every beat once, in order and unchanged, and never overflows.
+    (32 entries, threshold 3 and 80 bits in three slices: the wide core's queue at W = 4.)"""
+    queue = CreditQueue(shape=beat_with_last(bits), depth=depth, threshold=threshold)
+    result = check(QueueAccounting(queue, delay=depth - threshold - 3), mode="prove",
+                   depth=4, directory=tmp_path)
+    assert result.passed, result.failures
+
+
+def test_queue_accounting_catches_an_overflow(tmp_path):
+    """A writer one clock further away than the bench allows overflows the queue."""
+    queue = CreditQueue(shape=beat_with_last(4), depth=8, threshold=2)
+    bench = QueueAccounting(queue, delay=3)
+    bench.delay = 4
+    result = check(bench, mode="bmc", depth=20, directory=tmp_path)
+    assert not result.passed
+    assert any("the queue holds every beat written" in failure
+               for failure in result.failures), result.failures
+
+
+def test_queue_accounting_bad_delay():
+    queue = CreditQueue(shape=beat_with_last(4), depth=8, threshold=2)
+    with pytest.raises(ValueError, match="delay must be an integer from 1 to 3, not 4"):
+        QueueAccounting(queue, delay=4)
 
 
 @pytest.mark.parametrize("width", [1, 4, 32])
