@@ -1,6 +1,6 @@
 """An output queue for a pipeline that never stops: its flags are flip-flops."""
 
-from amaranth.hdl import Cat, Module, Mux, Shape, Signal
+from amaranth.hdl import Cat, Module, Mux, Shape, Signal, Value
 from amaranth.lib import stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
@@ -26,28 +26,23 @@ class CreditQueue(wiring.Component):
     so "not empty" and "room left" are flip-flops too, and there is no check on the write side:
     the writer keeps its own account, through ``room``, of what it may still send.
 
-    Latency three clocks (a register, a write, then a read into an output register); one beat
-    in and one out per clock. The output is two registers taken in turn, ``o.payload`` the one
-    whose turn it is (one multiplexer after flip-flops): a beat is read from the memory into
-    whichever register is free, so the reads, the fill level and ``room`` do not depend on
-    ``o.ready`` at all. ``o.ready`` reaches only the next values of a few flip-flops: which
-    registers are full and whose turn it is (with a single output register it reached the
-    read enable of every slice of the payload, across the whole of a wide core; at width 32
-    that route was the critical path on the ECP5-85F). ``o.valid`` and ``room`` are
-    flip-flops; no output depends on ``o.ready``.
+    Latency three clocks (a register, a write, then a read into the output register); one beat
+    in and one out per clock. ``o.valid`` and ``room`` are flip-flops; ``o.ready`` reaches only
+    the next values of flip-flops (the read enables, the fill level, ``o.valid`` and ``room``,
+    each written as a function of a few bits rather than through an enable) and no output.
 
     A wide payload is stored in slices of 32 bits, and each slice keeps its own copy of the
-    queue's state (addresses, "not empty", which output registers are full, whose turn it is):
-    one read enable for the whole payload would reach hundreds of LUT RAMs and flip-flops.
-    :meth:`invariants` states that the copies agree, for a formal bench.
+    queue's state (addresses, "not empty" and ``o.valid``): one read enable for the whole
+    payload would reach hundreds of LUT RAMs and flip-flops. :meth:`invariants` states that
+    the copies agree, for a formal bench.
 
     Parameters
     ----------
     shape : shape-like
         The payload.
     depth : :class:`int`
-        Entries of the memory, a power of two of at least 2 (the two output registers hold
-        two beats more). Writing into a full memory loses the beat.
+        Entries of the memory, a power of two of at least 2. Writing into a full queue loses
+        the beat.
     threshold : :class:`int`
         ``room`` is high while the memory holds at most this many entries.
 
@@ -73,9 +68,8 @@ class CreditQueue(wiring.Component):
         self._bits = Shape.cast(shape).width
         # ``held[k]``: more than k entries are in the memory (the output register aside).
         self._held = Signal(depth + 1, name="held")
-        self._output = _OutputState("output")
-        self._slices = [_SliceState(index, depth, min(_SLICE_BITS, self._bits - start))
-                        for index, start in enumerate(range(0, self._bits, _SLICE_BITS))]
+        self._slices = [_SliceState(index, depth)
+                        for index in range(-(-self._bits // _SLICE_BITS))]
         # The write register, made here so that :meth:`held_beats` can name it.
         self._incoming = Signal(self._bits, name="incoming", reset_less=True)
         self._incoming_valid = Signal(name="incoming_valid")
@@ -89,20 +83,13 @@ class CreditQueue(wiring.Component):
 
     def invariants(self):
         """What holds in every reachable state, as ``(value, message)`` pairs for a formal
-        bench to assert: each slice's copies equal the originals, and the output registers
-        are taken in turn. (A proof by induction needs them stated: the read enables are made
-        of the copies.)"""
-        first, output = self._slices[0], self._output
+        bench to assert: each slice's copies equal the originals. (A proof by induction needs
+        them stated: the read enables are made of the copies.)"""
+        first = self._slices[0]
         for state in self._slices:
-            yield ((state.held == self._held[0]) & state.output.agrees(output)
+            yield ((state.held == self._held[0]) & (state.valid == self.o.valid)
                    & (state.written == first.written) & (state.taken == first.taken),
                    f"the queue's slice {state.index} agrees with its state")
-        yield (self.o.valid == output.full.any(), "o.valid: an output register is full")
-        yield (output.in_turn(), "the output registers are filled and emptied in turn")
-
-    def output_count(self):
-        """For a formal bench: the beats in the output registers (0, 1 or 2)."""
-        return self._output.full[0] + self._output.full[1]
 
     def held_beats(self):
         """For a formal bench: the beats the queue holds, oldest first, as ``(count, beat)``,
@@ -112,20 +99,15 @@ class CreditQueue(wiring.Component):
 
         Given :meth:`invariants` and that the memory never fills (the writer's part), ``count``
         is the number of beats written and not yet taken from the output."""
-        first, output = self._slices[0], self._output
+        first = self._slices[0]
         entries = (first.written - first.taken)[:self._depth.bit_length() - 1]
-        outputs = self.output_count()
-        count = outputs + entries + self._incoming_valid
-        registers = [Cat(*(state.registers[which] for state in self._slices))
-                     for which in range(2)]
-        shown = Mux(output.shown, registers[1], registers[0])
-        waiting = Mux(output.shown, registers[0], registers[1])
+        count = self.o.valid + entries + self._incoming_valid
 
         def beat(position):
-            index = position - outputs
+            index = position - self.o.valid
             probe = Signal(self._bits, name=f"probe_{len(self._probes)}")
             self._probes.append(((first.taken + index)[:len(first.taken)], probe))
-            return Mux(position < outputs, Mux(position == 0, shown, waiting),
+            return Mux(self.o.valid & (position == 0), Value.cast(self.o.payload),
                        Mux(index < entries, probe, self._incoming))
         return count, beat
 
@@ -145,7 +127,7 @@ class CreditQueue(wiring.Component):
         incoming, incoming_valid = self._incoming, self._incoming_valid
         m.d.sync += [incoming.eq(self.i.payload), incoming_valid.eq(self.i.valid)]
 
-        held, output = self._held, self._output
+        held = self._held
         outgoing = []
         for state in self._slices:
             start = state.index * _SLICE_BITS
@@ -154,8 +136,7 @@ class CreditQueue(wiring.Component):
             m.submodules[f"storage_{state.index}"] = storage
             write = storage.write_port()
             read = storage.read_port(domain="comb")
-            slice_reading = state.update(m, held=held, o_ready=self.o.ready,
-                                         incoming_valid=incoming_valid)
+            slice_reading = state.update(m, held=held, o=self.o, incoming_valid=incoming_valid)
             m.d.comb += [
                 write.addr.eq(state.written), write.data.eq(incoming[start:start + width]),
                 write.en.eq(incoming_valid),
@@ -165,107 +146,59 @@ class CreditQueue(wiring.Component):
                 probe_port = storage.read_port(domain="comb")
                 m.d.comb += [probe_port.addr.eq(address),
                              probe[start:start + width].eq(probe_port.data)]
-            # The output registers are written out as signals rather than a read port's own
-            # register, so that they have initial values (X until the first read in Icarus).
-            for which, register in enumerate(state.registers):
-                with m.If(slice_reading & (state.output.loading == which)):
-                    m.d.sync += register.eq(read.data)
-            outgoing.append(Mux(state.output.shown, *reversed(state.registers)))
+            # The read register, written out so that it has an initial value: a read port's
+            # own register has none in the Verilog, and would be X until the first read.
+            read_data = Signal(width, name=f"read_data_{state.index}")
+            with m.If(slice_reading):
+                m.d.sync += read_data.eq(read.data)
+            outgoing.append(read_data)
         m.d.comb += self.o.payload.eq(Cat(*outgoing))
         # ``held``, ``o.valid`` and ``room`` as plain functions of a few bits: written with
         # enables, Yosys chains the enable's logic after the data's.
-        blocked = output.blocked()         # the register the next read goes into is full
-        next_held = [_next_held(held, k, incoming_valid, blocked) for k in range(depth + 1)]
+        kept = self.o.valid & ~self.o.ready        # the output beat stays: nothing is read
+        next_held = [_next_held(held, k, incoming_valid, kept) for k in range(depth + 1)]
         m.d.sync += [bit.eq(value) for bit, value in zip(held, next_held)]
-        next_full = output.update(m, reading=held[0] & ~blocked, o_ready=self.o.ready)
-        m.d.sync += self.o.valid.eq(next_full.any())
+        m.d.sync += self.o.valid.eq(held[0] | kept)
         m.d.sync += self.room.eq(~next_held[self._threshold])
         return m
 
 
-def _next_held(held, k, incoming_valid, blocked):
+def _next_held(held, k, incoming_valid, kept):
     """The next value of ``held[k]`` (more than ``k`` entries), a thermometer code: a write
-    moves it up a place and a read down. An entry is read when one is held and the output
-    register it would go into is free (not ``blocked``), so a set bit stays set unless the entry
-    above it is read away with nothing written, and a clear bit is set only by a write with
-    nothing read."""
+    moves it up a place and a read down. An entry is read when one is held and the output does
+    not keep its beat (``kept``), so a set bit stays set unless the entry above it is read away
+    with nothing written, and a clear bit is set only by a write with nothing read."""
     above = held[k + 1] if k + 1 < len(held) else 0
     if k == 0:
-        return Mux(held[0], incoming_valid | above | blocked, incoming_valid)
-    return Mux(held[k], incoming_valid | above | blocked, incoming_valid & held[k - 1] & blocked)
-
-
-class _OutputState:
-    """Which of the two output registers hold a beat (``full``), which one the next read goes
-    into (``loading``) and which one ``o.payload`` shows (``shown``). Beats go into the
-    registers in turn and out of them in turn."""
-    def __init__(self, prefix):
-        self.full = Signal(2, name=f"{prefix}_full")
-        self.loading = Signal(name=f"{prefix}_loading")
-        self.shown = Signal(name=f"{prefix}_shown")
-
-    def blocked(self):
-        """The register the next read goes into still holds a beat."""
-        return Mux(self.loading, self.full[1], self.full[0])
-
-    def update(self, m, *, reading, o_ready):
-        """Add the next state to ``m`` for a read of the memory (``reading``) and the output's
-        ``o.ready``; returns the next value of ``full``. ``o.ready`` chooses between two next
-        values made of flip-flops alone."""
-        given = Mux(self.shown, self.full[1], self.full[0]) & o_ready
-        next_full = Signal(2, name=f"{self.full.name}_next")
-        for which in range(2):
-            loaded = reading & (self.loading == which)
-            if_kept = self.full[which] | loaded
-            if_ready = loaded | (self.full[which] & (self.shown != which))
-            m.d.comb += next_full[which].eq(Mux(o_ready, if_ready, if_kept))
-        m.d.sync += [
-            self.full.eq(next_full),
-            self.loading.eq(self.loading ^ reading),
-            self.shown.eq(self.shown ^ given),
-        ]
-        return next_full
-
-    def agrees(self, other):
-        return ((self.full == other.full) & (self.loading == other.loading)
-                & (self.shown == other.shown))
-
-    def in_turn(self):
-        """What holds of the registers' turns: only the shown register is full, or both are,
-        or neither; and the next read goes into the register after the last one filled."""
-        shown_full = Mux(self.shown, self.full[1], self.full[0])
-        other_full = Mux(self.shown, self.full[0], self.full[1])
-        return ((shown_full | ~other_full)
-                & (self.loading == (self.shown ^ self.full[0] ^ self.full[1])))
+        return Mux(held[0], incoming_valid | above | kept, incoming_valid)
+    return Mux(held[k], incoming_valid | above | kept, incoming_valid & held[k - 1] & kept)
 
 
 class _SliceState:
     """The state of one 32-bit slice of a :class:`CreditQueue`: its own write and read
-    addresses, its own copies of ``held[0]`` and of the output registers' state for its read
-    enable and its output multiplexer, and its part of the two output registers.
+    addresses, and its own copies of ``held[0]`` and ``o.valid`` for its read enable.
 
     Each copy's next value is computed from the copy itself, as the original's is from the
     original, so the copies equal the originals on every clock, yet no synthesis tool sees two
     flip-flops with the same inputs to merge. (Yosys's ``opt_merge`` merges flip-flops with
     the same inputs, ``keep`` on their wires notwithstanding.)"""
-    def __init__(self, index, depth, width):
+    def __init__(self, index, depth):
         self.index = index
         self.written = Signal(range(depth), name=f"slice_{index}_written")
         self.taken = Signal(range(depth), name=f"slice_{index}_taken")
         self.held = Signal(name=f"slice_{index}_held")
-        self.output = _OutputState(f"slice_{index}")
-        self.registers = [Signal(width, name=f"slice_{index}_register_{which}")
-                          for which in range(2)]
+        self.valid = Signal(name=f"slice_{index}_valid")
 
-    def update(self, m, *, held, o_ready, incoming_valid):
+    def update(self, m, *, held, o, incoming_valid):
         """Add the slice's next state to ``m``; returns its read enable."""
-        blocked = self.output.blocked()
-        reading = self.held & ~blocked
+        kept = self.valid & ~o.ready
+        reading = self.held & ~kept
         with m.If(incoming_valid):
             m.d.sync += self.written.eq(self.written + 1)
         with m.If(reading):
             m.d.sync += self.taken.eq(self.taken + 1)
-        m.d.sync += self.held.eq(_next_held(Cat(self.held, held[1:]), 0, incoming_valid,
-                                            blocked))
-        self.output.update(m, reading=reading, o_ready=o_ready)
+        m.d.sync += [
+            self.held.eq(_next_held(Cat(self.held, held[1:]), 0, incoming_valid, kept)),
+            self.valid.eq(self.held | kept),
+        ]
         return reading

@@ -93,9 +93,9 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
         # Room for every beat in the stages, the repacker's extra beat, the clock the ready
         # flip-flop lags, and a few beats of slack so a drained output never stops the input.
         self.queue_depth = 1 << (stages + self._threshold + 4).bit_length()
-        #: The most beats the core holds: the queue with its two output registers, and the
+        #: The most beats the core holds: the queue with its output register, and the
         #: stages' beats.
-        self.capacity = self.queue_depth + 2 + stages + 1
+        self.capacity = self.queue_depth + 1 + stages + 1
         super().__init__({
             "i": In(stream.Signature(ByteLanes(width))),
             "o": Out(stream.Signature(Lanes(UTF16Unit, width))),
