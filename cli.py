@@ -219,6 +219,11 @@ def _parser():
     report.add_argument("--pnr-timeout", type=float, default=None, metavar="MINUTES",
                         help="stop a run of nextpnr after this long and mark the device "
                              "\"timed out\" for the design (default: no limit)")
+    report.add_argument("--router", choices=["router1", "router2"], default="router1",
+                        help="nextpnr's router: router1 meets timing best; router2 is much "
+                             "faster on large designs (the wide core at width 32 and more) "
+                             "and gives a lower Fmax; rows say which was used "
+                             "(default: router1)")
     report.add_argument("--build-dir", metavar="DIR",
                         help="keep the tools' files here (default: a temporary folder)")
     return parser
@@ -276,7 +281,7 @@ def _report(parser, args):
                                  f"{args.pnr_timeout:g}")
                 options["pnr_timeout"] = args.pnr_timeout * 60
             rows = run_report(args.build_dir or scratch, pairs=args.pairs, jobs=args.jobs,
-                              progress=progress, **options)
+                              router=args.router, progress=progress, **options)
     except (ValueError, ToolchainError, RuntimeError) as error:
         parser.exit(1, f"utfhw report: error: {error}\n")
     write_chart(rows, chart)

@@ -38,7 +38,8 @@ from .nextpnr import read_report
 
 
 __all__ = ["TimingHarness", "DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "PAIRS", "WIDE_WIDTHS",
-           "design_names", "wide_design", "design_width", "gigabytes_per_second", "implement",
+           "ROUTERS", "design_names", "wide_design", "design_width", "gigabytes_per_second",
+           "implement",
            "run_report", "TIMED_OUT", "write_markdown", "write_chart", "write_wide_chart",
            "SOFTWARE", "HEADLINE"]
 
@@ -70,6 +71,11 @@ FAMILIES = {
 }
 
 SEEDS = (1, 2, 3)
+
+#: nextpnr's routers: ``router1``, its default, which meets timing best, and ``router2``,
+#: which routes the wide core at width 32 on an ECP5-85F in minutes where ``router1`` takes
+#: more than half an hour a seed (and gives a lower Fmax).
+ROUTERS = ("router1", "router2")
 
 # Runs of Yosys on one design before its failure is taken as final.
 _SYNTHESIS_ATTEMPTS = 3
@@ -213,18 +219,21 @@ def _cell_counts(stat_path, family):
 TIMED_OUT = "timed out"
 
 
-def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeout=None):
-    """Synthesise, place and route design ``name`` on ``devices``; returns a row of the
-    report: ``{"design": name, "<family>": cell counts, "<device>": [Fmax per seed]}``, with
-    ``None`` for a device the design does not fit and :data:`TIMED_OUT` for one where a seed
-    ran past ``pnr_timeout`` seconds (the other seeds are then not run)."""
+def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeout=None,
+              router="router1"):
+    """Synthesise, place and route design ``name`` on ``devices`` with nextpnr's ``router``;
+    returns a row of the report: ``{"design": name, "router": router, "<family>": cell
+    counts, "<device>": [Fmax per seed]}``, with ``None`` for a device the design does not fit
+    and :data:`TIMED_OUT` for one where a seed ran past ``pnr_timeout`` seconds (the other
+    seeds are then not run)."""
+    check_choice("router", router, ROUTERS)
     tools = ["yosys"] + sorted({f"nextpnr-{DEVICES[device][0]}" for device in devices})
     environment = tool_environment(tools)
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "top.il").write_text(rtlil.convert(TimingHarness(make_design(name)),
                                                     name="top"))
-    row = {"design": name}
+    row = {"design": name, "router": router}
     for family in sorted({DEVICES[device][0] for device in devices}):
         synth = FAMILIES[family][0]
 
@@ -259,7 +268,8 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeo
             try:
                 _run([environment[f"NEXTPNR_{family.upper()}"], "-q", *options,
                       "--json", f"{family}.json", "--freq", str(frequency),
-                      "--timing-allow-fail", "--seed", str(seed), "--report", report],
+                      "--timing-allow-fail", "--router", router, "--seed", str(seed),
+                      "--report", report],
                      directory, environment, timeout=pnr_timeout)
             except BuildTimeout:
                 figures = TIMED_OUT
@@ -284,12 +294,12 @@ def _folder(name):
 
 
 def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, devices=tuple(DEVICES),
-               jobs=None, pnr_timeout=None, progress=None):
+               jobs=None, pnr_timeout=None, router="router1", progress=None):
     """Implement every design of ``design_names(pairs, widths=widths)`` on ``devices``, each
     in a folder of ``directory`` named after it, on ``jobs`` processes; returns the rows in
     design order, a device a design was not implemented on as ``"not run"``.
     ``progress(done, total, row)`` is called as each design finishes. ``pnr_timeout``
-    (seconds) bounds each run of nextpnr (see :func:`implement`).
+    (seconds) bounds each run of nextpnr, which routes with ``router`` (see :func:`implement`).
 
     A design whose folder holds a finished row (``row.json``) from an earlier run into the
     same ``directory`` is not implemented again, so one report can be put together from runs
@@ -301,6 +311,7 @@ def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, devices=tuple(DEVI
     if jobs is None:
         jobs = os.cpu_count() or 1
     check_integer("jobs", jobs, minimum=1)
+    check_choice("router", router, ROUTERS)
     if pnr_timeout is not None and (isinstance(pnr_timeout, bool)
                                     or not isinstance(pnr_timeout, (int, float))
                                     or not pnr_timeout > 0):
@@ -316,7 +327,8 @@ def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, devices=tuple(DEVI
                 progress(len(rows), len(names), rows[name])
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(implement, name, directory / _folder(name),
-                               devices=tuple(devices), pnr_timeout=pnr_timeout): name
+                               devices=tuple(devices), pnr_timeout=pnr_timeout,
+                               router=router): name
                    for name in names if name not in rows}
         for future in concurrent.futures.as_completed(futures):
             row = {**{device: "not run" for device in DEVICES}, **future.result()}
@@ -352,9 +364,16 @@ def _preamble(command, seconds):
                     for device, (_, _, frequency) in DEVICES.items())
         + ". LUT4s, flip-flops (FF) and block RAMs (BRAM: SB_RAM40_4K on iCE40, DP16KD on ECP5) "
         "are Yosys's counts for the design alone; an ECP5 CCU2C carry cell counts as two LUT4s. "
-        "UP5K and HX8K share one synthesis, as do the two ECP5s.",
+        "UP5K and HX8K share one synthesis, as do the two ECP5s. nextpnr routes with its "
+        "default router, router1, except in rows that name another (`--router`).",
         "",
     ]
+
+
+def _design_cell(row):
+    # Rows from runs before the router was recorded were routed with router1.
+    router = row.get("router", "router1")
+    return row["design"] + ("" if router == "router1" else f" ({router})")
 
 
 def _fmax(row, device):
@@ -378,7 +397,7 @@ def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=No
         header += [f"{device} MHz" for device in devices if DEVICES[device][0] == family]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        cells = [row["design"]]
+        cells = [_design_cell(row)]
         for family in families:
             counts = row[family]
             cells += [str(counts["lut4"]), str(counts["ff"]), str(counts["bram"])]
@@ -430,7 +449,7 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
                 header += [f"{device} MHz", f"{device} GB/s"]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        cells = [row["design"], str(design_width(row["design"]))]
+        cells = [_design_cell(row), str(design_width(row["design"]))]
         for family in families:
             counts = row.get(family)        # none: not synthesised for this family
             cells += ([str(counts["lut4"]), str(counts["ff"]), str(counts["bram"])]

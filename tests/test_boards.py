@@ -154,6 +154,38 @@ def test_report_marks_a_timed_out_device(tmp_path):
         report.run_report(tmp_path, pairs="headline", pnr_timeout=0)
 
 
+def test_report_routes_with_the_router_asked_for(tmp_path, monkeypatch):
+    commands = []
+    real_run = report._run
+
+    def recording(command, directory, environment, timeout=None):
+        commands.append(command)
+        real_run(command, directory, environment, timeout)
+    monkeypatch.setattr(report, "_run", recording)
+    row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1,),
+                           devices=("iCE40 UP5K",), router="router2")
+    nextpnr = [command for command in commands if "--seed" in command]
+    assert len(nextpnr) == 1
+    assert nextpnr[0][nextpnr[0].index("--router") + 1] == "router2"
+    assert row["router"] == "router2" and row["iCE40 UP5K"][0] > 0
+    report.write_markdown([row], tmp_path / "report.md")
+    assert "| UTF32Encoder (router2) |" in (tmp_path / "report.md").read_text()
+    # A row from before the router was recorded was routed with router1, and says nothing.
+    del row["router"]
+    report.write_markdown([row], tmp_path / "report.md")
+    assert "| UTF32Encoder |" in (tmp_path / "report.md").read_text()
+
+
+@pytest.mark.parametrize("call", [
+    lambda path: report.implement("UTF32Encoder", path, router="router3"),
+    lambda path: report.run_report(path, pairs="headline", router="router3"),
+])
+def test_report_bad_router(tmp_path, call):
+    with pytest.raises(ValueError, match=r"^router must be 'router1' or 'router2', "
+                                         r"not 'router3'$"):
+        call(tmp_path)
+
+
 def test_report_bounds_flip_flops_by_lut4s(tmp_path, monkeypatch):
     """A design with more flip-flops than the device has LUT4s (each shares a logic cell or
     slice with one) does not fit, and nextpnr is not run on it."""

@@ -86,6 +86,14 @@ def test_report_bad_pnr_timeout(tmp_path):
     assert not (tmp_path / "report.md").exists()
 
 
+def test_report_bad_router(tmp_path):
+    result = run("report", "--pairs", "headline", "--router", "router3",
+                 "-o", tmp_path / "report.md")
+    assert result.returncode == 2
+    assert "invalid choice: 'router3'" in result.stderr
+    assert not (tmp_path / "report.md").exists()
+
+
 def test_generate_rtlil(tmp_path):
     path = tmp_path / "top.il"
     assert main(["generate", "-o", str(path)]) == 0
