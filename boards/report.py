@@ -370,10 +370,14 @@ def _preamble(command, seconds):
     ]
 
 
-def _design_cell(row):
+def _router_note(row):
     # Rows from runs before the router was recorded were routed with router1.
     router = row.get("router", "router1")
-    return row["design"] + ("" if router == "router1" else f" ({router})")
+    return "" if router == "router1" else f" ({router})"
+
+
+def _design_cell(row):
+    return row["design"] + _router_note(row)
 
 
 def _fmax(row, device):
@@ -473,8 +477,8 @@ def write_wide_chart(rows, path):
     for device in [device for device in DEVICES if device in rows[0]]:
         family = DEVICES[device][0]
         points = [(row[family]["lut4"], gigabytes_per_second(row, device),
-                   f"W={design_width(row['design'])}" if row["design"].startswith(_WIDE)
-                   else "pipelined") for row in rows
+                   (f"W={design_width(row['design'])}" if row["design"].startswith(_WIDE)
+                    else "pipelined") + _router_note(row)) for row in rows
                   if gigabytes_per_second(row, device) is not None]
         if not points:
             continue
