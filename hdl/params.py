@@ -12,7 +12,7 @@ from dataclasses import dataclass
 __all__ = [
     "HARDWARE_ERROR_HANDLERS", "ERROR_HANDLERS", "BYTE_ORDERS", "UNIT_BYTES", "Codec", "CODECS",
     "describe_choices", "check_choice", "check_errors", "check_byteorder", "check_codec",
-    "check_pair", "check_integer", "WIDTHS", "check_width", "UTF16Options",
+    "check_pair", "check_integer", "check_flag", "WIDTHS", "check_width", "UTF16Options",
 ]
 
 
@@ -116,6 +116,12 @@ def check_integer(name, value, *, minimum, maximum=None):
             or (maximum is not None and value > maximum)):
         bounds = f"of at least {minimum}" if maximum is None else f"from {minimum} to {maximum}"
         raise ValueError(f"{name} must be an integer {bounds}, not {value!r}")
+
+
+def check_flag(name, value):
+    """Raise unless ``value`` is ``True`` or ``False``."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, not {value!r}")
 
 
 #: The widths, in bytes per beat, of the wide cores.

@@ -11,7 +11,7 @@ from .params import UTF16Options, check_width
 from .queue import CreditQueue
 from .repack import Repacker
 from .wide_utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
-from .window import LaneWindow
+from .window import COPY_LANES, LaneWindow
 
 
 __all__ = ["WideUTF8ToUTF16"]
@@ -34,7 +34,9 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
 
     1. *classify* (:class:`~utfhw.hdl.wide_utf8.ClassifyLanes`): what each byte is;
     2. *window* (:class:`~utfhw.hdl.window.LaneWindow`): each beat with the three bytes before
-       it and the one after it, so it waits for the next beat of its message;
+       it and the one after it, so it waits for the next beat of its message; from width 8
+       on it loads its lanes on copies of classify's valid bit, one per four lanes
+       (:class:`~utfhw.hdl.window.ValidCopies`);
     3. *decode* and *emit* (:class:`~utfhw.hdl.wide_utf8.DecodePositions`): the one unit or
        none that each byte position emits (Unicode ch. 3, Table 3-7 and maximal subparts;
        RFC 2781, section 2.1);
@@ -120,8 +122,10 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
         m = Module()
         width = self._width
         m.submodules.classify = classify = ClassifyLanes(width=width)
+        # One group of lanes would have only one copy of the valid bit: the bit itself.
+        fan_out = width > COPY_LANES
         m.submodules.window = window = LaneWindow(item=ByteClass, width=width,
-                                                  behind=LOOKBEHIND)
+                                                  behind=LOOKBEHIND, valid_copies=fan_out)
         m.submodules.decode = decode = DecodePositions(width=width, byteorder=self._byteorder,
                                                        errors=self._errors)
         m.submodules.compact = compact = Compactor(item=UTF16Unit, width=width)
@@ -133,6 +137,8 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
             classify.i.payload.eq(self.i.payload),
         ]
         connect(m, classify.o, window.i)
+        if fan_out:
+            m.d.comb += window.valid_copies.eq(classify.valid_copies)
         connect(m, window.o, decode.i)
         connect(m, decode.o, compact.i)
         connect(m, compact.o, repack.i)

@@ -16,7 +16,7 @@ from .layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER, UTF16Unit
 from .params import UTF16Options, check_width
 from .unicode import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
                       low_surrogate, plane_minus_one, select_unit)
-from .window import LaneBeat, WindowBeat
+from .window import LaneBeat, ValidCopies, WindowBeat, drive_valid_copies
 
 
 __all__ = ["ByteClass", "LOOKBEHIND", "ClassifyLanes", "UnitSlot", "DecodePositions"]
@@ -63,6 +63,7 @@ class ClassifyLanes(wiring.Component):
     Two clocks of latency, one beat per clock, no backpressure. The first clock registers
     each byte with decodes of its nibbles (one LUT4 each) and whether it is present; the second
     combines them into flags (an OR of ANDs, one or two LUT4s), all clear for an absent byte.
+    ``valid_copies`` are copies of ``o.valid`` for the stage after to fan out to its lanes.
 
     Parameters
     ----------
@@ -73,6 +74,8 @@ class ClassifyLanes(wiring.Component):
     ----------
     i : :py:`In(stream.Signature(ByteLanes(width), always_ready=True))`
     o : :py:`Out(stream.Signature(LaneBeat(ByteClass, width), always_ready=True))`
+    valid_copies : :py:`Out(ValidCopies(width))`
+        ``o.valid`` once per group of lanes (:class:`~utfhw.hdl.window.ValidCopies`).
     """
     latency = 2
 
@@ -82,6 +85,7 @@ class ClassifyLanes(wiring.Component):
         super().__init__({
             "i": In(stream.Signature(ByteLanes(width), always_ready=True)),
             "o": Out(stream.Signature(LaneBeat(ByteClass, width), always_ready=True)),
+            "valid_copies": Out(ValidCopies(width)),
         })
 
     def elaborate(self, platform):
@@ -92,6 +96,7 @@ class ClassifyLanes(wiring.Component):
         taken_valid = Signal()
         # The payload registers load on every clock, valid or not (no enable to fan out).
         m.d.sync += [taken_valid.eq(self.i.valid), self.o.valid.eq(taken_valid)]
+        drive_valid_copies(m, self.valid_copies, taken_valid)
         for lane in range(width):
             byte = self.i.payload.data[8 * lane:8 * lane + 8]
             m.d.sync += [

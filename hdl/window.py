@@ -5,10 +5,11 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .params import check_integer
+from .params import check_flag, check_integer
 
 
-__all__ = ["LaneBeat", "WindowBeat", "LaneWindow"]
+__all__ = ["LaneBeat", "WindowBeat", "COPY_LANES", "ValidCopies", "drive_valid_copies",
+           "LaneWindow"]
 
 
 class LaneBeat(data.StructLayout):
@@ -34,6 +35,39 @@ class WindowBeat(data.StructLayout):
         super().__init__({"window": data.ArrayLayout(item, behind + width + 1), "last": 1})
 
 
+#: Lanes that share one copy of a stream's valid bit (:class:`ValidCopies`).
+COPY_LANES = 4
+
+
+class ValidCopies(data.ArrayLayout):
+    """A copy of a stream's valid bit for each group of :data:`COPY_LANES` of its ``width``
+    lanes.
+
+    Each copy is a toggle and its delayed copy, whose exclusive OR is the valid bit: state of
+    its own, which no synthesis tool merges with the other copies, as it would flip-flops that
+    register the same value. A stage that registers its ``o.valid`` drives them on the same
+    clock (:func:`drive_valid_copies`), so that the stage after it can fan the bit out to its
+    lanes from one flip-flop pair per group rather than from ``o.valid`` alone, whose one net
+    would span every lane.
+    """
+    def __init__(self, width):
+        check_integer("width", width, minimum=1)
+        super().__init__(data.StructLayout({"toggle": 1, "before": 1}),
+                         -(-width // COPY_LANES))
+
+    @staticmethod
+    def valid(copy):
+        """The valid bit that one copy carries."""
+        return copy.toggle ^ copy.before
+
+
+def drive_valid_copies(m, copies, valid):
+    """Make each of ``copies`` (a value of :class:`ValidCopies`) show, on the next clock, the
+    value ``valid`` has now: the same clock as ``o.valid.eq(valid)`` in ``m.d.sync``."""
+    for copy in copies:
+        m.d.sync += [copy.toggle.eq(copy.toggle ^ valid), copy.before.eq(copy.toggle)]
+
+
 class LaneWindow(wiring.Component):
     """Holds each beat until the first lane of the next one is known, and sends it on with
     ``behind`` lanes of the beats before it.
@@ -48,7 +82,9 @@ class LaneWindow(wiring.Component):
     its window is complete. Each lane of the held beat loads on its own copy of the first
     register's valid bit: a toggle and its delayed copy whose exclusive OR is that bit (state
     of their own, which no synthesis tool merges into one flip-flop), so that no one signal
-    drives the load enables of every lane.
+    drives the load enables of every lane. With ``valid_copies`` those toggles take the valid
+    bit from the copies the stage before made (one per group of :data:`COPY_LANES` lanes), so
+    that no one signal drives the toggles of every lane either.
 
     Parameters
     ----------
@@ -58,23 +94,38 @@ class LaneWindow(wiring.Component):
         Lanes per beat.
     behind : :class:`int`
         Lanes of look-behind, at least 1.
+    valid_copies : :class:`bool`
+        Whether ``i.valid`` comes with copies, on the port of that name.
 
     Attributes
     ----------
     i : :py:`In(stream.Signature(LaneBeat(item, width), always_ready=True))`
     o : :py:`Out(stream.Signature(WindowBeat(item, width, behind), always_ready=True))`
+    valid_copies : :py:`In(ValidCopies(width))`
+        Copies of ``i.valid`` (:class:`ValidCopies`), driven with it; only with
+        ``valid_copies``.
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If ``width`` or ``behind`` is not a positive integer, or ``valid_copies`` not a
+        :class:`bool`.
     """
     #: Clocks from the beat that completes a window to that window.
     latency = 2
 
-    def __init__(self, *, item, width, behind):
+    def __init__(self, *, item, width, behind, valid_copies=False):
         check_integer("width", width, minimum=1)
         check_integer("behind", behind, minimum=1)
+        check_flag("valid_copies", valid_copies)
         self._behind = behind
-        super().__init__({
+        members = {
             "i": In(stream.Signature(LaneBeat(item, width), always_ready=True)),
             "o": Out(stream.Signature(WindowBeat(item, width, behind), always_ready=True)),
-        })
+        }
+        if valid_copies:
+            members["valid_copies"] = In(ValidCopies(width))
+        super().__init__(members)
         # The beat of the first clock and the held beat, made here so that :meth:`waiting`
         # can name them.
         self._arrived = Signal(LaneBeat(item, width), name="arrived", reset_less=True)
@@ -127,9 +178,13 @@ class LaneWindow(wiring.Component):
             # logic in the enable.
             m.d.sync += pending_valid.eq(0)
         for index in range(width):
+            if "valid_copies" in self.signature.members:
+                arrives = ValidCopies.valid(self.valid_copies[index // COPY_LANES])
+            else:
+                arrives = self.i.valid
             toggle = Signal(name=f"arrivals_{index}")
             toggle_before = Signal(name=f"arrivals_before_{index}")
-            m.d.sync += [toggle.eq(toggle ^ self.i.valid), toggle_before.eq(toggle)]
+            m.d.sync += [toggle.eq(toggle ^ arrives), toggle_before.eq(toggle)]
             with m.If(toggle ^ toggle_before):
                 m.d.sync += pending.lanes[index].eq(arrived.lanes[index])
         return m

@@ -147,6 +147,8 @@ def test_width_on_the_command_line(capsys):
 def test_stage_parameters():
     with raises(ValueError, "behind must be an integer of at least 1, not 0"):
         LaneWindow(item=CodePoint, width=4, behind=0)
+    with raises(ValueError, "valid_copies must be True or False, not 1"):
+        LaneWindow(item=CodePoint, width=4, behind=3, valid_copies=1)
     with raises(ValueError, "depth must be a power of two, not 12"):
         CreditQueue(shape=8, depth=12, threshold=3)
     with raises(ValueError, "threshold must be an integer from 1 to 15, not 16"):

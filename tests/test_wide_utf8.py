@@ -69,10 +69,11 @@ class _Decoder(wiring.Component):
         m = Module()
         m.submodules.classify = classify = ClassifyLanes(width=self._width)
         m.submodules.window = window = LaneWindow(item=ByteClass, width=self._width,
-                                                  behind=LOOKBEHIND)
+                                                  behind=LOOKBEHIND, valid_copies=True)
         m.submodules.decode = decode = DecodePositions(width=self._width, errors=self._errors)
         connect(m, wiring.flipped(self.i), classify.i)
         connect(m, classify.o, window.i)
+        m.d.comb += window.valid_copies.eq(classify.valid_copies)
         connect(m, window.o, decode.i)
         connect(m, decode.o, wiring.flipped(self.o))
         return m

@@ -3,9 +3,11 @@
 import random
 
 import pytest
-from amaranth.lib import data
+from amaranth.hdl import Module
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
 
-from utfhw.hdl.window import LaneBeat, LaneWindow, WindowBeat
+from utfhw.hdl.window import LaneBeat, LaneWindow, ValidCopies, WindowBeat, drive_valid_copies
 
 from support import run_valid_stream
 
@@ -13,16 +15,41 @@ from support import run_valid_stream
 ITEM = data.StructLayout({"present": 1, "value": 7})
 
 
-@pytest.mark.parametrize("width,behind", [(1, 3), (2, 3), (4, 3), (8, 1)])
-def test_windows(width, behind):
-    rng = random.Random(width)
-    beat = LaneBeat(ITEM, width)
+class _CopiedWindow(wiring.Component):
+    """A register stage that makes copies of its ``o.valid``, as the wide core's classify
+    does, before a window that takes them; ``copies=False`` leaves the copies at 0, a
+    broken stage before."""
+    def __init__(self, width, behind, copies=True):
+        self._width, self._behind, self._copies = width, behind, copies
+        super().__init__({
+            "i": In(stream.Signature(LaneBeat(ITEM, width), always_ready=True)),
+            "o": Out(stream.Signature(WindowBeat(ITEM, width, behind), always_ready=True)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.window = window = LaneWindow(item=ITEM, width=self._width,
+                                                  behind=self._behind, valid_copies=True)
+        m.d.sync += [window.i.valid.eq(self.i.valid), window.i.payload.eq(self.i.payload)]
+        if self._copies:
+            drive_valid_copies(m, window.valid_copies, self.i.valid)
+        wiring.connect(m, window.o, wiring.flipped(self.o))
+        return m
+
+
+def _messages(width, seed):
+    rng = random.Random(seed)
     messages = []
     for _ in range(80):
         beats = [[1 + rng.randrange(127) for _ in range(width)]
                  for _ in range(rng.choice([1, 1, 2, 4]))]
         beats[-1] = beats[-1][:rng.randrange(width + 1)]
         messages.append(beats)
+    return messages
+
+
+def _payloads(messages, width):
+    beat = LaneBeat(ITEM, width)
     payloads = []
     for beats in messages:
         for index, lanes in enumerate(beats):
@@ -30,9 +57,11 @@ def test_windows(width, behind):
             for lane, value in enumerate(lanes):
                 bits |= (1 | value << 1) << (beat["lanes"].offset + lane * ITEM.size)
             payloads.append(bits)
-    received = run_valid_stream(LaneWindow(item=ITEM, width=width, behind=behind), payloads,
-                                gap=0.3, seed=width)
-    window = WindowBeat(ITEM, width, behind)
+    return payloads
+
+
+def _windows(messages, width, behind):
+    """Each beat's window as the reference gives it: ``(lanes, last)``."""
     expected = []
     for beats in messages:
         flat = [value for lanes in beats for value in lanes]
@@ -46,9 +75,47 @@ def test_windows(width, behind):
             for lane in range(len(lanes), width + last):
                 around[behind + lane] = 0
             expected.append((around, last))
-    assert len(received) == len(expected)
-    for bits, (around, last) in zip(received, expected):
+    return expected
+
+
+def _received(bits_list, width, behind):
+    window = WindowBeat(ITEM, width, behind)
+    windows = []
+    for bits in bits_list:
         lanes = [(bits >> (window["window"].offset + ITEM.size * lane)) & 0xFF
                  for lane in range(behind + width + 1)]
-        assert [lane >> 1 if lane & 1 else 0 for lane in lanes] == around
-        assert (bits >> window["last"].offset) & 1 == last
+        windows.append(([lane >> 1 if lane & 1 else 0 for lane in lanes],
+                        (bits >> window["last"].offset) & 1 == 1))
+    return windows
+
+
+@pytest.mark.parametrize("width,behind", [(1, 3), (2, 3), (4, 3), (8, 1)])
+def test_windows(width, behind):
+    messages = _messages(width, width)
+    received = run_valid_stream(LaneWindow(item=ITEM, width=width, behind=behind),
+                                _payloads(messages, width), gap=0.3, seed=width)
+    assert _received(received, width, behind) == _windows(messages, width, behind)
+
+
+@pytest.mark.parametrize("width", [1, 4, 5, 8])
+def test_windows_with_valid_copies(width):
+    """The window that takes its lanes' load enables from copies of ``i.valid``, one per
+    group of lanes, gives the same windows."""
+    messages = _messages(width, width)
+    received = run_valid_stream(_CopiedWindow(width, 3), _payloads(messages, width),
+                                gap=0.3, seed=width)
+    assert _received(received, width, 3) == _windows(messages, width, 3)
+
+
+def test_windows_need_their_valid_copies():
+    """Copies that never change load no lane: the windows come out empty."""
+    messages = _messages(8, 8)
+    received = run_valid_stream(_CopiedWindow(8, 3, copies=False), _payloads(messages, 8),
+                                gap=0.3, seed=8)
+    assert len(received) == len(_windows(messages, 8, 3))
+    assert _received(received, 8, 3) != _windows(messages, 8, 3)
+
+
+def test_valid_copies_layout():
+    """One copy per group of four lanes, the last group short."""
+    assert [ValidCopies(width).length for width in (1, 4, 5, 32)] == [1, 1, 2, 8]
