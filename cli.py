@@ -22,7 +22,7 @@ from .sim.throughput import stress_input
 from .sim.verilator import verilated_pipeline
 
 
-__all__ = ["main", "module_name", "report_progress"]
+__all__ = ["main", "module_name"]
 
 
 #: The boards ``utfhw build`` knows (``utfhw.boards.top.BOARDS``, which needs amaranth-boards,
@@ -253,30 +253,18 @@ def _build(parser, args):
     print(result.summary())
 
 
-def report_progress(done, total, row):
-    """The line ``utfhw report`` prints as each design is done: each device's worst seed, or
-    what kept it from one."""
-    outcomes = {None: "does not fit", "timed out": "timed out"}
-    cells = []
-    for device, value in row.items():
-        if isinstance(value, list) and value:
-            cells.append(f"{device} {min(value):.1f} MHz")
-        elif value is None or value == "timed out":
-            cells.append(f"{device} {outcomes[value]}")
-    return f"[{done}/{total}] {row['design']}: {', '.join(cells)}"
-
-
 def _report(parser, args):
     import tempfile
 
     def load():
         import matplotlib  # noqa: F401  (for the chart, before hours of place and route)
         from .boards import report
-        return report.run_report, report.write_chart, report.write_markdown
-    run_report, write_chart, write_markdown = _import_extra(parser, "report", "boards", load)
+        return report.run_report, report.write_chart, report.write_markdown, report.progress_line
+    run_report, write_chart, write_markdown, progress_line = _import_extra(
+        parser, "report", "boards", load)
 
     def progress(done, total, row):
-        print(report_progress(done, total, row), file=sys.stderr, flush=True)
+        print(progress_line(done, total, row), file=sys.stderr, flush=True)
 
     output = pathlib.Path(args.output)
     chart = output.with_suffix(".png")

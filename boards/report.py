@@ -40,7 +40,7 @@ from .nextpnr import read_report
 __all__ = ["TimingHarness", "DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "PAIRS", "WIDE_WIDTHS",
            "ROUTERS", "design_names", "wide_design", "design_width", "gigabytes_per_second",
            "implement",
-           "run_report", "TIMED_OUT", "write_markdown", "write_chart", "write_wide_chart",
+           "run_report", "progress_line", "TIMED_OUT", "write_markdown", "write_chart", "write_wide_chart",
            "SOFTWARE", "HEADLINE"]
 
 
@@ -384,6 +384,14 @@ def _fmax(row, device):
     if row[device] in ("not run", TIMED_OUT):
         return row[device]
     return "does not fit" if row[device] is None else f"{min(row[device]):.1f}"
+
+
+def progress_line(done, total, row):
+    """The line ``utfhw report`` prints as each of ``total`` designs is done: each device's
+    worst seed, or what kept it from one (devices not run left out)."""
+    cells = [f"{device} {_fmax(row, device)}" + (" MHz" if isinstance(value, list) else "")
+             for device, value in row.items() if device in DEVICES and value != "not run"]
+    return f"[{done}/{total}] {row['design']}: {', '.join(cells)}"
 
 
 def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=None):

@@ -212,3 +212,12 @@ def test_report_of_one_design(tmp_path):
     assert f"| UTF32Encoder | {row['ice40']['lut4']} | {row['ice40']['ff']} | 0 | " \
            f"{min(row['iCE40 UP5K']):.1f} |" in table
     assert (tmp_path / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_progress_says_what_became_of_each_device():
+    row = {"design": "WideUTF8ToUTF16(32)", "router": "router2",
+           "ecp5": {"lut4": 12117, "ff": 18200, "bram": 0},
+           "ECP5-25F": "timed out", "ECP5-85F": [115.5, 104.7, 112.9], "iCE40 HX8K": None}
+    assert report.progress_line(2, 3, row) == (
+        "[2/3] WideUTF8ToUTF16(32): ECP5-25F timed out, ECP5-85F 104.7 MHz, "
+        "iCE40 HX8K does not fit")

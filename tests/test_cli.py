@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from utfhw.cli import main, report_progress
+from utfhw.cli import main
 from utfhw.sim.generate import pipeline_hdl
 from utfhw.sim.lint import lint_verilog
 from utfhw.sim.tools import find_verilator
@@ -200,12 +200,3 @@ def test_cocotb_command_messages_relative_and_no_folder_left(tmp_path):
 def test_hdl_language_checked():
     with pytest.raises(ValueError, match="language must be 'verilog' or 'rtlil', not 'vhdl'"):
         pipeline_hdl(language="vhdl")
-
-
-def test_report_progress_says_what_became_of_each_device():
-    row = {"design": "WideUTF8ToUTF16(32)", "router": "router2",
-           "ecp5": {"lut4": 12117, "ff": 18200, "bram": 0},
-           "ECP5-25F": "timed out", "ECP5-85F": [115.5, 104.7, 112.9], "iCE40 HX8K": None}
-    assert report_progress(2, 3, row) == (
-        "[2/3] WideUTF8ToUTF16(32): ECP5-25F timed out, ECP5-85F 104.7 MHz, "
-        "iCE40 HX8K does not fit")
