@@ -8,8 +8,8 @@ from amaranth.lib.wiring import In, Out
 from .params import check_flag, check_integer
 
 
-__all__ = ["LaneBeat", "WindowBeat", "COPY_LANES", "ValidCopies", "drive_valid_copies",
-           "LaneWindow"]
+__all__ = ["LaneBeat", "WindowBeat", "ValidCopy", "drive_valid_copy", "copied_valid",
+           "COPY_LANES", "ValidCopies", "drive_valid_copies", "LaneWindow"]
 
 
 class LaneBeat(data.StructLayout):
@@ -35,37 +35,45 @@ class WindowBeat(data.StructLayout):
         super().__init__({"window": data.ArrayLayout(item, behind + width + 1), "last": 1})
 
 
+#: One copy of a stream's valid bit: a toggle and its delayed copy, whose exclusive OR is the
+#: bit (:func:`copied_valid`). It is state of its own, which no synthesis tool merges with the
+#: other copies, as it would flip-flops that register the same value.
+ValidCopy = data.StructLayout({"toggle": 1, "before": 1})
+
+
+def drive_valid_copy(m, copy, valid):
+    """Make ``copy`` (a value of :data:`ValidCopy`) show, on the next clock, the value
+    ``valid`` has now: the same clock as ``o.valid.eq(valid)`` in ``m.d.sync``."""
+    m.d.sync += [copy.toggle.eq(copy.toggle ^ valid), copy.before.eq(copy.toggle)]
+
+
+def copied_valid(copy):
+    """The valid bit that ``copy`` (a value of :data:`ValidCopy`) carries."""
+    return copy.toggle ^ copy.before
+
+
 #: Lanes that share one copy of a stream's valid bit (:class:`ValidCopies`).
 COPY_LANES = 4
 
 
 class ValidCopies(data.ArrayLayout):
-    """A copy of a stream's valid bit for each group of :data:`COPY_LANES` of its ``width``
-    lanes.
+    """A :data:`ValidCopy` of a stream's valid bit for each group of :data:`COPY_LANES` of its
+    ``width`` lanes.
 
-    Each copy is a toggle and its delayed copy, whose exclusive OR is the valid bit: state of
-    its own, which no synthesis tool merges with the other copies, as it would flip-flops that
-    register the same value. A stage that registers its ``o.valid`` drives them on the same
-    clock (:func:`drive_valid_copies`), so that the stage after it can fan the bit out to its
-    lanes from one flip-flop pair per group rather than from ``o.valid`` alone, whose one net
-    would span every lane.
+    A stage that registers its ``o.valid`` drives them on the same clock
+    (:func:`drive_valid_copies`), so that the stage after it can fan the bit out to its lanes
+    from one flip-flop pair per group rather than from ``o.valid`` alone, whose one net would
+    span every lane.
     """
     def __init__(self, width):
         check_integer("width", width, minimum=1)
-        super().__init__(data.StructLayout({"toggle": 1, "before": 1}),
-                         -(-width // COPY_LANES))
-
-    @staticmethod
-    def valid(copy):
-        """The valid bit that one copy carries."""
-        return copy.toggle ^ copy.before
+        super().__init__(ValidCopy, -(-width // COPY_LANES))
 
 
 def drive_valid_copies(m, copies, valid):
-    """Make each of ``copies`` (a value of :class:`ValidCopies`) show, on the next clock, the
-    value ``valid`` has now: the same clock as ``o.valid.eq(valid)`` in ``m.d.sync``."""
+    """:func:`drive_valid_copy` for each of ``copies`` (a value of :class:`ValidCopies`)."""
     for copy in copies:
-        m.d.sync += [copy.toggle.eq(copy.toggle ^ valid), copy.before.eq(copy.toggle)]
+        drive_valid_copy(m, copy, valid)
 
 
 class LaneWindow(wiring.Component):
@@ -80,9 +88,8 @@ class LaneWindow(wiring.Component):
 
     The first clock registers each beat as it comes, with no enable; the second holds it until
     its window is complete. Each lane of the held beat loads on its own copy of the first
-    register's valid bit: a toggle and its delayed copy whose exclusive OR is that bit (state
-    of their own, which no synthesis tool merges into one flip-flop), so that no one signal
-    drives the load enables of every lane. With ``valid_copies`` those toggles take the valid
+    register's valid bit (a :data:`ValidCopy`), so that no one signal drives the load enables
+    of every lane. With ``valid_copies`` those toggles take the valid
     bit from the copies the stage before made (one per group of :data:`COPY_LANES` lanes), so
     that no one signal drives the toggles of every lane either.
 
@@ -179,12 +186,11 @@ class LaneWindow(wiring.Component):
             m.d.sync += pending_valid.eq(0)
         for index in range(width):
             if "valid_copies" in self.signature.members:
-                arrives = ValidCopies.valid(self.valid_copies[index // COPY_LANES])
+                arrives = copied_valid(self.valid_copies[index // COPY_LANES])
             else:
                 arrives = self.i.valid
-            toggle = Signal(name=f"arrivals_{index}")
-            toggle_before = Signal(name=f"arrivals_before_{index}")
-            m.d.sync += [toggle.eq(toggle ^ arrives), toggle_before.eq(toggle)]
-            with m.If(toggle ^ toggle_before):
+            arrival = Signal(ValidCopy, name=f"arrivals_{index}")
+            drive_valid_copy(m, arrival, arrives)
+            with m.If(copied_valid(arrival)):
                 m.d.sync += pending.lanes[index].eq(arrived.lanes[index])
         return m
