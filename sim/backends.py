@@ -10,10 +10,11 @@ from .pysim import run_messages
 from .reference import decode_error
 from .stream import check_stall
 from .strict import first_error_span, first_wide_error_span
-from .verilator import verilated_pipeline
+from .verilator import verilated_pipeline, verilator_available
 
 
-__all__ = ["BACKENDS", "check_backend", "Simulation", "simulate", "transcode"]
+__all__ = ["BACKENDS", "check_backend", "fastest_backend", "Simulation", "simulate",
+           "simulate_messages", "transcode"]
 
 
 @dataclass
@@ -23,24 +24,29 @@ class Simulation:
     Attributes
     ----------
     output : bytes
-        What the gateware emitted, in wire order.
+        What the gateware emitted, in wire order (for several messages, their outputs back to
+        back).
+    outputs : list of bytes
+        The output of each message.
     cycles : int
         Clocks from the first accepted input beat to the last output beat, both included.
     input_bytes : int
-        Length of the input message.
+        Length of the input (all messages).
     input_beats : int
         Input beats it took: one per source code unit, or per ``width`` bytes for a wide core
         (one for an empty message).
     beats : list
         Output beats: one ``(units, last)`` tuple per beat, ``units`` a list of
-        ``(data, ErrorKind)`` with ``data`` in wire order (little-endian bytes of the integer).
-        Empty unless beats were recorded (see :func:`simulate`'s ``record_beats``).
+        ``(data, ErrorKind)`` with ``data`` in wire order (little-endian bytes of the integer);
+        from :func:`simulate_messages`, one such list per message. Empty unless beats were
+        recorded (see :func:`simulate`'s ``record_beats``).
     """
     output: bytes
     cycles: int
     input_bytes: int
     input_beats: int = 0
     beats: list = field(repr=False, default_factory=list)
+    outputs: list = field(repr=False, default_factory=list)
 
     @property
     def bytes_per_clock(self):
@@ -59,9 +65,15 @@ def check_backend(backend):
     check_choice("backend", backend, BACKENDS)
 
 
+def fastest_backend():
+    """``"verilator"`` where Verilator, perl and a C++ compiler are found, else
+    ``"amaranth"``."""
+    return "verilator" if verilator_available() else "amaranth"
+
+
 def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,
              seed=None, vcd=None, progress=None, backend="amaranth", record_beats=None,
-             width=None):
+             width=None, pipelined=False):
     """Transcode ``data`` (one message) in a simulation of the gateware.
 
     Parameters
@@ -94,19 +106,41 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
     width : int or None
         Run the wide core (:class:`~utfhw.hdl.wide.WideUTF8ToUTF16`) at this many bytes per
         clock: 1, 2, 4, 8, 16, 32 or 64; UTF-8 to UTF-16-LE or -BE only.
+    pipelined : bool
+        Run :class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16` (UTF-8 to UTF-16-LE or -BE
+        only) instead of the :class:`~utfhw.hdl.transcoder.Transcoder`.
 
     Returns
     -------
     :class:`Simulation`
     """
-    data = bytes(data)
+    result = simulate_messages([data], source, target, errors=errors, stall=stall, seed=seed,
+                               vcd=vcd, progress=progress, backend=backend,
+                               record_beats=record_beats, width=width, pipelined=pipelined)
+    result.beats = result.beats[0] if result.beats else []
+    return result
+
+
+def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="replace",
+                      stall=0.0, seed=None, vcd=None, progress=None, backend="amaranth",
+                      record_beats=None, width=None, pipelined=False):
+    """Transcode ``messages`` (a list of byte strings, each a message as CPython would see one
+    ``bytes`` object) back to back in one simulation of the gateware.
+
+    The parameters are :func:`simulate`'s. With ``errors="strict"`` the first malformed
+    message raises :exc:`UnicodeDecodeError` as CPython would for it alone, with its index in
+    ``messages`` as the exception's ``message_index``. Returns a :class:`Simulation` whose
+    :attr:`~Simulation.outputs` are the messages' outputs and whose
+    :attr:`~Simulation.beats`, if recorded, hold one list of beats per message.
+    """
+    messages = [bytes(message) for message in messages]
     check_stall(stall)
     check_pair(source, target)
     check_errors(errors, handlers=ERROR_HANDLERS)
     check_backend(backend)
     if record_beats is None:
         record_beats = backend == "amaranth"
-    check_core(source, target, errors=errors, width=width)
+    check_core(source, target, errors=errors, width=width, pipelined=pipelined)
 
     if backend == "verilator":
         if vcd is not None:
@@ -114,32 +148,38 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
                              "waveforms")
         pipeline = verilated_pipeline(source, target,
                                       errors="replace" if errors == "strict" else errors,
-                                      width=width)
+                                      width=width, pipelined=pipelined)
         wanted = "all" if record_beats else "until-error" if errors == "strict" else None
-        run = pipeline.run([data], stall=stall, seed=seed, beats=wanted, progress=progress)
-        beats = run.beats[0] if run.beats else []
-        output, cycles, input_beats = run.output, run.cycles, run.input_beats
+        run = pipeline.run(messages, stall=stall, seed=seed, beats=wanted, progress=progress)
+        beats = run.beats or [[] for _ in messages]
+        outputs, cycles, input_beats = list(run.messages()), run.cycles, run.input_beats
     else:
-        dut = make_core(source, target, errors=errors, width=width)
-        (beats,), cycles = run_messages(dut, [data], stall=stall, seed=seed, vcd=vcd,
-                                        progress=progress)
-        output = units_to_bytes(beats, target)
-        input_beats = len(pack_units(dut.i.payload.shape(), data))
+        dut = make_core(source, target, errors=errors, width=width, pipelined=pipelined)
+        beats, cycles = run_messages(dut, messages, stall=stall, seed=seed, vcd=vcd,
+                                     progress=progress)
+        outputs = [units_to_bytes(message_beats, target) for message_beats in beats]
+        input_beats = sum(len(pack_units(dut.i.payload.shape(), message))
+                          for message in messages)
     if errors == "strict":
-        if width is None:
-            error = first_error_span(beats, data, source, target)
-        else:
-            error = first_wide_error_span(beats, data, target)
-        if error is not None:
-            raise decode_error(data, source, error)
-    return Simulation(output=output, cycles=cycles, input_bytes=len(data),
-                      input_beats=input_beats, beats=beats if record_beats else [])
+        for index, (message, message_beats) in enumerate(zip(messages, beats)):
+            if width is None:
+                error = first_error_span(message_beats, message, source, target)
+            else:
+                error = first_wide_error_span(message_beats, message, target)
+            if error is not None:
+                exception = decode_error(message, source, error)
+                exception.message_index = index
+                raise exception
+    return Simulation(output=b"".join(outputs), outputs=outputs, cycles=cycles,
+                      input_bytes=sum(map(len, messages)), input_beats=input_beats,
+                      beats=beats if record_beats else [])
 
 
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,
-              seed=None, vcd=None, progress=None, backend="amaranth", width=None):
+              seed=None, vcd=None, progress=None, backend="amaranth", width=None,
+              pipelined=False):
     """``simulate(...).output``: what ``data.decode(source, errors).encode(target)`` gives, as
     computed by the simulated gateware (``backend="verilator"`` for long inputs)."""
     return simulate(data, source, target, errors=errors, stall=stall, seed=seed, vcd=vcd,
                     progress=progress, backend=backend, record_beats=False,
-                    width=width).output
+                    width=width, pipelined=pipelined).output

