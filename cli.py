@@ -614,6 +614,11 @@ def _demo(subparser, args):
           f"{_backend_name(backend)}")
     print(f"  text:  {len(messages[0])} bytes of {args.source} in nine scripts -> "
           f"{len(result.outputs[0])} bytes of {args.target}")
+    different = [index for index, (got, wanted) in enumerate(zip(result.outputs, expected))
+                 if got != wanted]
+    if different:
+        subparser.exit(1, f"utfhw demo: error: messages {different} differ from CPython's "
+                          f"decode({args.source!r}, {errors!r}).encode({args.target!r})\n")
     print("  malformed input, each a message of its own, and what came out (code points):")
     hex_width = max(len(message.hex(" ")) for message, _ in samples[1:])
     text_width = max(len(description) for _, description in samples[1:])
@@ -623,11 +628,6 @@ def _demo(subparser, args):
               f"{shown or '(nothing)'}")
     print(f"  {_plural(len(messages), 'message')}, {result.input_bytes} bytes in "
           f"{result.cycles} clocks: {result.bytes_per_clock:.2f} input bytes per clock")
-    different = [index for index, (got, wanted) in enumerate(zip(result.outputs, expected))
-                 if got != wanted]
-    if different:
-        subparser.exit(1, f"utfhw demo: error: messages {different} differ from CPython's "
-                          f"decode({args.source!r}, {errors!r}).encode({args.target!r})\n")
     print(f"  matches CPython: every message's output is decode({args.source!r}, {errors!r})"
           f".encode({args.target!r}), byte for byte")
     if args.errors == "strict":

