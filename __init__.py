@@ -4,4 +4,4 @@
 the command line, ``utfhw.boards`` the FPGA board tops.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

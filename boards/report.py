@@ -420,7 +420,7 @@ def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=No
 
 
 #: Software figures the wide report draws for comparison, in GB/s of UTF-8 in, as measured
-#: for ``shared/WIDE.md`` on one x86 core: (label, low, high).
+#: on one x86 core of the development machine (``docs/wide-design.md``): (label, low, high).
 SOFTWARE = (
     ("CPython decode().encode()", 0.2, 1.2),
     ("simdutf AVX-512, non-ASCII (no replacement)", 3.7, 7.4),
@@ -444,8 +444,8 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
         "the device's LUT4s and block RAMs, or that nextpnr cannot place on it, \"does not "
         "fit\"; \"not run\" marks a device a design was not implemented on, and \"timed "
         "out\" one where a seed of nextpnr ran past the time limit (`--pnr-timeout`). "
-        "For comparison (`shared/WIDE.md`, one x86 "
-        "core): " + "; ".join(f"{label} {low}" + (f"–{high}" if high != low else "") + " GB/s"
+        "For comparison (one x86 core, "
+        "[wide-design.md](wide-design.md)): " + "; ".join(f"{label} {low}" + (f"–{high}" if high != low else "") + " GB/s"
                               for label, low, high in SOFTWARE) + ".",
         "",
     ]

