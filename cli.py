@@ -62,23 +62,28 @@ def _size(count):
 
 class _ProgressBar:
     """A progress bar on ``stream``: the share of ``total_bytes`` done, the rate and the time
-    left. Its clock starts when it is made, so make it after any build."""
+    left. Its clock starts at the first report of progress, so a build or an elaboration before
+    the run does not count against the rate."""
+    #: The bar on the screen, if one is drawn and unfinished (an interrupt ends its line).
     active = None
 
     def __init__(self, stream, total_bytes, width=30):
         self._stream = stream
         self._total_bytes = total_bytes
         self._width = width
-        self._started = time.monotonic()
-        _ProgressBar.active = self
+        self._started = None
 
     def __call__(self, done, total):
-        filled = self._width * done // total
-        elapsed = time.monotonic() - self._started
         done_bytes = self._total_bytes * done // total
-        rate = done_bytes / elapsed if elapsed > 0 else 0
+        now = time.monotonic()
+        if self._started is None:
+            self._started, self._first_bytes = now, done_bytes
+            _ProgressBar.active = self
+        elapsed = now - self._started
+        rate = (done_bytes - self._first_bytes) / elapsed if elapsed > 0 else 0
         left = (f"{_duration((self._total_bytes - done_bytes) / rate)} left" if rate and
-                done < total else f"{_duration(elapsed)}")
+                done < total else _duration(elapsed))
+        filled = self._width * done // total
         self._stream.write(f"\r[{'#' * filled}{'.' * (self._width - filled)}] "
                            f"{100 * done // total:3d}% {_size(done_bytes)} of "
                            f"{_size(self._total_bytes)}, {_size(rate)}/s, {left}   ")
@@ -544,17 +549,8 @@ def _transcode(subparser, args):
     show_progress = args.progress
     if show_progress is None:
         show_progress = sys.stderr.isatty()
-
-    class LateBar:
-        """The progress bar, made at the first report of progress, after any build."""
-        bar = None
-
-        def __call__(self, done, total):
-            if self.bar is None:
-                self.bar = _ProgressBar(sys.stderr, len(data))
-            self.bar(done, total)
-
-    progress = LateBar() if show_progress and len(data) >= PROGRESS_THRESHOLD else None
+    progress = (_ProgressBar(sys.stderr, len(data))
+                if show_progress and len(data) >= PROGRESS_THRESHOLD else None)
     try:
         result = _simulate(subparser, args, messages, backend=backend, progress=progress,
                            vcd=args.vcd, stall=args.stall, seed=args.seed)

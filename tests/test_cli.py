@@ -15,6 +15,13 @@ from utfhw.sim.lint import lint_verilog
 from utfhw.sim.tools import ToolchainError, find_verilator
 
 
+def needs_verilator():
+    try:
+        find_verilator()
+    except ToolchainError as error:
+        pytest.skip(str(error))
+
+
 def run(*args):
     return subprocess.run([sys.executable, "-m", "utfhw.cli", *map(str, args)],
                           capture_output=True, text=True)
@@ -119,10 +126,7 @@ def test_generate_names_module_after_pair(tmp_path):
     ("utf-8", "utf-16-le", "replace"), ("utf-16", "utf-8-sig", "ignore"),
 ])
 def test_generated_verilog_passes_verilator_lint(tmp_path, source, target, errors):
-    try:
-        find_verilator()
-    except FileNotFoundError as error:
-        pytest.skip(str(error))
+    needs_verilator()
     name = source.replace("-", "") + "_to_" + target.replace("-", "")
     path = tmp_path / f"{name}.v"
     result = run("generate", "-o", path, "--from", source, "--to", target, "--errors", errors)
@@ -345,10 +349,7 @@ def test_pipelined_from_the_command_line(tmp_path, command):
 
 
 def test_sim_auto_takes_verilator_where_it_is_installed(tmp_path):
-    try:
-        find_verilator()
-    except ToolchainError as error:
-        pytest.skip(str(error))
+    needs_verilator()
     (tmp_path / "in.txt").write_bytes(b"abc")
     result = run("transcode", tmp_path / "in.txt", tmp_path / "out.bin")
     assert result.returncode == 0, result.stderr
@@ -394,10 +395,7 @@ def test_sim_auto_without_verilator_says_how_to_get_it(tmp_path, monkeypatch, ca
 
 
 def test_first_verilator_build_says_what_it_builds(tmp_path):
-    try:
-        find_verilator()
-    except ToolchainError as error:
-        pytest.skip(str(error))
+    needs_verilator()
     (tmp_path / "in.txt").write_bytes(b"abc")
     environment = dict(os.environ, UTFHW_CACHE_DIR=str(tmp_path / "cache"))
     command = [sys.executable, "-m", "utfhw.cli", "transcode", str(tmp_path / "in.txt"),
@@ -416,10 +414,7 @@ def test_interrupt_exits_130_with_one_line(tmp_path, sim, size):
     """SIGINT (Ctrl-C) mid-run: exit status 130, one line and no traceback, no output file, and
     no driver left running."""
     if sim == "verilator":
-        try:
-            find_verilator()
-        except ToolchainError as error:
-            pytest.skip(str(error))
+        needs_verilator()
         # Built before the clock starts, so the interrupt lands in the run.
         run("transcode", "-", tmp_path / "warm.bin", "--sim", "verilator")
     (tmp_path / "in.txt").write_bytes(b"x" * size)

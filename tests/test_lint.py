@@ -38,7 +38,8 @@ MODULES = [(*module, interface) for module in MODULES for interface in INTERFACE
 
 @pytest.mark.parametrize("source,target,errors,pipelined,width,interface", MODULES)
 def test_every_module(verilator, tmp_path, source, target, errors, pipelined, width, interface):
-    name = module_name(source, target, pipelined=pipelined, width=width)
+    name = module_name(source, target, pipelined=pipelined, width=width,
+                       interface=interface)
     path = tmp_path / f"{name}.v"
     path.write_text(pipeline_hdl(source, target, errors=errors, pipelined=pipelined,
                                  width=width, interface=interface))

@@ -14,7 +14,7 @@ import pytest
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import PIPELINED_PAIRS, make_core
 from utfhw.hdl.params import CODECS, WIDTHS
-from utfhw.sim.generate import convert, module_name
+from utfhw.sim.generate import convert, generate_module
 from utfhw.sim.reference import transcoder_beats
 from utfhw.sim.wide_model import expected_beats
 from utfhw.sim.throughput import stress_input
@@ -67,12 +67,13 @@ def needs(simulator):
                                        for simulator in SIMULATORS])
 @pytest.mark.parametrize("source,target,errors,pipelined,width", MODULES)
 def test_module_in_simulator(tmp_path, simulator, source, target, errors, pipelined, width):
-    core = make_core(source, target, errors=errors, pipelined=pipelined, width=width)
-    name = module_name(source, target, pipelined=pipelined, width=width)
+    # The Verilog exactly as ``utfhw generate`` writes it.
+    module = generate_module(source, target, errors=errors, pipelined=pipelined, width=width)
+    core, name = module.top, module.name
     messages = cut_messages(source)
     expected = [expected_beats(message, source, target, errors, width=width)
                 for message in messages]
-    bench = build_bench(convert(core, name=name), name, core, messages,
+    bench = build_bench(module.text, name, core, messages,
                             simulator=simulator, directory=tmp_path)
     cycles = set()
     for reset in (True, False):
