@@ -11,7 +11,7 @@ import tempfile
 import time
 
 from . import __version__
-from .hdl.params import (CODECS, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS, canonical_codec,
+from .hdl.unicode.params import (CODECS, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS, canonical_codec,
                          check_width, describe_choices)
 from .hdl.cores import check_core
 from .sim.backends import BACKENDS, fastest_backend, simulate_messages

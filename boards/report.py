@@ -21,18 +21,18 @@ from amaranth.hdl import Cat, Module, Signal, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..hdl.byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper
-from ..hdl.byteorder import ByteOrderMarkWriter
+from ..hdl.scalar.byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper
+from ..hdl.scalar.byteorder import ByteOrderMarkWriter
 from ..hdl.bridge import UARTBridge
 from ..hdl.bytestream import UnitAssembler, LaneSerializer
 from ..hdl.cores import make_core
-from ..hdl.error_dropper import ErrorDropper
-from ..hdl.layout import UTF16UnitLanes, UTF32UnitLanes
-from ..hdl.params import CODECS, check_choice, check_integer
+from ..hdl.scalar.error_dropper import ErrorDropper
+from ..hdl.unicode.layout import UTF16UnitLanes, UTF32UnitLanes
+from ..hdl.unicode.params import CODECS, check_choice, check_integer
 from ..hdl.uart import UARTReceiver, UARTTransmitter
-from ..hdl.utf8 import UTF8Decoder, UTF8Encoder
-from ..hdl.utf16 import UTF16Decoder, UTF16Encoder
-from ..hdl.utf32 import UTF32Decoder, UTF32Encoder
+from ..hdl.scalar.utf8 import UTF8Decoder, UTF8Encoder
+from ..hdl.scalar.utf16 import UTF16Decoder, UTF16Encoder
+from ..hdl.scalar.utf32 import UTF32Decoder, UTF32Encoder
 from ..sim.tools import BuildError, BuildTimeout, run, tool_environment
 from .nextpnr import read_report
 
@@ -85,7 +85,7 @@ _SYNTHESIS_ATTEMPTS = 3
 HEADLINE = "pipeline utf-8 -> utf-16-le"
 PIPELINED = "PipelinedUTF8ToUTF16(little)"
 
-#: The widths of :class:`~utfhw.hdl.wide.WideUTF8ToUTF16` that ``pairs="wide"`` implements.
+#: The widths of :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16` that ``pairs="wide"`` implements.
 WIDE_WIDTHS = (1, 4, 8, 16, 32)
 _WIDE = "WideUTF8ToUTF16"
 

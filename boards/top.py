@@ -8,7 +8,7 @@ from amaranth_boards.icebreaker import ICEBreakerPlatform
 from amaranth_boards.ulx3s import ULX3S_85F_Platform
 
 from ..hdl.bridge import UARTBridge
-from ..hdl.params import check_choice
+from ..hdl.unicode.params import check_choice
 
 
 __all__ = ["Board", "BOARDS", "BridgeTop"]

@@ -4,20 +4,20 @@ Imports nothing of ``utfhw.sim``, ``utfhw.boards`` or the command line: everythi
 built on this package, never the other way round.
 """
 
-from .layout import (ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK, UnitBytes, ByteLanes,
+from .unicode.layout import (ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK, UnitBytes, ByteLanes,
                      CodePoint,
                      UTF8Unit, UTF16Unit, UTF32Unit, Lanes, CodePointLanes, UTF8UnitLanes,
                      UTF16UnitLanes, UTF32UnitLanes, ENCODER_LANES, FramedByte)
-from .params import CODECS, Codec
-from .utf8 import UTF8Decoder, UTF8Encoder
-from .utf16 import UTF16Decoder, UTF16Encoder
-from .utf32 import UTF32Decoder, UTF32Encoder
-from .byteorder import (ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper,
+from .unicode.params import CODECS, Codec
+from .scalar.utf8 import UTF8Decoder, UTF8Encoder
+from .scalar.utf16 import UTF16Decoder, UTF16Encoder
+from .scalar.utf32 import UTF32Decoder, UTF32Encoder
+from .scalar.byteorder import (ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper,
                         ByteOrderMarkWriter)
-from .error_dropper import ErrorDropper
-from .transcoder import Transcoder
-from .pipelined import PipelinedUTF8ToUTF16
-from .wide import WideUTF8ToUTF16
+from .scalar.error_dropper import ErrorDropper
+from .scalar.transcoder import Transcoder
+from .scalar.pipelined import PipelinedUTF8ToUTF16
+from .wide.core import WideUTF8ToUTF16
 from .cores import Core, PIPELINED_PAIRS, check_core, make_core
 from .uart import UARTReceiver, UARTTransmitter
 from .bytestream import UnitAssembler, LaneSerializer

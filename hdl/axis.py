@@ -31,7 +31,7 @@ class AXIStreamTop(wiring.Component):
     of the lanes that hold a unit; a beat may keep none (the input unit went into a pending
     sequence, or was a stripped mark or an ignored error), and may still carry
     ``m_axis_tlast``. ``m_axis_tuser`` has :data:`TUSER_BITS_PER_UNIT` bits a lane, the lane's
-    :class:`~utfhw.hdl.layout.ErrorKind` in the low three (0: well formed; else the reason for
+    :class:`~utfhw.hdl.unicode.layout.ErrorKind` in the low three (0: well formed; else the reason for
     the U+FFFD it is part of). Bytes and user bits of lanes not kept are don't-care.
 
     Parameters

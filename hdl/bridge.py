@@ -7,9 +7,9 @@ from amaranth.lib import fifo, wiring
 from amaranth.lib.wiring import In, Out
 
 from .bytestream import UnitAssembler, LaneSerializer
-from .layout import FramedByte
-from .params import CODECS, check_integer
-from .transcoder import Transcoder
+from .unicode.layout import FramedByte
+from .unicode.params import CODECS, check_integer
+from .scalar.transcoder import Transcoder
 from .uart import UARTReceiver, UARTTransmitter, MINIMUM_DIVISOR
 
 
@@ -84,7 +84,7 @@ class UARTBridge(wiring.Component):
     Parameters
     ----------
     source, target : :class:`str`
-        Codec names, as for :class:`~utfhw.hdl.transcoder.Transcoder`.
+        Codec names, as for :class:`~utfhw.hdl.scalar.transcoder.Transcoder`.
     errors : :class:`str`
         ``"replace"`` or ``"ignore"``.
     clk_freq : :class:`int` or :class:`float`

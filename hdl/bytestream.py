@@ -4,17 +4,17 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .layout import FramedByte, UnitBytes, Lanes
+from .unicode.layout import FramedByte, UnitBytes, Lanes
 
 
 __all__ = ["UnitAssembler", "LaneSerializer"]
 
 
 class UnitAssembler(wiring.Component):
-    """Gathers bytes into the code unit beats a :class:`~utfhw.hdl.transcoder.Transcoder`
+    """Gathers bytes into the code unit beats a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`
     takes, putting ``last`` on the final beat of each message.
 
-    Input entries are bytes and end-of-message markers (:data:`~utfhw.hdl.layout.FramedByte`).
+    Input entries are bytes and end-of-message markers (:data:`~utfhw.hdl.unicode.layout.FramedByte`).
     A whole unit is held until the next entry shows whether it ends its message, so ``last``
     rides on the final unit, not on a beat of its own. A message that ends part way through a
     unit (an odd trailing byte of UTF-16) ends with a short beat (``count < width``); an end
@@ -93,7 +93,7 @@ class LaneSerializer(wiring.Component):
 
     Parameters
     ----------
-    layout : :class:`~utfhw.hdl.layout.Lanes`
+    layout : :class:`~utfhw.hdl.unicode.layout.Lanes`
         The lane layout of the input, e.g. a transcoder's ``o.payload.shape()``.
 
     Attributes
@@ -106,7 +106,7 @@ class LaneSerializer(wiring.Component):
     Raises
     ------
     :exc:`TypeError`
-        If ``layout`` is not a :class:`~utfhw.hdl.layout.Lanes`.
+        If ``layout`` is not a :class:`~utfhw.hdl.unicode.layout.Lanes`.
     """
     def __init__(self, *, layout):
         if not isinstance(layout, Lanes):

@@ -1,7 +1,7 @@
 """What every transcoding core offers, and the choice of core for a codec pair.
 
-Every core utfhw builds (:class:`~utfhw.hdl.transcoder.Transcoder`,
-:class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16`, :class:`~utfhw.hdl.wide.WideUTF8ToUTF16`)
+Every core utfhw builds (:class:`~utfhw.hdl.scalar.transcoder.Transcoder`,
+:class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`, :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16`)
 is an
 :class:`amaranth.lib.wiring.Component` that satisfies :class:`Core`, and
 :func:`make_core` is the one place that picks the core for a pair: Verilog generation, the
@@ -10,10 +10,10 @@ simulators, the implementation report and the tests all call it.
 
 from typing import Protocol, runtime_checkable
 
-from .params import ERROR_HANDLERS, check_errors, check_pair, check_width
-from .pipelined import PipelinedUTF8ToUTF16
-from .transcoder import Transcoder
-from .wide import WideUTF8ToUTF16
+from .unicode.params import ERROR_HANDLERS, check_errors, check_pair, check_width
+from .scalar.pipelined import PipelinedUTF8ToUTF16
+from .scalar.transcoder import Transcoder
+from .wide.core import WideUTF8ToUTF16
 
 
 __all__ = ["Core", "PIPELINED_PAIRS", "check_core", "make_core"]
@@ -27,12 +27,12 @@ class Core(Protocol):
     ----------
     i : :py:`In(stream.Signature(UnitBytes(unit_bytes)))`
         Source code units in wire order, one per beat (the wide core: up to ``width`` bytes,
-        :class:`~utfhw.hdl.layout.ByteLanes`); ``count`` bytes present, ``last`` on the
+        :class:`~utfhw.hdl.unicode.layout.ByteLanes`); ``count`` bytes present, ``last`` on the
         final beat of a message (an empty message is one beat with ``count == 0`` and
         ``last``).
     o : :py:`Out(stream.Signature(Lanes(unit, lanes)))`
         Target code units in wire order, packed from lane 0, each with its
-        :class:`~utfhw.hdl.layout.ErrorKind`; ``last`` on the beat that answers the input beat
+        :class:`~utfhw.hdl.unicode.layout.ErrorKind`; ``last`` on the beat that answers the input beat
         with ``last``.
     source, target : :class:`str`
         CPython's codec names.
@@ -53,8 +53,8 @@ class Core(Protocol):
     capacity: int
 
 
-#: The pairs :class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16` and
-#: :class:`~utfhw.hdl.wide.WideUTF8ToUTF16` cover, with their byte order.
+#: The pairs :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16` and
+#: :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16` cover, with their byte order.
 PIPELINED_PAIRS = {("utf-8", "utf-16-le"): "little", ("utf-8", "utf-16-be"): "big"}
 
 
@@ -76,9 +76,9 @@ def check_core(source, target, *, errors="replace", pipelined=False, width=None)
 
 def make_core(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
               width=None):
-    """The core for a codec pair: a :class:`~utfhw.hdl.transcoder.Transcoder`; with
-    ``pipelined=True`` the :class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16`; with ``width``
-    (bytes per clock: 1, 2, 4, 8, 16, 32 or 64) the :class:`~utfhw.hdl.wide.WideUTF8ToUTF16`.
+    """The core for a codec pair: a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`; with
+    ``pipelined=True`` the :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`; with ``width``
+    (bytes per clock: 1, 2, 4, 8, 16, 32 or 64) the :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16`.
     The last two are UTF-8 to UTF-16-LE or -BE only. ``errors="strict"`` makes the
     ``"replace"`` core, whose error kinds tell the consumer where to stop.
 

@@ -4,7 +4,7 @@
 from dataclasses import dataclass, field
 
 from ..hdl.cores import check_core, make_core
-from ..hdl.params import ERROR_HANDLERS, check_choice, check_errors, check_pair
+from ..hdl.unicode.params import ERROR_HANDLERS, check_choice, check_errors, check_pair
 from .payload import pack_units, units_to_bytes
 from .pysim import run_messages
 from .reference import decode_error
@@ -104,11 +104,11 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
         backend only: the Verilator backend hands them over through a file, which is slow for
         long inputs.
     width : int or None
-        Run the wide core (:class:`~utfhw.hdl.wide.WideUTF8ToUTF16`) at this many bytes per
+        Run the wide core (:class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16`) at this many bytes per
         clock: 1, 2, 4, 8, 16, 32 or 64; UTF-8 to UTF-16-LE or -BE only.
     pipelined : bool
-        Run :class:`~utfhw.hdl.pipelined.PipelinedUTF8ToUTF16` (UTF-8 to UTF-16-LE or -BE
-        only) instead of the :class:`~utfhw.hdl.transcoder.Transcoder`.
+        Run :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16` (UTF-8 to UTF-16-LE or -BE
+        only) instead of the :class:`~utfhw.hdl.scalar.transcoder.Transcoder`.
 
     Returns
     -------

@@ -54,7 +54,7 @@ if cocotb is not None:
     async def transcodes_like_the_reference_model(dut):
         """Every output unit and error kind equals the reference model's, under random
         pauses on both sides."""
-        from ..hdl.layout import ErrorKind
+        from ..hdl.unicode.layout import ErrorKind
         from .reference import transcoder_beats
 
         config = settings()

@@ -156,7 +156,7 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
     (:exc:`~utfhw.sim.tools.ToolchainError` for a simulator) if cocotb or the simulator is
     missing.
     """
-    from ..hdl.params import check_choice, check_errors, check_pair
+    from ..hdl.unicode.params import check_choice, check_errors, check_pair
 
     check_pair(source, target)
     check_errors(errors)

@@ -21,7 +21,7 @@ from amaranth.hdl import Assert, Assume, Module, ResetSignal, Signal, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
-from ..hdl.params import check_choice, check_integer
+from ..hdl.unicode.params import check_choice, check_integer
 from .tools import find_yosys_tool, run
 
 

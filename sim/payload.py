@@ -2,15 +2,15 @@
 
 from amaranth.hdl import Shape
 
-from ..hdl.layout import ErrorKind
-from ..hdl.params import CODECS
+from ..hdl.unicode.layout import ErrorKind
+from ..hdl.unicode.params import CODECS
 
 
 __all__ = ["pack_units", "LaneFormat", "units_to_bytes"]
 
 
 def pack_units(layout, message):
-    """Raw payloads of a :class:`~utfhw.hdl.layout.UnitBytes` stream for one message: one beat
+    """Raw payloads of a :class:`~utfhw.hdl.unicode.layout.UnitBytes` stream for one message: one beat
     per code unit, a shorter last beat for trailing bytes, and one empty beat for an empty
     message."""
     width = layout.width
@@ -28,7 +28,7 @@ def pack_units(layout, message):
 
 
 class LaneFormat:
-    """Unpacks raw payloads of a :class:`~utfhw.hdl.layout.Lanes` layout whose items have
+    """Unpacks raw payloads of a :class:`~utfhw.hdl.unicode.layout.Lanes` layout whose items have
     ``data`` and ``error`` fields."""
     def __init__(self, layout):
         def field(field):

@@ -5,7 +5,7 @@ generate`` writes it as JSON beside the Verilog."""
 from amaranth.lib import data, wiring
 
 from ..hdl.axis import AXIStreamTop, TUSER_BITS_PER_UNIT
-from ..hdl.layout import ErrorKind
+from ..hdl.unicode.layout import ErrorKind
 
 
 __all__ = ["describe_ports"]

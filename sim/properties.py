@@ -5,8 +5,8 @@ from amaranth.hdl import (Array, Assert, Assume, Cat, Const, Cover, Module, Mux,
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER
-from ..hdl.params import CODECS, check_integer
+from ..hdl.unicode.layout import ErrorKind, REPLACEMENT_CHARACTER
+from ..hdl.unicode.params import CODECS, check_integer
 from .formal import PropertyBench
 
 
@@ -151,8 +151,8 @@ class DecoderProperties(StreamProperties):
     Parameters
     ----------
     core : wiring.Component
-        :class:`~utfhw.hdl.utf8.UTF8Decoder`, :class:`~utfhw.hdl.utf16.UTF16Decoder` or
-        :class:`~utfhw.hdl.utf32.UTF32Decoder`.
+        :class:`~utfhw.hdl.scalar.utf8.UTF8Decoder`, :class:`~utfhw.hdl.scalar.utf16.UTF16Decoder` or
+        :class:`~utfhw.hdl.scalar.utf32.UTF32Decoder`.
     form : str
         ``"utf-8"``, ``"utf-16"`` or ``"utf-32"``.
     """
@@ -336,8 +336,8 @@ class EncoderProperties(StreamProperties):
     Parameters
     ----------
     core : wiring.Component
-        :class:`~utfhw.hdl.utf8.UTF8Encoder`, :class:`~utfhw.hdl.utf16.UTF16Encoder` or
-        :class:`~utfhw.hdl.utf32.UTF32Encoder`.
+        :class:`~utfhw.hdl.scalar.utf8.UTF8Encoder`, :class:`~utfhw.hdl.scalar.utf16.UTF16Encoder` or
+        :class:`~utfhw.hdl.scalar.utf32.UTF32Encoder`.
     form : str
         ``"utf-8"``, ``"utf-16"`` or ``"utf-32"``.
     """
@@ -368,7 +368,7 @@ class EncoderProperties(StreamProperties):
 
 
 class PipelineProperties(StreamProperties):
-    """Properties of a :class:`~utfhw.hdl.transcoder.Transcoder`, on top of
+    """Properties of a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`, on top of
     :class:`StreamProperties` with its latency: whatever bytes come in, every output beat is
     whole, well-formed code units of the target form (read in the target's byte order), so no
     pipeline ever emits a surrogate, an overlong form or a value above U+10FFFF."""
@@ -396,7 +396,7 @@ class PipelineProperties(StreamProperties):
 
 
 class WideStreamProperties(StreamProperties):
-    """Properties of a :class:`~utfhw.hdl.wide.WideUTF8ToUTF16`'s beats, on top of
+    """Properties of a :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16`'s beats, on top of
     :class:`StreamProperties` for a core whose beats out do not follow its beats in: ``last``
     leaves once for each ``last`` taken, never before, and a ``last`` in flight shows within
     the latency (one clock more for a last beat that makes two). The input is assumed to keep
@@ -404,7 +404,7 @@ class WideStreamProperties(StreamProperties):
 
     Parameters
     ----------
-    core : :class:`~utfhw.hdl.wide.WideUTF8ToUTF16`
+    core : :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16`
         Or a core with the same streams, ``width``, ``latency`` and ``capacity``.
     """
     def __init__(self, core):
@@ -451,19 +451,19 @@ class FixedLatency(PropertyBench):
 
 
 class WindowAccounting(PropertyBench):
-    """A :class:`~utfhw.hdl.window.LaneWindow` (seen through :class:`ReadyView`) passes every
+    """A :class:`~utfhw.hdl.lanes.window.LaneWindow` (seen through :class:`ReadyView`) passes every
     beat on once, in order, with its ``last``: a message's last beat three clocks after it was
     taken, any other beat two clocks after the next beat was taken, and nothing else.
 
     The bench keeps ``waiting`` (the last beat taken is not a message's last), and ties it to
-    the stage's own (:meth:`~utfhw.hdl.window.LaneWindow.waiting`): a beat may wait for its
+    the stage's own (:meth:`~utfhw.hdl.lanes.window.LaneWindow.waiting`): a beat may wait for its
     successor for ever, so no depth of induction reaches back to where it came.
 
     Parameters
     ----------
     view : :class:`ReadyView`
-        A view of a :class:`~utfhw.hdl.window.LaneWindow`.
-    window : :class:`~utfhw.hdl.window.LaneWindow`
+        A view of a :class:`~utfhw.hdl.lanes.window.LaneWindow`.
+    window : :class:`~utfhw.hdl.lanes.window.LaneWindow`
         The window whose state the bench names (default: ``view.core``).
     """
     def __init__(self, view, *, window=None):
@@ -492,14 +492,14 @@ class WindowAccounting(PropertyBench):
 
 
 class QueueAccounting(PropertyBench):
-    """A :class:`~utfhw.hdl.queue.CreditQueue` whose writer honours ``room`` gives out every
+    """A :class:`~utfhw.hdl.lanes.queue.CreditQueue` whose writer honours ``room`` gives out every
     beat written, once, in order, unchanged, however its output stalls, and never overflows.
 
     The writer is assumed to send a beat only where ``room`` was high ``delay`` clocks before
     (a pipeline of ``delay`` stages in front of the queue, fed while ``room`` is high). The
     bench then states, for induction:
 
-    - the beats the queue holds (:meth:`~utfhw.hdl.queue.CreditQueue.held_beats`) are the
+    - the beats the queue holds (:meth:`~utfhw.hdl.lanes.queue.CreditQueue.held_beats`) are the
       beats written and not given;
     - those, plus the beats that the writer may still send, never exceed ``threshold + delay
       + 2``, so the memory never fills (``delay`` at most ``depth - threshold - 3``);
@@ -508,7 +508,7 @@ class QueueAccounting(PropertyBench):
 
     Parameters
     ----------
-    queue : :class:`~utfhw.hdl.queue.CreditQueue`
+    queue : :class:`~utfhw.hdl.lanes.queue.CreditQueue`
     delay : int
         Clocks from the writer's look at ``room`` to its beat.
     """
@@ -558,23 +558,23 @@ class QueueAccounting(PropertyBench):
 
 
 class RepackerAccounting(StreamProperties):
-    """Beat accounting of a :class:`~utfhw.hdl.repack.Repacker` (seen through
+    """Beat accounting of a :class:`~utfhw.hdl.lanes.repack.Repacker` (seen through
     :class:`ReadyView`), made provable by induction: ``last`` leaves once for each ``last``
     taken, never before, ``latency`` clocks after it was taken or one clock later from the
     holding register, and never more than ``latency + 2`` are in flight.
 
     The bench ties its count of lasts in flight to the stage's state: ``staged[j]`` says that
     a last beat taken ``j + 1`` clocks ago is still on its way. A last that is due goes out
-    now or waits in the holding register (:meth:`~utfhw.hdl.repack.Repacker.holding_last`),
+    now or waits in the holding register (:meth:`~utfhw.hdl.lanes.repack.Repacker.holding_last`),
     and a last in the holding register is due and has not gone out. With the repacker's own
-    :meth:`~utfhw.hdl.repack.Repacker.invariants` (a held beat is never overwritten), these
+    :meth:`~utfhw.hdl.lanes.repack.Repacker.invariants` (a held beat is never overwritten), these
     close the induction.
 
     Parameters
     ----------
     view : :class:`ReadyView`
-        A view of a :class:`~utfhw.hdl.repack.Repacker`.
-    repacker : :class:`~utfhw.hdl.repack.Repacker`
+        A view of a :class:`~utfhw.hdl.lanes.repack.Repacker`.
+    repacker : :class:`~utfhw.hdl.lanes.repack.Repacker`
         The repacker whose state the bench names (default: ``view.core``), for a view with
         something between it and the repacker.
     """
@@ -620,7 +620,7 @@ class WideProperties(WideStreamProperties):
 
 
 class WideEquivalence(wiring.Component):
-    """The wide core and the scalar :class:`~utfhw.hdl.transcoder.Transcoder` fed the same
+    """The wide core and the scalar :class:`~utfhw.hdl.scalar.transcoder.Transcoder` fed the same
     bytes: they must emit the same units, with the same error kinds, in the same order.
 
     The bench sends one message of ``beats`` beats to ``wide`` (bytes and the last beat's count
@@ -634,7 +634,7 @@ class WideEquivalence(wiring.Component):
     ----------
     wide, scalar : wiring.Component
         Cores with streams ``i`` and ``o``; the wide one takes
-        :class:`~utfhw.hdl.layout.ByteLanes`, the scalar one ``UnitBytes(1)``. Both outputs are
+        :class:`~utfhw.hdl.unicode.layout.ByteLanes`, the scalar one ``UnitBytes(1)``. Both outputs are
         always ready.
     beats : int
         Input beats of the message.

@@ -71,7 +71,7 @@ def run_payloads(dut, payloads, *, messages=None, stall=0.0, seed=None, vcd=None
 def run_messages(dut, messages, *, stall=0.0, seed=None, vcd=None, progress=None):
     """Stream byte ``messages`` back to back through ``dut`` in Amaranth's simulator.
 
-    ``dut`` has a :class:`~utfhw.hdl.layout.UnitBytes` input ``i`` and a lane-stream output
+    ``dut`` has a :class:`~utfhw.hdl.unicode.layout.UnitBytes` input ``i`` and a lane-stream output
     ``o``. Each message goes in one beat per code unit, with ``last`` on its final beat; an empty
     message is one empty beat.
 

@@ -13,9 +13,9 @@ and UTF-32), the model follows CPython's documented codec behaviour, recorded in
 
 from dataclasses import dataclass
 
-from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK
-from ..hdl.params import CODECS as _CODEC_TABLE, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS
-from ..hdl.params import check_codec, check_errors, check_pair
+from ..hdl.unicode.layout import ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK
+from ..hdl.unicode.params import CODECS as _CODEC_TABLE, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS
+from ..hdl.unicode.params import check_codec, check_errors, check_pair
 
 
 __all__ = [
@@ -349,7 +349,7 @@ def input_beats(data, source):
 
 
 def transcoder_beats(message, source, target, errors="replace"):
-    """The output beats of :class:`~utfhw.hdl.transcoder.Transcoder` for one message.
+    """The output beats of :class:`~utfhw.hdl.scalar.transcoder.Transcoder` for one message.
 
     One beat per input beat (see :func:`input_beats`), as ``(units, last)``: ``units`` a list of
     ``(data, ErrorKind)`` with ``data`` in wire order (see :func:`target_units`), as

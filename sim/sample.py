@@ -10,7 +10,7 @@ CPython's codecs: they make the input, and the simulated gateware is what is che
 
 import pathlib
 
-from ..hdl.params import CODECS
+from ..hdl.unicode.params import CODECS
 
 
 __all__ = ["SAMPLE_TEXT_PATH", "MALFORMED", "sample_text", "sample_messages"]

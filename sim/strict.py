@@ -1,8 +1,8 @@
 """CPython's ``errors="strict"`` from the hardware: where the first error of a message lies,
 read from a ``"replace"`` core's output beats."""
 
-from ..hdl.layout import BYTE_ORDER_MARK, REPLACEMENT_CHARACTER, ErrorKind
-from ..hdl.params import CODECS
+from ..hdl.unicode.layout import BYTE_ORDER_MARK, REPLACEMENT_CHARACTER, ErrorKind
+from ..hdl.unicode.params import CODECS
 from .reference import Item, following_ranges, target_units
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from amaranth.hdl import Shape
 
-from ..hdl.params import check_errors, check_pair
+from ..hdl.unicode.params import check_errors, check_pair
 from . import tools
 from .generate import generate_module
 from .payload import LaneFormat

@@ -14,7 +14,7 @@ The caller compares the beats with the reference model (see ``tests/test_simulat
 
 import pathlib
 
-from ..hdl.params import check_choice, check_integer
+from ..hdl.unicode.params import check_choice, check_integer
 from .payload import LaneFormat, pack_units
 from .stream import check_stall
 from .tools import find_iverilog, find_verilator, require_program, run

@@ -21,7 +21,7 @@ edges of Table 3-7. The error kinds are the ones the scalar cores give the same 
 
 from dataclasses import dataclass
 
-from ..hdl.layout import ErrorKind, REPLACEMENT_CHARACTER
+from ..hdl.unicode.layout import ErrorKind, REPLACEMENT_CHARACTER
 from .reference import following_ranges, transcoder_beats
 
 
@@ -130,7 +130,7 @@ def message_units(message, errors="replace"):
 
 
 def repack_beats(items, width):
-    """What :class:`~utfhw.hdl.repack.Repacker` makes of one message whose input beats hold
+    """What :class:`~utfhw.hdl.lanes.repack.Repacker` makes of one message whose input beats hold
     ``items`` (a list per beat): ``(items, last)`` beats of ``width`` items, the last of the
     message with what is left (maybe nothing).
 
@@ -151,7 +151,7 @@ def repack_beats(items, width):
 
 
 def wide_beats(message, width, *, errors="replace", target="utf-16-le"):
-    """The output beats of :class:`~utfhw.hdl.wide.WideUTF8ToUTF16` for one message sent
+    """The output beats of :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16` for one message sent
     ``width`` bytes a beat: ``(units, last)`` tuples, ``units`` a list of ``(data,
     ErrorKind)`` with ``data`` in wire order, as :class:`~utfhw.sim.payload.LaneFormat` reads
     them.

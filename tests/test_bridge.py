@@ -14,7 +14,7 @@ from amaranth.lib.io import SimulationPort
 from utfhw.hdl.bridge import UARTBridge, expansion, FIFO_MARGIN, BITS_PER_FRAME
 from utfhw.boards.top import BridgeTop
 from utfhw.hdl.bytestream import LaneSerializer, UnitAssembler
-from utfhw.hdl.layout import UnitBytes
+from utfhw.hdl.unicode.layout import UnitBytes
 from utfhw.hdl.uart import UARTReceiver, UARTTransmitter
 from utfhw.sim.throughput import stress_input
 from utfhw.sim.reference import CODECS

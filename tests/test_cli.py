@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from utfhw.cli import main, split_messages
-from utfhw.hdl.params import canonical_codec
+from utfhw.hdl.unicode.params import canonical_codec
 from utfhw.sim.generate import pipeline_hdl
 from utfhw.sim.lint import lint_verilog
 from utfhw.sim.tools import ToolchainError, find_verilator

@@ -5,9 +5,9 @@ import random
 import pytest
 from amaranth.lib import data
 
-from utfhw.hdl.compact import Compactor, Slot
-from utfhw.hdl.layout import Lanes
-from utfhw.hdl.window import LaneBeat
+from utfhw.hdl.lanes.compact import Compactor, Slot
+from utfhw.hdl.unicode.layout import Lanes
+from utfhw.hdl.lanes.window import LaneBeat
 
 from support import run_valid_stream
 

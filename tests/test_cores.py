@@ -6,7 +6,7 @@ import itertools
 import pytest
 
 from utfhw.hdl import CODECS, Core, PIPELINED_PAIRS, PipelinedUTF8ToUTF16, Transcoder, make_core
-from utfhw.hdl.layout import UnitBytes
+from utfhw.hdl.unicode.layout import UnitBytes
 
 
 # A component whose __init__ raises was still created, and Amaranth warns that it went unused.

@@ -1,5 +1,5 @@
-"""The UTF-8, UTF-16 and UTF-32 encoders on their own (hdl/utf8.py, hdl/utf16.py, hdl/utf32.py,
-hdl/encoder.py): any code points and error kinds, beats that must split, every scalar value,
+"""The UTF-8, UTF-16 and UTF-32 encoders on their own (hdl/scalar/utf8.py, hdl/scalar/utf16.py, hdl/scalar/utf32.py,
+hdl/scalar/encoder.py): any code points and error kinds, beats that must split, every scalar value,
 against the reference model."""
 
 import pytest

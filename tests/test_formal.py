@@ -13,7 +13,7 @@ from utfhw.hdl import (UTF8Decoder, UTF8Encoder, UTF16Decoder, UTF16Encoder, UTF
                        UTF32Encoder, ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper,
                        ByteOrderMarkWriter, ErrorDropper, Transcoder,
                        UTF16UnitLanes, UTF32UnitLanes)
-from utfhw.hdl.layout import ErrorKind, UTF16Unit
+from utfhw.hdl.unicode.layout import ErrorKind, UTF16Unit
 from utfhw.sim.formal import check, combinational_path
 from utfhw.sim.formal import PropertyBench
 from utfhw.sim.properties import (DecoderProperties, EncoderProperties, FixedLatency,
@@ -21,12 +21,12 @@ from utfhw.sim.properties import (DecoderProperties, EncoderProperties, FixedLat
                                   RepackerAccounting,
                                   StreamProperties, WideEquivalence, WideProperties,
                                   WindowAccounting)
-from utfhw.hdl.compact import Compactor
-from utfhw.hdl.queue import CreditQueue
-from utfhw.hdl.repack import Repacker
-from utfhw.hdl.wide_utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
-from utfhw.hdl.window import LaneWindow
-from utfhw.hdl.wide import WideUTF8ToUTF16
+from utfhw.hdl.lanes.compact import Compactor
+from utfhw.hdl.lanes.queue import CreditQueue
+from utfhw.hdl.lanes.repack import Repacker
+from utfhw.hdl.wide.utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
+from utfhw.hdl.lanes.window import LaneWindow
+from utfhw.hdl.wide.core import WideUTF8ToUTF16
 from utfhw.sim.reference import CODECS
 
 

@@ -13,12 +13,14 @@ LAYERS = ("hdl", "sim", "boards")
 
 
 def module_names():
-    """Every module of the package, as its import name."""
+    """Every module of the package, as its import name (a package by its own name)."""
     names = ["utfhw", "utfhw.cli"]
     for layer in LAYERS:
-        for path in sorted((PACKAGE / layer).glob("*.py")):
-            names.append(f"utfhw.{layer}" if path.stem == "__init__" else
-                         f"utfhw.{layer}.{path.stem}")
+        for path in sorted((PACKAGE / layer).rglob("*.py")):
+            parts = path.relative_to(PACKAGE).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            names.append(".".join(["utfhw", *parts]))
     return names
 
 
@@ -26,8 +28,9 @@ def module_path(name):
     parts = name.split(".")[1:]
     if not parts:
         return PACKAGE / "__init__.py"
-    if len(parts) == 1 and parts[0] in LAYERS:
-        return PACKAGE / parts[0] / "__init__.py"
+    package = PACKAGE.joinpath(*parts)
+    if package.is_dir():
+        return package / "__init__.py"
     return PACKAGE.joinpath(*parts[:-1], parts[-1] + ".py")
 
 
@@ -111,6 +114,39 @@ def test_imports_run_one_way(name):
         assert imported_layer in allowed or \
             f"{imported_layer}.{imported.rpartition('.')[2]}" in allowed, \
             f"{name} imports {imported}"
+
+
+#: What each folder of ``hdl/`` may import of ``hdl/``: the Unicode tables and layouts nothing
+#: else; the lane layer nothing codec-specific (only the generic lane layout and argument checks
+#: of ``unicode``); the scalar and wide cores the layers below them and not each other. The
+#: modules at the top of ``hdl/`` (the core selection, the AXI4-Stream and UART wrappers) may
+#: import any of them.
+HDL_FOLDERS = {
+    "unicode": {"unicode"},
+    "lanes": {"lanes", "unicode.layout", "unicode.params"},
+    "scalar": {"scalar", "unicode"},
+    "wide": {"wide", "lanes", "unicode"},
+}
+
+
+@pytest.mark.parametrize("name", [name for name in module_names()
+                                  if name.split(".")[2:3] and name.split(".")[2] in HDL_FOLDERS])
+def test_hdl_folders_import_down(name):
+    allowed = HDL_FOLDERS[name.split(".")[2]]
+    for imported in imported_modules(name):
+        parts = imported.split(".")
+        if parts[:2] != ["utfhw", "hdl"] or len(parts) < 3:
+            assert imported == "utfhw" or parts[:2] == ["utfhw", "hdl"], \
+                f"{name} imports {imported}"
+            continue
+        assert parts[2] in allowed or ".".join(parts[2:4]) in allowed, \
+            f"{name} imports {imported}"
+
+
+def test_hdl_folders_are_all_checked():
+    folders = {path.name for path in (PACKAGE / "hdl").iterdir()
+               if (path / "__init__.py").is_file()}
+    assert folders == set(HDL_FOLDERS)
 
 
 def test_import_graph_sees_every_form():

@@ -11,7 +11,7 @@ import pytest
 from utfhw.sim.generate import INTERFACES, module_name, pipeline_hdl
 from utfhw.sim.lint import lint_verilog
 from utfhw.hdl.cores import PIPELINED_PAIRS
-from utfhw.hdl.params import WIDTHS
+from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.sim.tools import ToolchainError, find_verilator
 from utfhw.sim.reference import CODECS
 

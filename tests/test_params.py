@@ -8,10 +8,10 @@ import pytest
 from utfhw.hdl import (ByteOrderReader, ByteOrderWriter, ByteOrderMarkWriter, Transcoder,
                        Lanes, UnitBytes, CodePoint, UTF16UnitLanes, CodePointLanes)
 from utfhw.hdl import ByteLanes, WideUTF8ToUTF16
-from utfhw.hdl.compact import Compactor
-from utfhw.hdl.queue import CreditQueue
-from utfhw.hdl.repack import Repacker
-from utfhw.hdl.window import LaneWindow
+from utfhw.hdl.lanes.compact import Compactor
+from utfhw.hdl.lanes.queue import CreditQueue
+from utfhw.hdl.lanes.repack import Repacker
+from utfhw.hdl.lanes.window import LaneWindow
 from utfhw.sim import simulate, transcode
 from utfhw.cli import main
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import FULL_SWEEP
-from utfhw.hdl.pipelined import PipelinedUTF8ToUTF16
+from utfhw.hdl.scalar.pipelined import PipelinedUTF8ToUTF16
 from utfhw.sim.formal import check, combinational_path
 from utfhw.sim.properties import PipelineProperties
 from utfhw.sim.generate import pipeline_hdl

@@ -6,7 +6,7 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from utfhw.hdl.queue import CreditQueue
+from utfhw.hdl.lanes.queue import CreditQueue
 
 
 @pytest.mark.parametrize("stall", [0.0, 0.5, 0.9])

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 
 from conftest import FULL_SWEEP
-from utfhw.hdl.layout import ErrorKind
+from utfhw.hdl.unicode.layout import ErrorKind
 from utfhw.sim import reference
 from utfhw.sim.reference import decode_utf8, encode_utf16, transcode, utf8_items
 

@@ -6,8 +6,8 @@ import random
 import pytest
 from amaranth.lib import data
 
-from utfhw.hdl.layout import Lanes
-from utfhw.hdl.repack import Repacker
+from utfhw.hdl.unicode.layout import Lanes
+from utfhw.hdl.lanes.repack import Repacker
 from utfhw.sim.payload import LaneFormat
 from utfhw.sim.wide_model import repack_beats
 

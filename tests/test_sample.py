@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from utfhw.hdl.params import CODECS
+from utfhw.hdl.unicode.params import CODECS
 from utfhw.sim.sample import MALFORMED, sample_messages, sample_text
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import PIPELINED_PAIRS, make_core
-from utfhw.hdl.params import CODECS, WIDTHS
+from utfhw.hdl.unicode.params import CODECS, WIDTHS
 from utfhw.sim.generate import convert, generate_module
 from utfhw.sim.reference import transcoder_beats
 from utfhw.sim.wide_model import expected_beats

@@ -10,8 +10,8 @@ import pytest
 
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import check_core, make_core
-from utfhw.hdl.params import WIDTHS
-from utfhw.hdl.wide import WideUTF8ToUTF16
+from utfhw.hdl.unicode.params import WIDTHS
+from utfhw.hdl.wide.core import WideUTF8ToUTF16
 from utfhw.sim.backends import simulate
 from utfhw.sim.pysim import run_messages
 from utfhw.sim.throughput import stress_input

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from conftest import FULL_SWEEP
-from utfhw.hdl.layout import ErrorKind
+from utfhw.hdl.unicode.layout import ErrorKind
 from utfhw.sim.reference import transcoder_beats
 from utfhw.sim.wide_model import LOOKBEHIND, message_units, position_unit
 

@@ -8,10 +8,10 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
-from utfhw.hdl.layout import ByteLanes, ErrorKind
-from utfhw.hdl.wide_utf8 import (ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND,
+from utfhw.hdl.unicode.layout import ByteLanes, ErrorKind
+from utfhw.hdl.wide.utf8 import (ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND,
                                  UnitSlot)
-from utfhw.hdl.window import LaneBeat, LaneWindow
+from utfhw.hdl.lanes.window import LaneBeat, LaneWindow
 from utfhw.sim.payload import pack_units
 from utfhw.sim.reference import following_ranges
 from utfhw.sim.wide_model import position_unit

@@ -7,7 +7,7 @@ from amaranth.hdl import Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from utfhw.hdl.window import LaneBeat, LaneWindow, ValidCopies, WindowBeat, drive_valid_copies
+from utfhw.hdl.lanes.window import LaneBeat, LaneWindow, ValidCopies, WindowBeat, drive_valid_copies
 
 from support import run_valid_stream
 

@@ -4,14 +4,14 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
-from .compact import Compactor
-from .lanes import WidthStage
-from .layout import ByteLanes, Lanes, UTF16Unit
-from .params import UTF16Options, check_width
-from .queue import CreditQueue
-from .repack import Repacker
-from .wide_utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
-from .window import COPY_LANES, LaneWindow
+from ..lanes.compact import Compactor
+from ..lanes.stage import WidthStage
+from ..unicode.layout import ByteLanes, Lanes, UTF16Unit
+from ..unicode.params import UTF16Options, check_width
+from ..lanes.queue import CreditQueue
+from ..lanes.repack import Repacker
+from .utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
+from ..lanes.window import COPY_LANES, LaneWindow
 
 
 __all__ = ["WideUTF8ToUTF16"]
@@ -32,17 +32,17 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
     beats full but the last of a message). The stages, each a component of its own, run
     without stopping; only the input waits:
 
-    1. *classify* (:class:`~utfhw.hdl.wide_utf8.ClassifyLanes`): what each byte is;
-    2. *window* (:class:`~utfhw.hdl.window.LaneWindow`): each beat with the three bytes before
+    1. *classify* (:class:`~utfhw.hdl.wide.utf8.ClassifyLanes`): what each byte is;
+    2. *window* (:class:`~utfhw.hdl.lanes.window.LaneWindow`): each beat with the three bytes before
        it and the one after it, so it waits for the next beat of its message; from width 8
        on it loads its lanes on copies of classify's valid bit, one per four lanes
-       (:class:`~utfhw.hdl.window.ValidCopies`);
-    3. *decode* and *emit* (:class:`~utfhw.hdl.wide_utf8.DecodePositions`): the one unit or
+       (:class:`~utfhw.hdl.lanes.window.ValidCopies`);
+    3. *decode* and *emit* (:class:`~utfhw.hdl.wide.utf8.DecodePositions`): the one unit or
        none that each byte position emits (Unicode ch. 3, Table 3-7 and maximal subparts;
        RFC 2781, section 2.1);
-    4. *compact* (:class:`~utfhw.hdl.compact.Compactor`): the units packed from lane 0;
-    5. *repack* (:class:`~utfhw.hdl.repack.Repacker`): full beats of ``width`` units;
-    6. an output queue (:class:`~utfhw.hdl.queue.CreditQueue`) of ``queue_depth`` beats.
+    4. *compact* (:class:`~utfhw.hdl.lanes.compact.Compactor`): the units packed from lane 0;
+    5. *repack* (:class:`~utfhw.hdl.lanes.repack.Repacker`): full beats of ``width`` units;
+    6. an output queue (:class:`~utfhw.hdl.lanes.queue.CreditQueue`) of ``queue_depth`` beats.
 
     Throughput: with ``o.ready`` high the core takes a beat on every clock, whatever the bytes
     and however messages are split. Over a message the output has no more beats than the input
@@ -78,7 +78,7 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
         message is one beat with ``count == 0`` and ``last``.
     o : :py:`Out(stream.Signature(Lanes(UTF16Unit, width)))`
         UTF-16 units in wire order (``data[0:8]`` first), each with its
-        :class:`~utfhw.hdl.layout.ErrorKind`, ``count`` from lane 0, ``last`` on the
+        :class:`~utfhw.hdl.unicode.layout.ErrorKind`, ``count`` from lane 0, ``last`` on the
         message's final beat.
 
     Raises
@@ -109,7 +109,7 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
     def invariants(self):
         """What holds in every reachable state, as ``(value, message)`` pairs for a formal
         bench to assert (see :meth:`CreditQueue.invariants
-        <utfhw.hdl.queue.CreditQueue.invariants>`)."""
+        <utfhw.hdl.lanes.queue.CreditQueue.invariants>`)."""
         return self._queue.invariants()
 
     @staticmethod

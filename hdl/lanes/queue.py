@@ -5,7 +5,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .params import check_integer
+from ..unicode.params import check_integer
 
 
 __all__ = ["CreditQueue"]

@@ -5,7 +5,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .params import check_flag, check_integer
+from ..unicode.params import check_flag, check_integer
 
 
 __all__ = ["LaneBeat", "WindowBeat", "ValidCopy", "drive_valid_copy", "copied_valid",

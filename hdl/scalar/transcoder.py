@@ -7,8 +7,8 @@ from amaranth.lib.wiring import In, Out
 from .byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper
 from .byteorder import ByteOrderMarkWriter
 from .error_dropper import ErrorDropper
-from .layout import UnitBytes
-from .params import CODECS, check_errors, check_pair
+from ..unicode.layout import UnitBytes
+from ..unicode.params import CODECS, check_errors, check_pair
 from .utf8 import UTF8Decoder, UTF8Encoder
 from .utf16 import UTF16Decoder, UTF16Encoder
 from .utf32 import UTF32Decoder, UTF32Encoder
@@ -55,7 +55,7 @@ class Transcoder(wiring.Component):
         ``"utf-8"``, ``"utf-8-sig"``, ``"utf-16"``, ``"utf-16-le"``, ``"utf-16-be"``,
         ``"utf-32"``, ``"utf-32-le"`` or ``"utf-32-be"``.
     errors : :class:`str`
-        ``"replace"`` (U+FFFD, with its :class:`~utfhw.hdl.layout.ErrorKind`, for each error) or
+        ``"replace"`` (U+FFFD, with its :class:`~utfhw.hdl.unicode.layout.ErrorKind`, for each error) or
         ``"ignore"`` (errors dropped).
 
     Attributes

@@ -170,7 +170,7 @@ class UTF16Options:
 
     @property
     def source(self):
-        """``"utf-8"``, as for a :class:`~utfhw.hdl.transcoder.Transcoder`."""
+        """``"utf-8"``, as for a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`."""
         return "utf-8"
 
     @property

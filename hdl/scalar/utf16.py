@@ -5,10 +5,10 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .encoder import LaneEncoder
-from .layout import UnitBytes, CodePointLanes, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
+from ..unicode.layout import UnitBytes, CodePointLanes, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
 from .handshake import registered_handshake
 from .lanes import load_decoded
-from .unicode import high_surrogate, low_surrogate, plane_minus_one, surrogate_pair_value
+from ..unicode.tables import high_surrogate, low_surrogate, plane_minus_one, surrogate_pair_value
 
 
 __all__ = ["UTF16Decoder", "UTF16Encoder"]
@@ -34,7 +34,7 @@ class UTF16Decoder(wiring.Component):
     ----------
     i : :py:`In(stream.Signature(UnitBytes(2)))`
         Numeric code units (byte order already applied, see
-        :class:`~utfhw.hdl.byteorder.ByteOrderReader`). ``count == 1`` is an odd trailing byte and
+        :class:`~utfhw.hdl.scalar.byteorder.ByteOrderReader`). ``count == 1`` is an odd trailing byte and
         belongs on the message's ``last`` beat; ``count == 0`` carries nothing.
     o : :py:`Out(stream.Signature(CodePointLanes))`
         Code points, one beat per input beat.
@@ -116,7 +116,7 @@ class UTF16Encoder(LaneEncoder):
     Latency is one clock. The output is two units wide, enough for two code points below
     U+10000 or one above, which is every beat any utfhw decoder emits, so behind a decoder the
     encoder takes one beat per clock while the output is ready. A beat that needs three or four
-    units takes two clocks (see :class:`~utfhw.hdl.encoder.LaneEncoder`). Under backpressure the
+    units takes two clocks (see :class:`~utfhw.hdl.scalar.encoder.LaneEncoder`). Under backpressure the
     output beat is held and ``i.ready`` deasserts in the same clock.
 
     Attributes

@@ -1,6 +1,6 @@
 """CPython's ``errors="ignore"`` in hardware: dropping replaced items."""
 
-from .layout import ErrorKind
+from ..unicode.layout import ErrorKind
 from .lanes import CodePointFilter
 
 
@@ -11,7 +11,7 @@ class ErrorDropper(CodePointFilter):
     """Drops every code point whose error kind is not ``NONE`` and packs the rest from lane 0.
 
     Behind a decoder (which always replaces), this gives CPython's ``errors="ignore"``. It goes
-    after :class:`~utfhw.hdl.byteorder.ByteOrderMarkStripper`, because CPython strips a mark
+    after :class:`~utfhw.hdl.scalar.byteorder.ByteOrderMarkStripper`, because CPython strips a mark
     only at the very start of the input, not after an ignored error.
 
     The stage is combinational: latency zero, ``i.ready`` is ``o.ready``, one output beat per

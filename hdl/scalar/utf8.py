@@ -5,9 +5,9 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .encoder import LaneEncoder
-from .layout import UnitBytes, CodePointLanes, UTF8UnitLanes, ErrorKind
-from .layout import REPLACEMENT_CHARACTER
-from .unicode import CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, byte_in_range
+from ..unicode.layout import UnitBytes, CodePointLanes, UTF8UnitLanes, ErrorKind
+from ..unicode.layout import REPLACEMENT_CHARACTER
+from ..unicode.tables import CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, byte_in_range
 from .handshake import registered_handshake
 from .lanes import load_decoded
 
@@ -20,7 +20,7 @@ class UTF8Decoder(wiring.Component):
 
     Decodes a byte stream into code points. Every maximal ill-formed subsequence (Unicode ch. 3,
     D93b and "U+FFFD Substitution of Maximal Subparts", Tables 3-8 to 3-11; the WHATWG UTF-8
-    decoder) becomes one U+FFFD tagged with an :class:`~utfhw.hdl.layout.ErrorKind`, which is what
+    decoder) becomes one U+FFFD tagged with an :class:`~utfhw.hdl.unicode.layout.ErrorKind`, which is what
     CPython's ``bytes.decode("utf-8", "replace")`` produces. A sequence still unfinished when a
     byte with ``last`` set arrives becomes one U+FFFD (``UNFINISHED``), and decoding starts afresh
     with the next message.
@@ -34,7 +34,7 @@ class UTF8Decoder(wiring.Component):
     is ``~o.valid | o.ready``, so a stalled output stalls the input in the same clock and no byte
     is lost or duplicated.
 
-    Errors are always replaced; :class:`~utfhw.hdl.error_dropper.ErrorDropper` after the decoder gives
+    Errors are always replaced; :class:`~utfhw.hdl.scalar.error_dropper.ErrorDropper` after the decoder gives
     CPython's ``"ignore"``.
 
     Attributes
@@ -128,7 +128,7 @@ class _DecodeStep:
         self.next_gathered  = Signal.like(state.gathered)
 
     def load(self, m, payload):
-        """Load the items into a :data:`~utfhw.hdl.layout.CodePointLanes` beat (``m.d.sync``)."""
+        """Load the items into a :data:`~utfhw.hdl.unicode.layout.CodePointLanes` beat (``m.d.sync``)."""
         load_decoded(m, payload, cut_short=self.cut_short, cut_short_kind=ErrorKind.TRUNCATED,
                      own_valid=self.own_valid, own_data=self.own_data, own_error=self.own_error)
 
@@ -201,7 +201,7 @@ class UTF8Encoder(LaneEncoder):
     six bytes wide, enough for two code points below U+10000 or one above, which is every beat
     any utfhw decoder emits, so behind a decoder the encoder takes one beat per clock while the
     output is ready. A beat of two code points that needs seven or eight bytes takes two clocks
-    (see :class:`~utfhw.hdl.encoder.LaneEncoder`). Under backpressure the output beat is held
+    (see :class:`~utfhw.hdl.scalar.encoder.LaneEncoder`). Under backpressure the output beat is held
     and ``i.ready`` deasserts in the same clock.
 
     Attributes

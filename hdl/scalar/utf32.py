@@ -5,7 +5,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .encoder import LaneEncoder
-from .layout import UnitBytes, CodePointLanes, UTF32UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
+from ..unicode.layout import UnitBytes, CodePointLanes, UTF32UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
 from .handshake import registered_handshake
 from .lanes import load_decoded
 
@@ -29,7 +29,7 @@ class UTF32Decoder(wiring.Component):
     ----------
     i : :py:`In(stream.Signature(UnitBytes(4)))`
         Numeric code units (byte order already applied, see
-        :class:`~utfhw.hdl.byteorder.ByteOrderReader`). ``count`` from 1 to 3 is a partial unit
+        :class:`~utfhw.hdl.scalar.byteorder.ByteOrderReader`). ``count`` from 1 to 3 is a partial unit
         and belongs on the message's ``last`` beat; ``count == 0`` carries nothing.
     o : :py:`Out(stream.Signature(CodePointLanes))`
         Code points in lane 0, one beat per input beat.

@@ -4,9 +4,9 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
-from .layout import Lanes
-from .lanes import WidthStage
-from .params import check_width
+from ..unicode.layout import Lanes
+from .stage import WidthStage
+from ..unicode.params import check_width
 from .window import LaneBeat
 
 

@@ -11,12 +11,12 @@ from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .byteclass import NibbleFlags, range_flag
-from .layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER, UTF16Unit
-from .params import UTF16Options, check_width
-from .unicode import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
+from ..unicode.byteclass import NibbleFlags, range_flag
+from ..unicode.layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER, UTF16Unit
+from ..unicode.params import UTF16Options, check_width
+from ..unicode.tables import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
                       low_surrogate, plane_minus_one, select_unit)
-from .window import LaneBeat, ValidCopies, WindowBeat, drive_valid_copies
+from ..lanes.window import LaneBeat, ValidCopies, WindowBeat, drive_valid_copies
 
 
 __all__ = ["ByteClass", "LOOKBEHIND", "ClassifyLanes", "UnitSlot", "DecodePositions"]
@@ -75,7 +75,7 @@ class ClassifyLanes(wiring.Component):
     i : :py:`In(stream.Signature(ByteLanes(width), always_ready=True))`
     o : :py:`Out(stream.Signature(LaneBeat(ByteClass, width), always_ready=True))`
     valid_copies : :py:`Out(ValidCopies(width))`
-        ``o.valid`` once per group of lanes (:class:`~utfhw.hdl.window.ValidCopies`).
+        ``o.valid`` once per group of lanes (:class:`~utfhw.hdl.lanes.window.ValidCopies`).
     """
     latency = 2
 

@@ -4,7 +4,7 @@ what a byte is, one LUT4 deep per level."""
 from amaranth.hdl import Const, Signal
 from amaranth.lib import data
 
-from .unicode import nibble_terms
+from .tables import nibble_terms
 
 
 __all__ = ["range_flag", "NibbleFlags"]
@@ -24,7 +24,7 @@ class NibbleFlags:
 
     The first stage decodes each nibble of the byte against every set of nibble values a flag
     needs (a function of four bits: one LUT4 each); the second ORs, for each flag, ANDs of one
-    high and one low decode (see :func:`~utfhw.hdl.unicode.nibble_terms`), one or two LUT4s.
+    high and one low decode (see :func:`~utfhw.hdl.unicode.tables.nibble_terms`), one or two LUT4s.
 
     Parameters
     ----------

@@ -1,16 +1,15 @@
-"""Lane packing that the stages share: items packed from lane 0, a decoder's output beat, the
-base of the stages that drop some code points of a beat, and the base of the wide stages whose
-latency is a function of their width."""
+"""Lane packing that the scalar stages share: items packed from lane 0, a decoder's output
+beat, and the base of the stages that drop some code points of a beat."""
 
 from amaranth.hdl import Module, Const
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .handshake import combinational_handshake
-from .layout import CodePointLanes, REPLACEMENT_CHARACTER
+from ..unicode.layout import CodePointLanes, REPLACEMENT_CHARACTER
 
 
-__all__ = ["pack_lanes", "load_decoded", "CodePointFilter", "WidthStage"]
+__all__ = ["pack_lanes", "load_decoded", "CodePointFilter"]
 
 
 def pack_lanes(m, payload, items):
@@ -77,25 +76,3 @@ class CodePointFilter(wiring.Component):
         moves = combinational_handshake(m, self.i, self.o)
         pack_lanes(m, self.o.payload, list(zip(self.keep(m, moves), self.i.payload.lanes)))
         return m
-
-
-class WidthStage(wiring.Component):
-    """Base of the wide stages of ``width`` lanes whose latency depends on nothing else. A
-    subclass gives :meth:`latency_of`, so that a core can count its clocks before it builds
-    the stage; ``latency`` is the stage's own. The subclass checks ``width`` with
-    :func:`~utfhw.hdl.params.check_width` before it makes the layouts of its ports.
-    """
-    def __init__(self, signature, *, width):
-        self._width = width
-        #: Clocks from an input beat to the output beat it produces (or completes).
-        self.latency = self.latency_of(width)
-        super().__init__(signature)
-
-    @property
-    def width(self):
-        return self._width
-
-    @staticmethod
-    def latency_of(width):
-        """The latency of the stage at ``width`` lanes."""
-        raise NotImplementedError

@@ -4,10 +4,10 @@ from amaranth.hdl import Module, Signal, Cat, Const
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .byteclass import NibbleFlags, range_flag
-from .layout import UnitBytes, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
-from .params import UTF16Options
-from .unicode import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
+from ..unicode.byteclass import NibbleFlags, range_flag
+from ..unicode.layout import UnitBytes, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
+from ..unicode.params import UTF16Options
+from ..unicode.tables import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
                       low_surrogate, plane_minus_one, select_unit)
 
 
@@ -164,7 +164,7 @@ class PipelinedUTF8ToUTF16(UTF16Options, wiring.Component):
     Attributes
     ----------
     i : :py:`In(stream.Signature(UnitBytes(1)))`
-        UTF-8 bytes, as the input of a :class:`~utfhw.hdl.transcoder.Transcoder`.
+        UTF-8 bytes, as the input of a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`.
     o : :py:`Out(stream.Signature(UTF16UnitLanes))`
         UTF-16 units in wire order (``data[0:8]`` first), up to two per beat, one beat per input
         beat.

@@ -4,7 +4,7 @@ from amaranth.hdl import Module, Signal, Const, Mux
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .layout import CodePointLanes
+from ..unicode.layout import CodePointLanes
 from .handshake import registered_handshake
 
 
@@ -36,7 +36,7 @@ class LaneEncoder(wiring.Component):
 
     def encode(self, m, code_point):
         """``(units, length)``: :attr:`max_units` unit data values for ``code_point`` (a
-        :data:`~utfhw.hdl.layout.CodePoint` view) and how many of them it takes."""
+        :data:`~utfhw.hdl.unicode.layout.CodePoint` view) and how many of them it takes."""
         raise NotImplementedError
 
     def elaborate(self, platform):

@@ -4,11 +4,11 @@ from amaranth.hdl import Module, Signal, Const, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .layout import UnitBytes, Lanes, ErrorKind, ENCODER_LANES, BYTE_ORDER_MARK
+from ..unicode.layout import UnitBytes, Lanes, ErrorKind, ENCODER_LANES, BYTE_ORDER_MARK
 from .handshake import combinational_handshake, message_start
 from .lanes import CodePointFilter, pack_lanes
-from .params import BYTE_ORDERS, check_byteorder, check_choice
-from .unicode import swap_bytes
+from ..unicode.params import BYTE_ORDERS, check_byteorder, check_choice
+from ..unicode.tables import swap_bytes
 
 
 __all__ = ["ByteOrderReader", "ByteOrderWriter", "ByteOrderMarkStripper", "ByteOrderMarkWriter"]
@@ -98,7 +98,7 @@ class ByteOrderWriter(wiring.Component):
 
     Parameters
     ----------
-    layout : :class:`~utfhw.hdl.layout.Lanes`
+    layout : :class:`~utfhw.hdl.unicode.layout.Lanes`
         Lane layout of units whose ``data`` is 16 or 32 bits wide.
     byteorder : :class:`str`
         ``"little"`` or ``"big"``.
@@ -197,7 +197,7 @@ class ByteOrderMarkWriter(wiring.Component):
     Attributes
     ----------
     i : :py:`In(stream.Signature(layout))`
-        Code units as the form's encoder emits them (:data:`~utfhw.hdl.layout.ENCODER_LANES`).
+        Code units as the form's encoder emits them (:data:`~utfhw.hdl.unicode.layout.ENCODER_LANES`).
     o : :py:`Out(stream.Signature(Lanes(unit, lanes + mark units)))`
         The same units, after the mark on the first beat of each message.
 
