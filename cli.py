@@ -13,7 +13,7 @@ import time
 from . import __version__
 from .hdl.unicode.params import (CODECS, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS, canonical_codec,
                          check_width, describe_choices)
-from .hdl.cores import check_core
+from .hdl.cores import CoreSpec
 from .sim.backends import BACKENDS, fastest_backend, simulate_messages
 from .sim.cocotb_testbench import SIMULATORS, run as run_cocotb
 from .sim.generate import INTERFACES, generate_module
@@ -470,10 +470,8 @@ def _announce_build(name, seconds):
 def _build_verilated(args, backend):
     """Build (or find) the Verilator model before anything is timed or shown as progress."""
     if backend == "verilator":
-        verilated_pipeline(args.source, args.target,
-                           errors="replace" if args.errors == "strict" else args.errors,
-                           width=args.width, pipelined=args.pipelined,
-                           on_build=_announce_build)
+        spec = _core_spec(args)
+        verilated_pipeline(spec.with_errors(spec.hardware_errors), on_build=_announce_build)
 
 
 def _note_slow_input(args, backend, size):
@@ -526,10 +524,16 @@ def _cpython(messages, args):
                     for message in messages)
 
 
+def _core_spec(args):
+    """The :class:`~utfhw.hdl.cores.CoreSpec` the options name."""
+    return CoreSpec.of(args.source, args.target, errors=args.errors, width=args.width,
+                       pipelined=args.pipelined)
+
+
 def _check_core_options(subparser, args):
+    """The core the options name; a usage error if there is none."""
     try:
-        check_core(args.source, args.target, errors=args.errors, width=args.width,
-                   pipelined=args.pipelined)
+        return _core_spec(args)
     except ValueError as error:
         subparser.error(_option_names(error))
 
@@ -604,8 +608,8 @@ def _demo(subparser, args):
     replace_args = argparse.Namespace(**{**vars(args), "errors": errors})
     result = _simulate(subparser, replace_args, messages, backend=backend)
     expected = [message.decode(args.source, errors).encode(args.target) for message in messages]
-    core = ("the wide core, width " + str(args.width) if args.width is not None
-            else "PipelinedUTF8ToUTF16" if args.pipelined else "Transcoder")
+    spec = _core_spec(args)
+    core = spec.core_name + (f", width {spec.width}" if spec.kind == "wide" else "")
     print(f"utfhw demo: {args.source} -> {args.target}, errors={args.errors}, {core}, on "
           f"{_backend_name(backend)}")
     print(f"  text:  {len(messages[0])} bytes of {args.source} in nine scripts -> "
@@ -661,9 +665,7 @@ def _generate(subparser, args):
         subparser.error(f"output file must end in .v (Verilog) or .il (RTLIL), not "
                         f"{args.output!r}")
     try:
-        module = generate_module(args.source, args.target, errors=args.errors,
-                                 pipelined=args.pipelined, width=args.width,
-                                 interface=args.interface, name=args.name,
+        module = generate_module(_core_spec(args), interface=args.interface, name=args.name,
                                  language="verilog" if extension == ".v" else "rtlil")
     except ValueError as error:
         subparser.error(_option_names(error))
@@ -682,9 +684,8 @@ def _generate(subparser, args):
 def _generate_fusesoc(subparser, args):
     from .sim.fusesoc import core_vlnv, write_fusesoc_core
     try:
-        path = write_fusesoc_core(args.fusesoc, args.source, args.target, errors=args.errors,
-                                  pipelined=args.pipelined, width=args.width,
-                                  interface=args.interface, name=args.name)
+        path = write_fusesoc_core(args.fusesoc, _core_spec(args), interface=args.interface,
+                                  name=args.name)
     except ValueError as error:
         subparser.error(_option_names(error))
     except ToolchainError as error:

@@ -2,21 +2,24 @@
 
 Every core utfhw builds (:class:`~utfhw.hdl.scalar.transcoder.Transcoder`,
 :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`, :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16`)
-is an
-:class:`amaranth.lib.wiring.Component` that satisfies :class:`Core`, and
-:func:`make_core` is the one place that picks the core for a pair: Verilog generation, the
-simulators, the implementation report and the tests all call it.
+is an :class:`amaranth.lib.wiring.Component` that satisfies :class:`Core`. A
+:class:`CoreSpec` names one: the codec pair, the error handler, and which core at which width.
+It is the one value Verilog generation, the simulators, the port description and the FuseSoC
+core pass around, and :meth:`CoreSpec.build` (or :func:`make_core`) the one place that builds
+the core it names.
 """
 
-from typing import Protocol, runtime_checkable
+import dataclasses
+from typing import Optional, Protocol, runtime_checkable
 
-from .unicode.params import ERROR_HANDLERS, check_errors, check_pair, check_width
+from .unicode.params import (ERROR_HANDLERS, check_choice, check_errors, check_pair,
+                             check_width)
 from .scalar.pipelined import PipelinedUTF8ToUTF16
 from .scalar.transcoder import Transcoder
 from .wide.core import WideUTF8ToUTF16
 
 
-__all__ = ["Core", "PIPELINED_PAIRS", "check_core", "make_core"]
+__all__ = ["Core", "PIPELINED_PAIRS", "CORE_KINDS", "CoreSpec", "check_core", "make_core"]
 
 
 @runtime_checkable
@@ -57,30 +60,115 @@ class Core(Protocol):
 #: :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16` cover, with their byte order.
 PIPELINED_PAIRS = {("utf-8", "utf-16-le"): "little", ("utf-8", "utf-16-be"): "big"}
 
+#: The kinds of core: the :class:`~utfhw.hdl.scalar.transcoder.Transcoder` (any pair, one code
+#: unit per clock), :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16` and
+#: :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16` (``width`` bytes per clock).
+CORE_KINDS = ("transcoder", "pipelined", "wide")
+
+
+@dataclasses.dataclass(frozen=True)
+class CoreSpec:
+    """Which core: a codec pair, its error handler, and the kind of core at its width.
+
+    Made directly or, from the keyword form the simulators and the command line take, by
+    :meth:`of`. It is checked when it is made.
+
+    Attributes
+    ----------
+    source, target : :class:`str`
+        CPython's codec names.
+    errors : :class:`str`
+        ``"replace"``, ``"ignore"`` or ``"strict"`` (which the ``"replace"`` core serves:
+        :attr:`hardware_errors`).
+    kind : :class:`str`
+        One of :data:`CORE_KINDS`.
+    width : :class:`int` or None
+        Bytes per beat of the wide core (1, 2, 4, 8, 16, 32 or 64); ``None`` for the others.
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If a codec, ``errors``, ``kind`` or ``width`` is unknown, ``width`` is missing for the
+        wide core or given for another, or the kind does not cover the pair.
+    """
+    source: str = "utf-8"
+    target: str = "utf-16-le"
+    errors: str = "replace"
+    kind: str = "transcoder"
+    width: Optional[int] = None
+
+    def __post_init__(self):
+        check_pair(self.source, self.target)
+        check_errors(self.errors, handlers=ERROR_HANDLERS)
+        check_choice("kind", self.kind, CORE_KINDS)
+        if self.kind == "wide":
+            check_width(self.width)
+        elif self.width is not None:
+            raise ValueError(f"width is for the wide core, not the {self.kind} core")
+        if self.kind != "transcoder" and (self.source, self.target) not in PIPELINED_PAIRS:
+            option = "width" if self.kind == "wide" else "pipelined=True"
+            raise ValueError(f"{option} is for utf-8 to utf-16-le or utf-16-be, not "
+                             f"{self.source} to {self.target}")
+
+    @classmethod
+    def of(cls, source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
+           width=None):
+        """The core :func:`make_core` builds for these arguments: the wide core if ``width``
+        is given, the pipelined core if ``pipelined``, else the ``Transcoder``."""
+        if width is not None:
+            check_width(width)
+            if pipelined:
+                raise ValueError("pipelined=True and width are two different cores; give one "
+                                 "of them")
+        kind = "wide" if width is not None else "pipelined" if pipelined else "transcoder"
+        return cls(source, target, errors, kind, width)
+
+    @property
+    def pipelined(self):
+        return self.kind == "pipelined"
+
+    @property
+    def hardware_errors(self):
+        """The handler the gateware runs: ``"replace"`` for ``"strict"``."""
+        return "replace" if self.errors == "strict" else self.errors
+
+    def with_errors(self, errors):
+        """The same core with another error handler."""
+        return dataclasses.replace(self, errors=errors)
+
+    @property
+    def core_name(self):
+        """The class of the core it builds, e.g. ``"WideUTF8ToUTF16"``."""
+        return {"transcoder": Transcoder, "pipelined": PipelinedUTF8ToUTF16,
+                "wide": WideUTF8ToUTF16}[self.kind].__name__
+
+    def build(self):
+        """The core, a new :class:`~amaranth.lib.wiring.Component` (with
+        :attr:`hardware_errors`)."""
+        if self.kind == "wide":
+            return WideUTF8ToUTF16(width=self.width,
+                                   byteorder=PIPELINED_PAIRS[(self.source, self.target)],
+                                   errors=self.hardware_errors)
+        if self.kind == "pipelined":
+            return PipelinedUTF8ToUTF16(byteorder=PIPELINED_PAIRS[(self.source, self.target)],
+                                        errors=self.hardware_errors)
+        return Transcoder(source=self.source, target=self.target, errors=self.hardware_errors)
+
 
 def check_core(source, target, *, errors="replace", pipelined=False, width=None):
     """Raise :exc:`ValueError` unless :func:`make_core` can build this core (it builds
-    nothing)."""
-    check_pair(source, target)
-    check_errors(errors, handlers=ERROR_HANDLERS)
-    if width is not None:
-        check_width(width)
-        if pipelined:
-            raise ValueError("pipelined=True and width are two different cores; give one of "
-                             "them")
-    for option, chosen in (("width", width is not None), ("pipelined=True", pipelined)):
-        if chosen and (source, target) not in PIPELINED_PAIRS:
-            raise ValueError(f"{option} is for utf-8 to utf-16-le or utf-16-be, not {source} "
-                             f"to {target}")
+    nothing); return its :class:`CoreSpec`."""
+    return CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width)
 
 
 def make_core(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
               width=None):
     """The core for a codec pair: a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`; with
-    ``pipelined=True`` the :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`; with ``width``
-    (bytes per clock: 1, 2, 4, 8, 16, 32 or 64) the :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16`.
-    The last two are UTF-8 to UTF-16-LE or -BE only. ``errors="strict"`` makes the
-    ``"replace"`` core, whose error kinds tell the consumer where to stop.
+    ``pipelined=True`` the :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`; with
+    ``width`` (bytes per clock: 1, 2, 4, 8, 16, 32 or 64) the
+    :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16`. The last two are UTF-8 to UTF-16-LE or -BE
+    only. ``errors="strict"`` makes the ``"replace"`` core, whose error kinds tell the consumer
+    where to stop. ``CoreSpec.of(...).build()`` in one call.
 
     Raises
     ------
@@ -88,12 +176,4 @@ def make_core(source="utf-8", target="utf-16-le", *, errors="replace", pipelined
         If a codec, ``errors`` or ``width`` is unknown, ``pipelined`` or ``width`` is asked
         for another pair, or both are given.
     """
-    check_core(source, target, errors=errors, pipelined=pipelined, width=width)
-    hardware_errors = "replace" if errors == "strict" else errors
-    if width is not None:
-        return WideUTF8ToUTF16(width=width, byteorder=PIPELINED_PAIRS[(source, target)],
-                               errors=hardware_errors)
-    if pipelined:
-        return PipelinedUTF8ToUTF16(byteorder=PIPELINED_PAIRS[(source, target)],
-                                    errors=hardware_errors)
-    return Transcoder(source=source, target=target, errors=hardware_errors)
+    return CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width).build()

@@ -3,8 +3,8 @@
 
 from dataclasses import dataclass, field
 
-from ..hdl.cores import check_core, make_core
-from ..hdl.unicode.params import ERROR_HANDLERS, check_choice, check_errors, check_pair
+from ..hdl.cores import CoreSpec
+from ..hdl.unicode.params import check_choice
 from .payload import pack_units, units_to_bytes
 from .pysim import run_messages
 from .reference import decode_error
@@ -135,26 +135,22 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
     """
     messages = [bytes(message) for message in messages]
     check_stall(stall)
-    check_pair(source, target)
-    check_errors(errors, handlers=ERROR_HANDLERS)
+    spec = CoreSpec.of(source, target, errors=errors, width=width, pipelined=pipelined)
     check_backend(backend)
     if record_beats is None:
         record_beats = backend == "amaranth"
-    check_core(source, target, errors=errors, width=width, pipelined=pipelined)
 
     if backend == "verilator":
         if vcd is not None:
             raise ValueError("vcd needs backend='amaranth'; the Verilator backend writes no "
                              "waveforms")
-        pipeline = verilated_pipeline(source, target,
-                                      errors="replace" if errors == "strict" else errors,
-                                      width=width, pipelined=pipelined)
+        pipeline = verilated_pipeline(spec.with_errors(spec.hardware_errors))
         wanted = "all" if record_beats else "until-error" if errors == "strict" else None
         run = pipeline.run(messages, stall=stall, seed=seed, beats=wanted, progress=progress)
         beats = run.beats or [[] for _ in messages]
         outputs, cycles, input_beats = list(run.messages()), run.cycles, run.input_beats
     else:
-        dut = make_core(source, target, errors=errors, width=width, pipelined=pipelined)
+        dut = spec.build()
         beats, cycles = run_messages(dut, messages, stall=stall, seed=seed, vcd=vcd,
                                      progress=progress)
         outputs = [units_to_bytes(message_beats, target) for message_beats in beats]
@@ -162,7 +158,7 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
                           for message in messages)
     if errors == "strict":
         for index, (message, message_beats) in enumerate(zip(messages, beats)):
-            if width is None:
+            if spec.kind != "wide":
                 error = first_error_span(message_beats, message, source, target)
             else:
                 error = first_wide_error_span(message_beats, message, target)

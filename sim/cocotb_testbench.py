@@ -214,13 +214,14 @@ def _run_in(build_dir, *, source, target, errors, simulator, interface, stall, s
     from cocotb_tools.check_results import get_results
     from cocotb_tools.runner import get_runner
 
-    from .generate import module_name, pipeline_hdl
+    from ..hdl.cores import CoreSpec
+    from .generate import generate_module
 
     build_dir.mkdir(parents=True, exist_ok=True)
-    name = module_name(source, target, interface=interface)
+    module = generate_module(CoreSpec(source, target, errors), interface=interface)
+    name = module.name
     verilog = build_dir / f"{name}.v"
-    verilog.write_text(pipeline_hdl(source, target, errors=errors, name=name,
-                                    interface=interface))
+    verilog.write_text(module.text)
     environment = {"UTFHW_SOURCE": source, "UTFHW_TARGET": target, "UTFHW_ERRORS": errors,
                    "UTFHW_STALL": str(stall), "UTFHW_SEED": str(seed)}
     if messages:

@@ -43,9 +43,8 @@ def core_vlnv(name):
     return f"utfhw:transcoders:{name}:{__version__}"
 
 
-def write_fusesoc_core(directory, source="utf-8", target="utf-16-le", *, errors="replace",
-                       pipelined=False, width=None, interface="stream", name=None):
-    """Write ``<name>.v``, ``<name>.json``, ``<name>.core`` and the lint target's hook
+def write_fusesoc_core(directory, spec, *, interface="stream", name=None):
+    """For the core ``spec`` (a :class:`~utfhw.hdl.cores.CoreSpec`) names, write ``<name>.v``, ``<name>.json``, ``<name>.core`` and the lint target's hook
     ``find_verilator.sh`` into ``directory`` (and, for the stream ports, the bench's files
     under ``bench/``). Returns the path of the core file.
 
@@ -56,8 +55,8 @@ def write_fusesoc_core(directory, source="utf-8", target="utf-16-le", *, errors=
     reference model's)."""
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    module = generate_module(source, target, errors=errors, pipelined=pipelined, width=width,
-                             interface=interface, name=name)
+    module = generate_module(spec, interface=interface, name=name)
+    source, target, errors = spec.source, spec.target, spec.hardware_errors
     name = module.name
     (directory / f"{name}.v").write_text(module.text)
     (directory / f"{name}.json").write_text(json.dumps(module.ports, indent=2) + "\n")
@@ -99,7 +98,7 @@ def write_fusesoc_core(directory, source="utf-8", target="utf-16-le", *, errors=
     ]
     if interface == "stream":
         messages = stress_messages(source)
-        expected = [expected_beats(message, source, target, errors, width=width)
+        expected = [expected_beats(message, source, target, errors, width=spec.width)
                     for message in messages]
         (directory / "bench").mkdir(exist_ok=True)
         data_files = []

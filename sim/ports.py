@@ -57,8 +57,9 @@ def _fields(layout, prefix="", offset=0):
     return fields
 
 
-def describe_ports(top, *, name, source, target, errors, pipelined, interface, width=None):
-    """The ports of ``top`` (the module ``utfhw generate`` writes) as a dict ready for JSON."""
+def describe_ports(top, *, name, spec, interface):
+    """The ports of ``top`` (the module ``utfhw generate`` writes for ``spec``, a
+    :class:`~utfhw.hdl.cores.CoreSpec`) as a dict ready for JSON."""
     core = top.core if isinstance(top, AXIStreamTop) else top
     ports = [
         {"name": "clk", "direction": "in", "width": 1,
@@ -84,7 +85,7 @@ def describe_ports(top, *, name, source, target, errors, pipelined, interface, w
                                    port_name.rpartition("__")[2]]
         ports.append(port)
     return {
-        "module": name, "source": source, "target": target, "errors": errors,
-        "pipelined": pipelined, "width": width, "interface": interface,
+        "module": name, "source": spec.source, "target": spec.target, "errors": spec.errors,
+        "pipelined": spec.kind == "pipelined", "width": spec.width, "interface": interface,
         "latency": core.latency, "capacity": core.capacity, "ports": ports,
     }

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from amaranth.hdl import Shape
 
-from ..hdl.unicode.params import check_errors, check_pair
+from ..hdl.unicode.params import check_errors
 from . import tools
 from .generate import generate_module
 from .payload import LaneFormat
@@ -331,22 +331,20 @@ class VerilatedPipeline:
 _built = {}
 
 
-def verilated_pipeline(source="utf-8", target="utf-16-le", *, errors="replace",
-                       pipelined=False, width=None, on_build=None):
-    """The :class:`VerilatedPipeline` of a codec pair, built now or found in the cache.
+def verilated_pipeline(spec, *, on_build=None):
+    """The :class:`VerilatedPipeline` of the core ``spec`` (a
+    :class:`~utfhw.hdl.cores.CoreSpec`, its ``errors`` ``"replace"`` or ``"ignore"``) names,
+    built now or found in the cache.
 
-    ``errors`` is ``"replace"`` or ``"ignore"``; ``pipelined`` and ``width`` choose the core as
-    for :func:`~utfhw.hdl.cores.make_core`. ``on_build(name, seconds)`` is called before a
-    build starts (not when the cache has it), with the module's name and a rough estimate of
-    the seconds it takes on one core. Raises :exc:`ToolchainError` if Verilator, perl or a C++
-    compiler is missing, :exc:`BuildError` if a build fails.
+    ``on_build(name, seconds)`` is called before a build starts (not when the cache has it),
+    with the module's name and a rough estimate of the seconds it takes. Raises
+    :exc:`ToolchainError` if Verilator, perl or a C++ compiler is missing, :exc:`BuildError` if
+    a build fails.
     """
-    check_pair(source, target)
-    check_errors(errors)
-    key = (source, target, errors, pipelined, width)
-    if key not in _built:
-        _built[key] = _build(source, target, errors, pipelined, width, on_build)
-    return _built[key]
+    check_errors(spec.errors)
+    if spec not in _built:
+        _built[spec] = _build(spec, on_build)
+    return _built[spec]
 
 
 def _build_seconds(width, runtime_built):
@@ -356,9 +354,9 @@ def _build_seconds(width, runtime_built):
     return (0 if runtime_built else 5) + 2 + (width or 0) // 2
 
 
-def _build(source, target, errors, pipelined, width, on_build):
+def _build(spec, on_build):
     verilator, compiler, include, toolchain_key = _toolchain()
-    module = generate_module(source, target, errors=errors, pipelined=pipelined, width=width)
+    module = generate_module(spec)
     core, name, verilog = module.top, module.name, module.text
     driver = DRIVER_SOURCE.read_text()
     ports = _port_options(core)
@@ -368,7 +366,7 @@ def _build(source, target, errors, pipelined, width, on_build):
         runtime = _runtime()
     else:
         if on_build is not None:
-            on_build(name, _build_seconds(width, _runtime_built()))
+            on_build(name, _build_seconds(spec.width, _runtime_built()))
         runtime = _runtime()
         with _building(final, f"{name}-") as build:
             (build / "design.v").write_text(verilog)
@@ -384,7 +382,7 @@ def _build(source, target, errors, pipelined, width, on_build):
                   *(str(runtime / source.replace(".cpp", ".o")) for source in _RUNTIME_SOURCES),
                   "-pthread"],
                  cwd=build, what="compiling the driver")
-    return VerilatedPipeline(source=source, target=target, errors=errors, name=name,
+    return VerilatedPipeline(source=spec.source, target=spec.target, errors=spec.errors, name=name,
                              directory=final, ports=ports,
                              output_format=LaneFormat(core.o.payload.shape()),
                              latency=core.latency)

@@ -8,6 +8,7 @@ import shutil
 
 from hypothesis import strategies as st
 
+from utfhw.hdl.cores import CoreSpec
 from utfhw.sim.verilator import verilated_pipeline
 
 
@@ -133,8 +134,8 @@ def check_verilated(data, lengths, source, target, *, errors="replace", stall=0.
     ``message.decode(source, errors).encode(target)``. Without stalls, also check that ``N``
     input beats take ``N`` plus the latency clocks (the wide core: at most one more). Returns
     the :class:`~utfhw.sim.verilator.VerilatorRun`."""
-    pipeline = verilated_pipeline(source, target, errors=errors, pipelined=pipelined,
-                                  width=width)
+    pipeline = verilated_pipeline(CoreSpec.of(source, target, errors=errors,
+                                              pipelined=pipelined, width=width))
     run = pipeline.run_joined(data, lengths, stall=stall, seed=seed)
     expected = [message.decode(source, errors).encode(target)
                 for message in split(data, lengths)]

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from utfhw.cli import main, split_messages
+from utfhw.hdl.cores import CoreSpec
 from utfhw.hdl.unicode.params import canonical_codec
 from utfhw.sim.generate import pipeline_hdl
 from utfhw.sim.lint import lint_verilog
@@ -205,7 +206,7 @@ def test_cocotb_command_messages_relative_and_no_folder_left(tmp_path):
 
 def test_hdl_language_checked():
     with pytest.raises(ValueError, match="language must be 'verilog' or 'rtlil', not 'vhdl'"):
-        pipeline_hdl(language="vhdl")
+        pipeline_hdl(CoreSpec(), language="vhdl")
 
 
 # --- the first hour: names, messages, the simulator chosen, interrupts ---------------------

@@ -53,3 +53,39 @@ def test_make_core_arguments():
                                          r"utf-16-be, not utf-8 to utf-32$"):
         make_core("utf-8", "utf-32", pipelined=True)
     gc.collect()
+
+
+def test_core_spec_names_the_core():
+    """A CoreSpec is the one value that names a core; of() reads the keyword form."""
+    from utfhw.hdl.cores import CoreSpec
+    assert CoreSpec.of("utf-8", "utf-16-be", width=4) == CoreSpec("utf-8", "utf-16-be",
+                                                                  "replace", "wide", 4)
+    assert CoreSpec.of(pipelined=True).kind == "pipelined"
+    spec = CoreSpec("utf-16", "utf-8", "strict")
+    assert spec.hardware_errors == "replace" and spec.with_errors("ignore").errors == "ignore"
+    assert spec.core_name == "Transcoder"
+    core = CoreSpec("utf-8", "utf-16-le", "ignore", "wide", 8).build()
+    assert (type(core).__name__, core.errors, core.width) == ("WideUTF8ToUTF16", "ignore", 8)
+    # Equal specs are one key (the Verilator back end caches by them).
+    assert len({CoreSpec(), CoreSpec.of(), CoreSpec("utf-8", "utf-16-le")}) == 1
+
+
+@pytest.mark.parametrize("arguments,message", [
+    ({"kind": "fast"}, "kind must be 'transcoder', 'pipelined' or 'wide', not 'fast'"),
+    ({"kind": "wide"}, "width must be a power of two from 1 to 64, not None"),
+    ({"kind": "wide", "width": 3}, "width must be a power of two from 1 to 64, not 3"),
+    ({"width": 4}, "width is for the wide core, not the transcoder core"),
+    ({"kind": "pipelined", "width": 4}, "width is for the wide core, not the pipelined core"),
+    ({"source": "utf-16", "kind": "pipelined"},
+     "pipelined=True is for utf-8 to utf-16-le or utf-16-be, not utf-16 to utf-16-le"),
+    ({"target": "utf-8", "kind": "wide", "width": 4},
+     "width is for utf-8 to utf-16-le or utf-16-be, not utf-8 to utf-8"),
+    ({"errors": "surrogateescape"},
+     "errors must be 'replace', 'ignore' or 'strict', not 'surrogateescape'"),
+    ({"source": "latin-1"}, "source codec must be 'utf-8', "),
+])
+def test_core_spec_messages(arguments, message):
+    from utfhw.hdl.cores import CoreSpec
+    with pytest.raises(ValueError) as error:
+        CoreSpec(**arguments)
+    assert str(error.value).startswith(message)

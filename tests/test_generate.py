@@ -9,13 +9,15 @@ import sys
 
 import pytest
 
+from utfhw.hdl.cores import CoreSpec
 from utfhw.sim.generate import pipeline_hdl
 
 from support import PACKAGE, copy_package
 
 GENERATE = ("import sys; from utfhw.sim.generate import pipeline_hdl; "
-            "sys.stdout.write(pipeline_hdl(sys.argv[1], sys.argv[2], errors=sys.argv[3], "
-            "pipelined=sys.argv[4] == '1', language=sys.argv[5]))")
+            "from utfhw.hdl.cores import CoreSpec; "
+            "sys.stdout.write(pipeline_hdl(CoreSpec.of(sys.argv[1], sys.argv[2], "
+            "errors=sys.argv[3], pipelined=sys.argv[4] == '1'), language=sys.argv[5]))")
 
 
 def generate_in(folder, hash_seed, *arguments):
@@ -49,11 +51,11 @@ def test_copy_is_what_runs(tmp_path):
     generate.write_text(generate.read_text().replace('"write_verilog -norename"',
                                                      '"write_verilog -norename -noattr"'))
     arguments = ("utf-8", "utf-16-le", "replace", "0", "verilog")
-    assert generate_in(folder, 0, *arguments) != pipeline_hdl("utf-8", "utf-16-le")
+    assert generate_in(folder, 0, *arguments) != pipeline_hdl(CoreSpec())
 
 
 def test_no_source_locations():
-    text = pipeline_hdl("utf-8", "utf-16-le")
+    text = pipeline_hdl(CoreSpec())
     assert "src =" not in text and ".py:" not in text
 
 
@@ -63,7 +65,7 @@ def test_provenance_header():
     import utfhw
     from utfhw.sim.generate import generate_module
 
-    module = generate_module("utf-8", "utf-16-be", errors="ignore", width=4, interface="axis")
+    module = generate_module(CoreSpec("utf-8", "utf-16-be", "ignore", "wide", 4), interface="axis")
     header = module.text.split("\n")[:4]
     assert header == [
         "// utf8_to_utf16be_w4_axis: utf-8 to utf-16-be, errors=ignore, exact to CPython's codecs",
@@ -76,7 +78,7 @@ def test_provenance_header():
     assert module.ports["generator"] == {
         "utfhw": utfhw.__version__,
         "command": header[3].split(": ", 1)[1]}
-    rtlil = generate_module("utf-32", "utf-8", pipelined=False, language="rtlil")
+    rtlil = generate_module(CoreSpec("utf-32", "utf-8"), language="rtlil")
     assert rtlil.text.startswith("# utf32_to_utf8: utf-32 to utf-8, errors=replace")
 
 
@@ -85,7 +87,7 @@ def test_provenance_command_makes_the_same_module(tmp_path):
     from utfhw.cli import main
     from utfhw.sim.generate import generate_module
 
-    module = generate_module("utf-16", "utf-32-le", errors="ignore", interface="axis",
+    module = generate_module(CoreSpec("utf-16", "utf-32-le", "ignore"), interface="axis",
                              name="mine")
     command = module.ports["generator"]["command"].split()[1:]
     assert main([*command, "-o", str(tmp_path / "again.v")]) == 0

@@ -10,7 +10,7 @@ import pytest
 
 from utfhw.sim.generate import INTERFACES, module_name, pipeline_hdl
 from utfhw.sim.lint import lint_verilog
-from utfhw.hdl.cores import PIPELINED_PAIRS
+from utfhw.hdl.cores import CoreSpec, PIPELINED_PAIRS
 from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.sim.tools import ToolchainError, find_verilator
 from utfhw.sim.reference import CODECS
@@ -38,11 +38,10 @@ MODULES = [(*module, interface) for module in MODULES for interface in INTERFACE
 
 @pytest.mark.parametrize("source,target,errors,pipelined,width,interface", MODULES)
 def test_every_module(verilator, tmp_path, source, target, errors, pipelined, width, interface):
-    name = module_name(source, target, pipelined=pipelined, width=width,
-                       interface=interface)
+    spec = CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width)
+    name = module_name(spec, interface=interface)
     path = tmp_path / f"{name}.v"
-    path.write_text(pipeline_hdl(source, target, errors=errors, pipelined=pipelined,
-                                 width=width, interface=interface))
+    path.write_text(pipeline_hdl(spec, interface=interface))
     lint = lint_verilog(path, top=name)
     assert lint.returncode == 0, lint.stderr
     iverilog = shutil.which("iverilog")

