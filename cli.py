@@ -519,9 +519,9 @@ def _backend_name(backend):
     return {"amaranth": "Amaranth's simulator", "verilator": "Verilator"}[backend]
 
 
-def _cpython(messages, args):
-    return b"".join(message.decode(args.source, args.errors).encode(args.target)
-                    for message in messages)
+def _cpython(messages, source, target, errors):
+    """What CPython makes of each message, the oracle ``--check`` and the demo compare with."""
+    return [message.decode(source, errors).encode(target) for message in messages]
 
 
 def _core_spec(args):
@@ -581,7 +581,7 @@ def _transcode(subparser, args):
           f"bytes, {result.cycles} cycles, {rate}, {result.bytes_per_clock:.4f} input bytes "
           f"per clock", file=sys.stderr)
     if args.check:
-        expected = _cpython(messages, args)
+        expected = b"".join(_cpython(messages, args.source, args.target, args.errors))
         if result.output != expected:
             subparser.exit(1, f"utfhw: error: the output differs from CPython's "
                               f"(first at byte {_first_difference(result.output, expected)})\n")
@@ -595,7 +595,7 @@ def _first_difference(one, other):
 
 
 def _demo(subparser, args):
-    _check_core_options(subparser, args)
+    spec = _check_core_options(subparser, args)
     samples = sample_messages(args.source)
     messages = [message for message, _ in samples]
     if args.save:
@@ -604,11 +604,10 @@ def _demo(subparser, args):
         except OSError as error:
             subparser.exit(1, f"utfhw: error: cannot write {args.save}: {error.strerror}\n")
     backend = _choose_backend(args.sim)
-    errors = "replace" if args.errors == "strict" else args.errors
+    errors = spec.hardware_errors
     replace_args = argparse.Namespace(**{**vars(args), "errors": errors})
     result = _simulate(subparser, replace_args, messages, backend=backend)
-    expected = [message.decode(args.source, errors).encode(args.target) for message in messages]
-    spec = _core_spec(args)
+    expected = _cpython(messages, args.source, args.target, errors)
     core = spec.core_name + (f", width {spec.width}" if spec.kind == "wide" else "")
     print(f"utfhw demo: {args.source} -> {args.target}, errors={args.errors}, {core}, on "
           f"{_backend_name(backend)}")
