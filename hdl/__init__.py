@@ -17,8 +17,8 @@ from .scalar.byteorder import (ByteOrderReader, ByteOrderWriter, ByteOrderMarkSt
 from .scalar.error_dropper import ErrorDropper
 from .scalar.transcoder import Transcoder
 from .scalar.pipelined import PipelinedUTF8ToUTF16
-from .wide.core import WideUTF8ToUTF16
-from .cores import Core, PIPELINED_PAIRS, check_core, make_core
+from .wide.core import WideTranscoder, WideUTF8ToUTF16
+from .cores import Core, PIPELINED_PAIRS, WIDE_PAIRS, check_core, make_core
 from .uart import UARTReceiver, UARTTransmitter
 from .bytestream import UnitAssembler, LaneSerializer
 from .bridge import UARTBridge
@@ -31,6 +31,7 @@ __all__ = [
     "UTF8Decoder", "UTF8Encoder", "UTF16Decoder", "UTF16Encoder", "UTF32Decoder",
     "UTF32Encoder", "ByteOrderReader", "ByteOrderWriter", "ByteOrderMarkStripper",
     "ByteOrderMarkWriter", "ErrorDropper", "Transcoder", "PipelinedUTF8ToUTF16",
-    "WideUTF8ToUTF16", "Core", "PIPELINED_PAIRS", "check_core", "make_core", "UARTReceiver", "UARTTransmitter",
+    "WideTranscoder", "WideUTF8ToUTF16", "Core", "PIPELINED_PAIRS", "WIDE_PAIRS", "check_core",
+    "make_core", "UARTReceiver", "UARTTransmitter",
     "UnitAssembler", "LaneSerializer", "UARTBridge",
 ]

@@ -1,7 +1,7 @@
 """What every transcoding core offers, and the choice of core for a codec pair.
 
 Every core utfhw builds (:class:`~utfhw.hdl.scalar.transcoder.Transcoder`,
-:class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`, :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16`)
+:class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`, :class:`~utfhw.hdl.wide.core.WideTranscoder`)
 is an :class:`amaranth.lib.wiring.Component` that satisfies :class:`Core`. A
 :class:`CoreSpec` names one: the codec pair, the error handler, and which core at which width.
 It is the one value Verilog generation, the simulators, the port description and the FuseSoC
@@ -16,10 +16,11 @@ from .unicode.params import (ERROR_HANDLERS, check_choice, check_errors, check_p
                              check_width)
 from .scalar.pipelined import PipelinedUTF8ToUTF16
 from .scalar.transcoder import Transcoder
-from .wide.core import WideUTF8ToUTF16
+from .wide.core import WIDE_SOURCES, WIDE_TARGETS, WideTranscoder
 
 
-__all__ = ["Core", "PIPELINED_PAIRS", "CORE_KINDS", "CoreSpec", "check_core", "make_core"]
+__all__ = ["Core", "PIPELINED_PAIRS", "WIDE_PAIRS", "CORE_KINDS", "CoreSpec", "check_core",
+           "make_core"]
 
 
 @runtime_checkable
@@ -56,14 +57,25 @@ class Core(Protocol):
     capacity: int
 
 
-#: The pairs :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16` and
-#: :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16` cover, with their byte order.
+#: The pairs :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16` covers, with their byte
+#: order.
 PIPELINED_PAIRS = {("utf-8", "utf-16-le"): "little", ("utf-8", "utf-16-be"): "big"}
+
+#: The pairs :class:`~utfhw.hdl.wide.core.WideTranscoder` covers.
+WIDE_PAIRS = tuple((source, target) for source in WIDE_SOURCES for target in WIDE_TARGETS)
 
 #: The kinds of core: the :class:`~utfhw.hdl.scalar.transcoder.Transcoder` (any pair, one code
 #: unit per clock), :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16` and
-#: :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16` (``width`` bytes per clock).
+#: :class:`~utfhw.hdl.wide.core.WideTranscoder` (``width`` bytes per clock).
 CORE_KINDS = ("transcoder", "pipelined", "wide")
+
+
+def _pairs(pairs):
+    """``utf-8 to utf-16-le or utf-16-be``: the pairs a kind of core covers, as a message says
+    them (one source here)."""
+    targets = [target for _, target in pairs]
+    return (f"{pairs[0][0]} to " + (", ".join(targets[:-1]) + " or " + targets[-1]
+                                    if len(targets) > 1 else targets[0]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,10 +117,12 @@ class CoreSpec:
             check_width(self.width)
         elif self.width is not None:
             raise ValueError(f"width is for the wide core, not the {self.kind} core")
-        if self.kind != "transcoder" and (self.source, self.target) not in PIPELINED_PAIRS:
-            option = "width" if self.kind == "wide" else "pipelined=True"
-            raise ValueError(f"{option} is for utf-8 to utf-16-le or utf-16-be, not "
-                             f"{self.source} to {self.target}")
+        if self.kind != "transcoder":
+            option, pairs = (("width", WIDE_PAIRS) if self.kind == "wide"
+                             else ("pipelined=True", list(PIPELINED_PAIRS)))
+            if (self.source, self.target) not in pairs:
+                raise ValueError(f"{option} is for {_pairs(pairs)}, not "
+                                 f"{self.source} to {self.target}")
 
     @classmethod
     def of(cls, source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
@@ -138,17 +152,16 @@ class CoreSpec:
 
     @property
     def core_name(self):
-        """The class of the core it builds, e.g. ``"WideUTF8ToUTF16"``."""
+        """The class of the core it builds, e.g. ``"WideTranscoder"``."""
         return {"transcoder": Transcoder, "pipelined": PipelinedUTF8ToUTF16,
-                "wide": WideUTF8ToUTF16}[self.kind].__name__
+                "wide": WideTranscoder}[self.kind].__name__
 
     def build(self):
         """The core, a new :class:`~amaranth.lib.wiring.Component` (with
         :attr:`hardware_errors`)."""
         if self.kind == "wide":
-            return WideUTF8ToUTF16(width=self.width,
-                                   byteorder=PIPELINED_PAIRS[(self.source, self.target)],
-                                   errors=self.hardware_errors)
+            return WideTranscoder(source=self.source, target=self.target, width=self.width,
+                                  errors=self.hardware_errors)
         if self.kind == "pipelined":
             return PipelinedUTF8ToUTF16(byteorder=PIPELINED_PAIRS[(self.source, self.target)],
                                         errors=self.hardware_errors)
@@ -166,8 +179,8 @@ def make_core(source="utf-8", target="utf-16-le", *, errors="replace", pipelined
     """The core for a codec pair: a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`; with
     ``pipelined=True`` the :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`; with
     ``width`` (bytes per clock: 1, 2, 4, 8, 16, 32 or 64) the
-    :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16`. The last two are UTF-8 to UTF-16-LE or -BE
-    only. ``errors="strict"`` makes the ``"replace"`` core, whose error kinds tell the consumer
+    :class:`~utfhw.hdl.wide.core.WideTranscoder` (:data:`WIDE_PAIRS`: UTF-8 to UTF-16-LE, -BE,
+    UTF-32-LE or -BE). The pipelined core is UTF-8 to UTF-16-LE or -BE only. ``errors="strict"`` makes the ``"replace"`` core, whose error kinds tell the consumer
     where to stop. ``CoreSpec.of(...).build()`` in one call.
 
     Raises

@@ -48,8 +48,8 @@ def first_error_span(beats, data, source, target):
 
 
 def first_wide_error_span(beats, data, target):
-    """:func:`first_error_span` for the output beats of a wide UTF-8 to UTF-16 core, whose
-    beats do not follow the input's.
+    """:func:`first_error_span` for the output beats of a wide core from UTF-8, whose beats do
+    not follow the input's.
 
     The units before the first error are the characters before it, so their UTF-8 length is
     where the error starts. Its end follows from the kind: one byte for an invalid byte, the end
@@ -57,10 +57,11 @@ def first_wide_error_span(beats, data, target):
     accepted before the byte that cut it short (Table 3-7).
     """
     good = bytearray()
+    unit_bytes = CODECS[target].unit_bytes
     for units, _ in beats:
         for unit, error in units:
             if error == ErrorKind.NONE:
-                good += unit.to_bytes(2, "little")
+                good += unit.to_bytes(unit_bytes, "little")
                 continue
             start = len(good.decode(target, "surrogatepass").encode("utf-8", "surrogatepass"))
             def span(end):

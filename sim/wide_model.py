@@ -1,5 +1,5 @@
-"""What each byte position of a wide UTF-8 to UTF-16 core emits: a model written from the
-specification, for the wide core to be checked against.
+"""What each byte position of a wide UTF-8 to UTF-16 or UTF-32 core emits: a model written from
+the specification, for the wide cores to be checked against.
 
 A wide core takes W bytes a clock, so no lane can wait for the lanes before it. Two facts make
 the lanes independent (see ``docs/wide-design.md``): the decoder's state after byte ``i`` is a
@@ -14,6 +14,9 @@ lookahead every byte position emits at most one UTF-16 unit:
   ends there;
 - nothing for a byte that only starts or continues a sequence.
 
+For UTF-32 the rule is the same but for four-byte characters, which give their scalar value
+whole at their last byte and nothing at their third.
+
 :func:`position_unit` is that rule for one position, from bytes ``i-3`` to ``i+1``; the
 tests check it against CPython over every message of a few bytes drawn from the bytes at the
 edges of Table 3-7. The error kinds are the ones the scalar cores give the same replacements.
@@ -22,6 +25,7 @@ edges of Table 3-7. The error kinds are the ones the scalar cores give the same 
 from dataclasses import dataclass
 
 from ..hdl.unicode.layout import ErrorKind, REPLACEMENT_CHARACTER
+from ..hdl.unicode.params import CODECS
 from .reference import following_ranges, transcoder_beats
 
 
@@ -77,8 +81,9 @@ def _replacement(following):
                                    else ErrorKind.TRUNCATED)
 
 
-def position_unit(behind, byte, following):
-    """The UTF-16 unit byte position ``i`` emits, as ``(unit, ErrorKind)``, or ``None``.
+def position_unit(behind, byte, following, form="utf-16"):
+    """The UTF-16 unit (or, with ``form="utf-32"``, the UTF-32 unit) byte position ``i``
+    emits, as ``(unit, ErrorKind)``, or ``None``.
 
     ``behind`` holds bytes ``i-3`` to ``i-1`` (``None`` for positions before the message),
     ``byte`` is byte ``i`` and ``following`` byte ``i+1``, or ``None`` where the message ends
@@ -90,12 +95,12 @@ def position_unit(behind, byte, following):
         after = _advance(state, byte)
         if not after.needs:
             value = after.value
-            if value >= 0x10000:
+            if value >= 0x10000 and form == "utf-16":
                 return 0xDC00 | value & 0x3FF, ErrorKind.NONE
             return value, ErrorKind.NONE
         if not _continues(after, following):
             return _replacement(following)
-        if state.length == 4 and after.needs == 1:
+        if state.length == 4 and after.needs == 1 and form == "utf-16":
             # RFC 2781, 2.1: the high surrogate holds bits 10 to 20 of U - 0x10000, all of
             # them in the three bytes so far.
             return 0xD800 | ((after.value << 6) - 0x10000) >> 10, ErrorKind.NONE
@@ -109,24 +114,24 @@ def position_unit(behind, byte, following):
     return REPLACEMENT_CHARACTER, ErrorKind.INVALID_BYTE
 
 
-def _position_units(message, errors):
+def _position_units(message, errors, form="utf-16"):
     """What each position of ``message`` emits: ``(unit, ErrorKind)`` or ``None``."""
     padded = [None] * LOOKBEHIND + list(message) + [None]
     units = []
     for index, byte in enumerate(message):
         position = index + LOOKBEHIND
         emitted = position_unit(padded[position - LOOKBEHIND:position], byte,
-                                padded[position + 1])
+                                padded[position + 1], form)
         if emitted is not None and errors == "ignore" and emitted[1] != ErrorKind.NONE:
             emitted = None
         units.append(emitted)
     return units
 
 
-def message_units(message, errors="replace"):
+def message_units(message, errors="replace", form="utf-16"):
     """The ``(unit, ErrorKind)`` of one message, position by position, each from its own
     window; ``errors="ignore"`` leaves the replacements out."""
-    return [unit for unit in _position_units(bytes(message), errors) if unit is not None]
+    return [unit for unit in _position_units(bytes(message), errors, form) if unit is not None]
 
 
 def repack_beats(items, width):
@@ -151,20 +156,21 @@ def repack_beats(items, width):
 
 
 def wide_beats(message, width, *, errors="replace", target="utf-16-le"):
-    """The output beats of :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16` for one message sent
-    ``width`` bytes a beat: ``(units, last)`` tuples, ``units`` a list of ``(data,
+    """The output beats of the wide core from UTF-8 to ``target`` (``utf-16-le``, ``-be``,
+    ``utf-32-le`` or ``-be``) for one message sent ``width`` bytes a beat: ``(units, last)`` tuples, ``units`` a list of ``(data,
     ErrorKind)`` with ``data`` in wire order, as :class:`~utfhw.sim.payload.LaneFormat` reads
     them.
 
     Each input beat's units go to :func:`repack_beats` (an empty message is one empty
     beat)."""
     message = bytes(message)
-    positions = _position_units(message, errors)
+    codec = CODECS[target]
+    positions = _position_units(message, errors, codec.form)
     starts = range(0, len(message), width) if message else [0]
     beats = repack_beats([[unit for unit in positions[start:start + width] if unit is not None]
                           for start in starts], width)
-    if target == "utf-16-be":
-        beats = [([(int.from_bytes(unit.to_bytes(2, "big"), "little"), kind)
+    if codec.byteorder == "big":
+        beats = [([(int.from_bytes(unit.to_bytes(codec.unit_bytes, "big"), "little"), kind)
                    for unit, kind in units], last) for units, last in beats]
     return beats
 

@@ -127,14 +127,15 @@ def surrogate_pair_value(high_bits, low_bits):
     return Cat(low_bits[0:10], high_bits[0:6], high_bits[6:10] + 1)
 
 
-def select_unit(select, sources, byteorder):
-    """The UTF-16 unit, in wire order for ``byteorder``, that ``select`` (a bit for each name
-    of ``sources``) picks from ``sources`` (16-bit values by name), or 0 when none is
-    selected. An AND-OR of the sources, with no priority between them: ``select`` is one-hot,
-    or the sources it may pick together have no bit set in common."""
-    value = Const(0, 16)
+def select_unit(select, sources, byteorder, *, bits=16):
+    """The UTF-16 (or, with ``bits=32``, UTF-32) unit, in wire order for ``byteorder``, that
+    ``select`` (a bit for each name of ``sources``) picks from ``sources`` (values of ``bits``
+    bits by name), or 0 when none is selected. An AND-OR of the sources, with no priority
+    between them: ``select`` is one-hot, or the sources it may pick together have no bit set in
+    common."""
+    value = Const(0, bits)
     for name, source in sources.items():
-        value = value | (source & getattr(select, name).replicate(16))
+        value = value | (source & getattr(select, name).replicate(bits))
     return swap_bytes(value) if byteorder == "big" else value
 
 

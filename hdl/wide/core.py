@@ -1,4 +1,4 @@
-"""UTF-8 to UTF-16 at ``width`` bytes per clock."""
+"""The wide cores: UTF-8 to UTF-16 or UTF-32 at ``width`` bytes per clock."""
 
 from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
@@ -6,15 +6,21 @@ from amaranth.lib.wiring import In, Out, connect
 
 from ..lanes.compact import Compactor
 from ..lanes.stage import WidthStage
-from ..unicode.layout import ByteLanes, Lanes, UTF16Unit
-from ..unicode.params import UTF16Options, check_width
+from ..unicode.layout import ByteLanes, Lanes
+from ..unicode.params import (CODECS, check_byteorder, check_choice, check_errors,
+                              check_width)
 from ..lanes.queue import CreditQueue
 from ..lanes.repack import Repacker
-from .utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
+from .utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND, POSITION_FORMS
 from ..lanes.window import COPY_LANES, LaneWindow
 
 
-__all__ = ["WideUTF8ToUTF16"]
+__all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "WideTranscoder", "WideUTF8ToUTF16"]
+
+
+#: The codecs a wide core reads, and those it writes.
+WIDE_SOURCES = ("utf-8",)
+WIDE_TARGETS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
 
 
 def _stages(width):
@@ -24,13 +30,15 @@ def _stages(width):
             + Compactor.latency_of(width) + Repacker.latency_of(width))
 
 
-class WideUTF8ToUTF16(UTF16Options, WidthStage):
-    """UTF-8 to UTF-16-LE or -BE at ``width`` bytes per clock, exact to
-    ``bytes.decode("utf-8", errors).encode("utf-16-le")`` (or ``-be``) on every input.
+class WideTranscoder(WidthStage):
+    """A codec pair at ``width`` bytes per clock, exact to
+    ``bytes.decode(source, errors).encode(target)`` on every input: UTF-8 to UTF-16-LE, -BE,
+    UTF-32-LE or -BE.
 
-    Each beat brings up to ``width`` bytes, each beat out carries ``width`` UTF-16 units (all
-    beats full but the last of a message). The stages, each a component of its own, run
-    without stopping; only the input waits:
+    Each beat brings up to ``width`` bytes, each beat out carries ``width`` target units (all
+    beats full but the last of a message): ``2 * width`` bytes for UTF-16, ``4 * width`` for
+    UTF-32. The stages, each a component of its own, run without stopping; only the input
+    waits:
 
     1. *classify* (:class:`~utfhw.hdl.wide.utf8.ClassifyLanes`): what each byte is;
     2. *window* (:class:`~utfhw.hdl.lanes.window.LaneWindow`): each beat with the three bytes before
@@ -39,14 +47,14 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
        (:class:`~utfhw.hdl.lanes.window.ValidCopies`);
     3. *decode* and *emit* (:class:`~utfhw.hdl.wide.utf8.DecodePositions`): the one unit or
        none that each byte position emits (Unicode ch. 3, Table 3-7 and maximal subparts;
-       RFC 2781, section 2.1);
+       RFC 2781, section 2.1, or D90 for UTF-32);
     4. *compact* (:class:`~utfhw.hdl.lanes.compact.Compactor`): the units packed from lane 0;
     5. *repack* (:class:`~utfhw.hdl.lanes.repack.Repacker`): full beats of ``width`` units;
     6. an output queue (:class:`~utfhw.hdl.lanes.queue.CreditQueue`) of ``queue_depth`` beats.
 
     Throughput: with ``o.ready`` high the core takes a beat on every clock, whatever the bytes
-    and however messages are split. Over a message the output has no more beats than the input
-    (the units never outnumber the bytes), and the repacker's output lags by at most one beat.
+    and however messages are split, well-formed or not. Over a message the output has no more
+    beats than the input (the units never outnumber the bytes), and the repacker's output lags by at most one beat.
     A message of ``n`` bytes alone takes ``ceil(n / width)`` input clocks (one if empty) and
     is out ``latency`` clocks after its last beat went in, or one clock later when its last
     beat completes two output beats.
@@ -63,10 +71,12 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
 
     Parameters
     ----------
+    source : :class:`str`
+        One of :data:`WIDE_SOURCES`: ``"utf-8"``.
+    target : :class:`str`
+        One of :data:`WIDE_TARGETS`.
     width : :class:`int`
         Bytes per input beat and units per output beat: 1, 2, 4, 8, 16, 32 or 64.
-    byteorder : :class:`str`
-        ``"little"`` (``utf-16-le``) or ``"big"`` (``utf-16-be``).
     errors : :class:`str`
         ``"replace"`` or ``"ignore"``.
 
@@ -76,21 +86,29 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
         UTF-8 bytes in wire order, ``count`` present from lane 0, ``last`` on a message's final
         beat. A message starts on a new beat and only its last beat may be short; an empty
         message is one beat with ``count == 0`` and ``last``.
-    o : :py:`Out(stream.Signature(Lanes(UTF16Unit, width)))`
-        UTF-16 units in wire order (``data[0:8]`` first), each with its
-        :class:`~utfhw.hdl.unicode.layout.ErrorKind`, ``count`` from lane 0, ``last`` on the
-        message's final beat.
+    o : :py:`Out(stream.Signature(Lanes(unit, width)))`
+        Target units (:data:`~utfhw.hdl.unicode.layout.UTF16Unit` or
+        :data:`~utfhw.hdl.unicode.layout.UTF32Unit`) in wire order (``data[0:8]`` first), each
+        with its :class:`~utfhw.hdl.unicode.layout.ErrorKind`, ``count`` from lane 0, ``last``
+        on the message's final beat.
 
     Raises
     ------
     :exc:`ValueError`
-        If ``width``, ``byteorder`` or ``errors`` is not one of the values above.
+        If ``source``, ``target``, ``width`` or ``errors`` is not one of the values above.
     """
     # ``i.ready`` is high while the queue holds at most this many beats.
     _threshold = 3
 
-    def __init__(self, *, width, byteorder="little", errors="replace"):
+    def __init__(self, *, source="utf-8", target="utf-16-le", width, errors="replace"):
+        check_choice("source", source, WIDE_SOURCES)
+        check_choice("target", target, WIDE_TARGETS)
         check_width(width)           # before the ports' layouts are made of it
+        check_errors(errors)
+        self._source, self._target, self._errors = source, target, errors
+        codec = CODECS[target]
+        self._form, self._byteorder = codec.form, codec.byteorder
+        unit = POSITION_FORMS[codec.form].members["item"]
         stages = _stages(width)
         # Room for every beat in the stages, the repacker's extra beat, the clock the ready
         # flip-flop lags, and a few beats of slack so a drained output never stops the input.
@@ -100,11 +118,28 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
         self.capacity = self.queue_depth + 1 + stages + 1
         super().__init__({
             "i": In(stream.Signature(ByteLanes(width))),
-            "o": Out(stream.Signature(Lanes(UTF16Unit, width))),
-        }, width=width, byteorder=byteorder, errors=errors)
+            "o": Out(stream.Signature(Lanes(unit, width))),
+        }, width=width)
         # Made here, so that :meth:`invariants` can name its state.
         self._queue = CreditQueue(shape=self.o.payload.shape(), depth=self.queue_depth,
                                   threshold=self._threshold)
+
+    @property
+    def source(self):
+        return self._source
+
+    @property
+    def target(self):
+        return self._target
+
+    @property
+    def errors(self):
+        return self._errors
+
+    @property
+    def byteorder(self):
+        """``"little"`` or ``"big"``: the target's byte order."""
+        return self._byteorder
 
     def invariants(self):
         """What holds in every reachable state, as ``(value, message)`` pairs for a formal
@@ -127,9 +162,10 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
         m.submodules.window = window = LaneWindow(item=ByteClass, width=width,
                                                   behind=LOOKBEHIND, valid_copies=fan_out)
         m.submodules.decode = decode = DecodePositions(width=width, byteorder=self._byteorder,
-                                                       errors=self._errors)
-        m.submodules.compact = compact = Compactor(item=UTF16Unit, width=width)
-        m.submodules.repack = repack = Repacker(item=UTF16Unit, width=width)
+                                                       errors=self._errors, form=self._form)
+        unit = self.o.payload.shape().item
+        m.submodules.compact = compact = Compactor(item=unit, width=width)
+        m.submodules.repack = repack = Repacker(item=unit, width=width)
         m.submodules.queue = queue = self._queue
         m.d.comb += [
             self.i.ready.eq(queue.room),
@@ -145,3 +181,19 @@ class WideUTF8ToUTF16(UTF16Options, WidthStage):
         connect(m, repack.o, queue.i)
         connect(m, queue.o, wiring.flipped(self.o))
         return m
+
+
+class WideUTF8ToUTF16(WideTranscoder):
+    """The :class:`WideTranscoder` from UTF-8 to UTF-16-LE (``byteorder="little"``) or -BE
+    (``"big"``), by the name it had before the other pairs.
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If ``width``, ``byteorder`` or ``errors`` is not one the :class:`WideTranscoder`
+        takes.
+    """
+    def __init__(self, *, width, byteorder="little", errors="replace"):
+        check_byteorder(byteorder)
+        super().__init__(source="utf-8", target="utf-16-le" if byteorder == "little"
+                         else "utf-16-be", width=width, errors=errors)

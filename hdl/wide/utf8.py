@@ -4,7 +4,7 @@ Two facts let every lane decide alone (``docs/wide-design.md``; the
 model is :mod:`utfhw.sim.wide_model`): the decoder's state before byte ``i`` is a function of bytes
 ``i-3`` to ``i-1`` (Unicode ch. 3, Table 3-7: a sequence is at most four bytes, a lead byte
 always starts afresh), and with byte ``i+1`` known every position emits at most one UTF-16
-unit.
+unit, or at most one UTF-32 unit (a scalar value or U+FFFD).
 """
 
 from amaranth.hdl import Cat, Const, Module, Signal
@@ -12,14 +12,15 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..unicode.byteclass import NibbleFlags, range_flag
-from ..unicode.layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER, UTF16Unit
-from ..unicode.params import UTF16Options, check_width
+from ..unicode.layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER, UTF16Unit, UTF32Unit
+from ..unicode.params import UTF16Options, check_choice, check_width
 from ..unicode.tables import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
                       low_surrogate, plane_minus_one, select_unit)
 from ..lanes.window import LaneBeat, ValidCopies, WindowBeat, drive_valid_copies
 
 
-__all__ = ["ByteClass", "LOOKBEHIND", "ClassifyLanes", "UnitSlot", "DecodePositions"]
+__all__ = ["ByteClass", "LOOKBEHIND", "ClassifyLanes", "UnitSlot", "UTF32Slot", "POSITION_FORMS",
+           "DecodePositions"]
 
 
 #: Bytes before a position that decide the state it meets.
@@ -122,6 +123,12 @@ class ClassifyLanes(wiring.Component):
 #: One position's output: a UTF-16 unit in wire order, or nothing.
 UnitSlot = data.StructLayout({"valid": 1, "item": UTF16Unit})
 
+#: One position's output: a UTF-32 unit in wire order, or nothing.
+UTF32Slot = data.StructLayout({"valid": 1, "item": UTF32Unit})
+
+#: The target forms :class:`DecodePositions` emits, each with the slot of one position.
+POSITION_FORMS = {"utf-16": UnitSlot, "utf-32": UTF32Slot}
+
 # Stage 1 of decoding, for every window position from the second on: whether the byte is
 # accepted as the second byte of a sequence that needs 1, 2 or 3 continuation bytes.
 _Seconds = data.StructLayout({
@@ -132,6 +139,7 @@ _Seconds = data.StructLayout({
 # Stage 2: how each position of the beat stands in its sequence.
 _Roles = data.StructLayout({
     "b0": 8, "b1": 8, "b2": 8,       # bytes i, i-1, i-2
+    "b3": 3,                         # a four-byte sequence's bits from its lead byte, i-3
     "ascii": 1,
     "two": 1,            # completes a two-byte sequence
     "three": 1,          # completes a three-byte sequence
@@ -157,16 +165,30 @@ _Chosen = data.StructLayout({
     "error": ErrorKind,
 })
 
+# The same for a UTF-32 unit, the scalar value itself: a four-byte sequence gives it whole at
+# its last byte, so there is no high surrogate, and bits 11 and up come from bytes i-2, i-3.
+_ScalarPieces = ("low_six", "ascii_top", "continuation", "bit_ten", "bit_eleven", "three_top",
+                 "four_top", "replacement")
+_ChosenScalar = data.StructLayout({
+    "b0": 8, "b1": 8,
+    "b2": 6,             # bits 12 to 17 (a three-byte sequence's lead byte gives four of them)
+    "b3": 3,             # bits 18 to 20, from a four-byte sequence's lead byte
+    "select": data.StructLayout({name: 1 for name in _ScalarPieces}),
+    "error": ErrorKind,
+})
+
 
 class DecodePositions(UTF16Options, wiring.Component):
-    """Stages *decode* and *emit*: the UTF-16 unit each byte position emits, from the flags of
-    bytes ``i-3`` to ``i+1``.
+    """Stages *decode* and *emit*: the UTF-16 or UTF-32 unit each byte position emits, from the
+    flags of bytes ``i-3`` to ``i+1``.
 
     Four clocks of latency, one beat per clock, no backpressure. Position ``i`` emits (the
     maximal subparts of Unicode ch. 3, "U+FFFD Substitution of Maximal Subparts"):
 
-    - a complete character at its last byte: its unit, or its low surrogate;
-    - a four-byte character's high surrogate at its third byte, when byte ``i+1`` continues it;
+    - a complete character at its last byte: its unit, its low surrogate, or (UTF-32) its
+      scalar value;
+    - in UTF-16, a four-byte character's high surrogate at its third byte, when byte ``i+1``
+      continues it;
     - a U+FFFD (``TRUNCATED``, or ``UNFINISHED`` at the end of the message) at a byte that
       leaves a sequence byte ``i+1`` does not continue;
     - a U+FFFD (``INVALID_BYTE``) for a byte that is neither ASCII, a lead byte, nor accepted
@@ -175,7 +197,7 @@ class DecodePositions(UTF16Options, wiring.Component):
 
     The clocks: which bytes are accepted second bytes (two LUT4 levels); each position's role
     (two or three); where its unit comes from and the surrogate's plane; the unit (RFC 2781,
-    section 2.1), in wire byte order.
+    section 2.1; for UTF-32 Unicode ch. 3, D90: the scalar value), in wire byte order.
 
     Parameters
     ----------
@@ -185,22 +207,36 @@ class DecodePositions(UTF16Options, wiring.Component):
         ``"little"`` or ``"big"``.
     errors : :class:`str`
         ``"replace"`` or ``"ignore"``.
+    form : :class:`str`
+        The target form: ``"utf-16"`` or ``"utf-32"`` (:data:`POSITION_FORMS`).
 
     Attributes
     ----------
     i : :py:`In(stream.Signature(WindowBeat(ByteClass, width, LOOKBEHIND), always_ready=True))`
-    o : :py:`Out(stream.Signature(LaneBeat(UnitSlot, width), always_ready=True))`
+    o : :py:`Out(stream.Signature(LaneBeat(POSITION_FORMS[form], width), always_ready=True))`
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If ``width``, ``byteorder``, ``errors`` or ``form`` is not one of the values above.
     """
     latency = 4
 
-    def __init__(self, *, width, byteorder="little", errors="replace"):
+    def __init__(self, *, width, byteorder="little", errors="replace", form="utf-16"):
         check_width(width)
+        check_choice("form", form, POSITION_FORMS)
         self._width = width
+        self._form = form
         super().__init__({
             "i": In(stream.Signature(WindowBeat(ByteClass, width, LOOKBEHIND),
                                      always_ready=True)),
-            "o": Out(stream.Signature(LaneBeat(UnitSlot, width), always_ready=True)),
+            "o": Out(stream.Signature(LaneBeat(POSITION_FORMS[form], width),
+                                      always_ready=True)),
         }, byteorder=byteorder, errors=errors)
+
+    @property
+    def form(self):
+        return self._form
 
     def elaborate(self, platform):
         m = Module()
@@ -237,12 +273,15 @@ class DecodePositions(UTF16Options, wiring.Component):
         for lane in range(width):
             m.d.sync += roles[lane].eq(self._role(m, seconds, LOOKBEHIND + lane))
 
-        chosen = Signal(data.ArrayLayout(_Chosen, width), reset_less=True)
+        scalar = self._form == "utf-32"
+        chosen = Signal(data.ArrayLayout(_ChosenScalar if scalar else _Chosen, width),
+                        reset_less=True)
         for lane in range(width):
             m.d.sync += chosen[lane].eq(self._choose(m, roles[lane]))
 
+        unit = self._scalar if scalar else self._unit
         for lane in range(width):
-            m.d.sync += self.o.payload.lanes[lane].eq(self._unit(m, chosen[lane]))
+            m.d.sync += self.o.payload.lanes[lane].eq(unit(m, chosen[lane]))
         return m
 
     def _role(self, m, seconds, index):
@@ -259,6 +298,7 @@ class DecodePositions(UTF16Options, wiring.Component):
             result.b0.eq(this.byte),
             result.b1.eq(before.byte),
             result.b2.eq(earlier.byte),
+            result.b3.eq(seconds[index - 3].byte[0:3]),
             result.ascii.eq(this.ascii),
             result.two.eq(this.second[0]),
             result.three.eq(three),
@@ -275,22 +315,34 @@ class DecodePositions(UTF16Options, wiring.Component):
 
     def _choose(self, m, roles):
         """Stage 3: where the unit comes from, its error kind, and a high surrogate's plane."""
-        result = Signal(_Chosen)
         invalid = roles.stray & ~roles.accepted
         replacement = roles.breaks | invalid
+        if self._form == "utf-32":
+            result = Signal(_ChosenScalar)
+            m.d.comb += [
+                result.b2.eq(roles.b2[0:6]),
+                result.b3.eq(roles.b3),
+                result.select.bit_ten.eq(roles.two | roles.three | roles.low),
+                result.select.bit_eleven.eq(roles.three | roles.low),
+                result.select.four_top.eq(roles.low),
+            ]
+        else:
+            result = Signal(_Chosen)
+            m.d.comb += [
+                result.lead_bits.eq(roles.b2[0:4]),
+                # The plane of a four-byte sequence, from its lead (b2) and second (b1) bytes.
+                result.plane_minus_one.eq(plane_minus_one(Cat(roles.b1[4:6], roles.b2[0:3]))),
+                result.select.bit_ten.eq(roles.two | roles.three),
+                result.select.high.eq(roles.high),
+                result.select.low_top.eq(roles.low),
+            ]
         m.d.comb += [
             result.b0.eq(roles.b0),
             result.b1.eq(roles.b1),
-            result.lead_bits.eq(roles.b2[0:4]),
-            # The plane of a four-byte sequence, from its lead (b2) and second (b1) bytes.
-            result.plane_minus_one.eq(plane_minus_one(Cat(roles.b1[4:6], roles.b2[0:3]))),
             result.select.low_six.eq(roles.ascii | roles.two | roles.three | roles.low),
             result.select.ascii_top.eq(roles.ascii),
             result.select.continuation.eq(roles.two | roles.three | roles.low),
-            result.select.bit_ten.eq(roles.two | roles.three),
             result.select.three_top.eq(roles.three),
-            result.select.high.eq(roles.high),
-            result.select.low_top.eq(roles.low),
         ]
         if self._errors == "replace":
             m.d.comb += result.select.replacement.eq(replacement)
@@ -324,6 +376,28 @@ class DecodePositions(UTF16Options, wiring.Component):
         m.d.comb += [
             result.valid.eq(select.low_six | select.high | select.replacement),
             result.item.data.eq(select_unit(select, pieces, self._byteorder)),
+            result.item.error.eq(chosen.error),
+        ]
+        return result
+
+    def _scalar(self, m, chosen):
+        """Stage 4 for UTF-32 (Unicode ch. 3, D90 and Table 3-6): the scalar value, in wire
+        byte order."""
+        b0, b1 = chosen.b0, chosen.b1
+        pieces = {
+            "low_six": Cat(b0[0:6], Const(0, 26)),
+            "ascii_top": Cat(Const(0, 6), b0[6:8], Const(0, 24)),
+            "continuation": Cat(Const(0, 6), b1[0:4], Const(0, 22)),
+            "bit_ten": Cat(Const(0, 10), b1[4], Const(0, 21)),
+            "bit_eleven": Cat(Const(0, 11), b1[5], Const(0, 20)),
+            "three_top": Cat(Const(0, 12), chosen.b2[0:4], Const(0, 16)),
+            "four_top": Cat(Const(0, 12), chosen.b2, chosen.b3, Const(0, 11)),
+            "replacement": Const(REPLACEMENT_CHARACTER, 32),
+        }
+        result = Signal(UTF32Slot)
+        m.d.comb += [
+            result.valid.eq(chosen.select.low_six | chosen.select.replacement),
+            result.item.data.eq(select_unit(chosen.select, pieces, self._byteorder, bits=32)),
             result.item.error.eq(chosen.error),
         ]
         return result
