@@ -65,7 +65,8 @@ def test_core_spec_names_the_core():
     assert spec.hardware_errors == "replace" and spec.with_errors("ignore").errors == "ignore"
     assert spec.core_name == "Transcoder"
     core = CoreSpec("utf-8", "utf-16-le", "ignore", "wide", 8).build()
-    assert (type(core).__name__, core.errors, core.width) == ("WideUTF8ToUTF16", "ignore", 8)
+    assert (type(core).__name__, core.errors, core.width) == ("WideTranscoder", "ignore", 8)
+    assert CoreSpec("utf-8", "utf-32-le", "replace", "wide", 4).core_name == "WideTranscoder"
     # Equal specs are one key (the Verilator back end caches by them).
     assert len({CoreSpec(), CoreSpec.of(), CoreSpec("utf-8", "utf-16-le")}) == 1
 
@@ -79,7 +80,10 @@ def test_core_spec_names_the_core():
     ({"source": "utf-16", "kind": "pipelined"},
      "pipelined=True is for utf-8 to utf-16-le or utf-16-be, not utf-16 to utf-16-le"),
     ({"target": "utf-8", "kind": "wide", "width": 4},
-     "width is for utf-8 to utf-16-le or utf-16-be, not utf-8 to utf-8"),
+     "width is for utf-8 to utf-16-le, utf-16-be, utf-32-le or utf-32-be, not utf-8 to utf-8"),
+    ({"source": "utf-32", "target": "utf-32-le", "kind": "wide", "width": 4},
+     "width is for utf-8 to utf-16-le, utf-16-be, utf-32-le or utf-32-be, not utf-32 to "
+     "utf-32-le"),
     ({"errors": "surrogateescape"},
      "errors must be 'replace', 'ignore' or 'strict', not 'surrogateescape'"),
     ({"source": "latin-1"}, "source codec must be 'utf-8', "),

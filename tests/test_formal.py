@@ -26,7 +26,7 @@ from utfhw.hdl.lanes.queue import CreditQueue
 from utfhw.hdl.lanes.repack import Repacker
 from utfhw.hdl.wide.utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
 from utfhw.hdl.lanes.window import LaneWindow
-from utfhw.hdl.wide.core import WideUTF8ToUTF16
+from utfhw.hdl.wide.core import WideTranscoder, WideUTF8ToUTF16
 from utfhw.sim.reference import CODECS
 
 
@@ -120,7 +120,7 @@ class Tampered(wiring.Component):
     def __init__(self, tamper, core=None):
         self.core = core or UTF8Decoder()
         self._tamper = tamper
-        for name in ("width", "latency", "capacity"):
+        for name in ("width", "latency", "capacity", "target"):
             if hasattr(self.core, name):
                 setattr(self, name, getattr(self.core, name))
         super().__init__(self.core.signature)
@@ -467,15 +467,17 @@ def test_wide_properties(tmp_path, width):
 
 
 def wide_equivalence(core, beats):
-    return WideEquivalence(core, Transcoder(source="utf-8", target="utf-16-le"), beats=beats,
+    return WideEquivalence(core, Transcoder(source="utf-8", target=core.target), beats=beats,
                            deadline=wide_depth(core, beats) - 1)
 
 
+@pytest.mark.parametrize("target", ["utf-16-le", "utf-32-be"])
 @pytest.mark.parametrize("beats", [2, 3] if FULL_SWEEP else [2])
-def test_wide_equivalent_to_scalar(tmp_path, beats):
+def test_wide_equivalent_to_scalar(tmp_path, beats, target):
     """The wide core at width 4 and the scalar Transcoder, fed the same message of ``beats``
-    beats of any bytes (the last one of any length), give the same units and error kinds."""
-    core = WideUTF8ToUTF16(width=4)
+    beats of any bytes (the last one of any length), give the same units and error kinds: one
+    target of each form."""
+    core = WideTranscoder(target=target, width=4)
     result = check(wide_equivalence(core, beats), mode="bmc", depth=wide_depth(core, beats),
                    directory=tmp_path)
     assert result.passed, result.failures
@@ -505,12 +507,14 @@ def ends_beats_short(m, inner, outer):
     passes_through(m, inner, outer, payload=payload)
 
 
-def wide(tamper, width=1):
-    return Tampered(tamper, WideUTF8ToUTF16(width=width))
+def wide(tamper, width=1, target="utf-16-le"):
+    return Tampered(tamper, WideTranscoder(target=target, width=width))
 
 
 @pytest.mark.parametrize("bench,expected", [
     (lambda: wide_equivalence(wide(mislabels_truncation), 2), "unit and error kind"),
+    (lambda: wide_equivalence(wide(mislabels_truncation, target="utf-32-be"), 2),
+     "unit and error kind"),
     (lambda: wide_equivalence(wide(says_nothing), 2), "last beat within the deadline"),
     (lambda: wide_equivalence(wide(drops_the_last_unit), 2), "as many units"),
     # The message's last beat, short, now looks like a short beat within the message.
@@ -519,7 +523,7 @@ def wide(tamper, width=1):
     (lambda: FullBeats(Tampered(ends_beats_short,
                                 ReadyView(Repacker(item=ErrorKind, width=4)))),
      "but a message's last is full"),
-], ids=["error kind", "silence", "lost unit", "lost last", "short beat", "short repacked beat"])
+], ids=["error kind", "error kind to utf-32", "silence", "lost unit", "lost last", "short beat", "short repacked beat"])
 def test_wide_broken_variant_fails(tmp_path, bench, expected):
     bench = bench()
     core = getattr(bench, "wide", None) or bench.core

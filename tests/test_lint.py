@@ -29,10 +29,11 @@ MODULES = [(source, target, errors, False, None)
            for errors in ("replace", "ignore")]
 MODULES += [(source, target, errors, True, None) for source, target in PIPELINED_PAIRS
             for errors in ("replace", "ignore")]
-# The wide core at every width, and its other target and handler at one.
+# The wide core at every width, and its other targets and handler at some.
 MODULES += [("utf-8", "utf-16-le", "replace", False, width) for width in WIDTHS]
 MODULES += [("utf-8", "utf-16-be", "ignore", False, 4), ("utf-8", "utf-16-be", "replace", False, 8),
-            ("utf-8", "utf-16-le", "ignore", False, 2)]
+            ("utf-8", "utf-16-le", "ignore", False, 2), ("utf-8", "utf-32-le", "replace", False, 1),
+            ("utf-8", "utf-32-be", "ignore", False, 4), ("utf-8", "utf-32-le", "ignore", False, 32)]
 MODULES = [(*module, interface) for module in MODULES for interface in INTERFACES]
 
 

@@ -12,6 +12,7 @@ from utfhw.hdl.lanes.compact import Compactor
 from utfhw.hdl.lanes.queue import CreditQueue
 from utfhw.hdl.lanes.repack import Repacker
 from utfhw.hdl.lanes.window import LaneWindow
+from utfhw.hdl.wide.utf8 import DecodePositions
 from utfhw.sim import simulate, transcode
 from utfhw.cli import main
 
@@ -123,9 +124,9 @@ def test_width(make, width):
         make(width)
 
 
-def test_width_is_for_utf8_to_utf16():
-    with raises(ValueError, "width is for utf-8 to utf-16-le or utf-16-be, not utf-16-le to "
-                            "utf-8"):
+def test_width_is_for_the_wide_pairs():
+    with raises(ValueError, "width is for utf-8 to utf-16-le, utf-16-be, utf-32-le or "
+                            "utf-32-be, not utf-16-le to utf-8"):
         transcode(b"a", "utf-16-le", "utf-8", width=4)
 
 
@@ -136,7 +137,8 @@ def test_width_on_the_command_line(capsys):
         capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["generate", "-o", "x.v", "--width", "4", "--to", "utf-8"])
-    assert "--width is for utf-8 to utf-16-le or utf-16-be, not utf-8 to utf-8" in \
+    assert ("--width is for utf-8 to utf-16-le, utf-16-be, utf-32-le or utf-32-be, not utf-8 "
+            "to utf-8") in \
         capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["generate", "-o", "x.v", "--width", "4", "--pipelined"])
@@ -153,3 +155,5 @@ def test_stage_parameters():
         CreditQueue(shape=8, depth=12, threshold=3)
     with raises(ValueError, "threshold must be an integer from 1 to 15, not 16"):
         CreditQueue(shape=8, depth=16, threshold=16)
+    with raises(ValueError, "form must be 'utf-16' or 'utf-32', not 'utf-8'"):
+        DecodePositions(width=4, form="utf-8")

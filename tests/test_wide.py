@@ -1,6 +1,7 @@
-"""WideUTF8ToUTF16, the core that takes ``width`` bytes a clock: its parameters, its beats in
-Amaranth's simulator against the model of the wide core, and its generated Verilog in Verilator
-against CPython at widths 4 and 32 (every width with ``UTFHW_SWEEP=full``)."""
+"""WideTranscoder (and WideUTF8ToUTF16, its UTF-16 instance), the core that takes ``width``
+bytes a clock: its parameters, its beats in Amaranth's simulator against the model of the wide
+core, and its generated Verilog in Verilator against CPython at widths 4 and 32 (every width
+with ``UTFHW_SWEEP=full``), to UTF-16 and to UTF-32."""
 
 import itertools
 import math
@@ -11,7 +12,7 @@ import pytest
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import check_core, make_core
 from utfhw.hdl.unicode.params import WIDTHS
-from utfhw.hdl.wide.core import WideUTF8ToUTF16
+from utfhw.hdl.wide.core import WIDE_TARGETS, WideTranscoder, WideUTF8ToUTF16
 from utfhw.sim.backends import simulate
 from utfhw.sim.pysim import run_messages
 from utfhw.sim.throughput import stress_input
@@ -38,14 +39,32 @@ def test_parameters(arguments, message):
     assert str(error.value) == message
 
 
+@pytest.mark.parametrize("arguments,message", [
+    ({"target": "utf-8"},
+     "target must be 'utf-16-le', 'utf-16-be', 'utf-32-le' or 'utf-32-be', not 'utf-8'"),
+    ({"source": "utf-16-le"}, "source must be 'utf-8', not 'utf-16-le'"),
+    ({"target": "utf-32-le", "width": 6}, "width must be a power of two from 1 to 64, not 6"),
+    ({"target": "utf-32-be", "errors": "strict"},
+     "errors must be 'replace' or 'ignore', not 'strict'"),
+])
+def test_transcoder_parameters(arguments, message):
+    with pytest.raises(ValueError) as error:
+        WideTranscoder(**{"width": 4, **arguments})
+    assert str(error.value) == message
+
+
 @pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 def test_core_choice():
     core = make_core("utf-8", "utf-16-be", errors="strict", width=8)
-    assert isinstance(core, WideUTF8ToUTF16)
+    assert isinstance(core, WideTranscoder)
     assert (core.width, core.target, core.errors) == (8, "utf-16-be", "replace")
+    core = make_core("utf-8", "utf-32-be", width=4)
+    assert (core.target, core.byteorder, core.o.payload.shape().item.size) == \
+        ("utf-32-be", "big", 35)
     with pytest.raises(ValueError) as error:
-        check_core("utf-8", "utf-32-le", width=4)
-    assert str(error.value) == "width is for utf-8 to utf-16-le or utf-16-be, not utf-8 to utf-32-le"
+        check_core("utf-8", "utf-8", width=4)
+    assert str(error.value) == ("width is for utf-8 to utf-16-le, utf-16-be, utf-32-le or "
+                                "utf-32-be, not utf-8 to utf-8")
     with pytest.raises(ValueError) as error:
         check_core("utf-8", "utf-16-le", width=4, pipelined=True)
     assert str(error.value) == ("pipelined=True and width are two different cores; give one of "
@@ -64,19 +83,31 @@ def random_messages(rng, width, count):
 
 
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
-@pytest.mark.parametrize("byteorder", ["little", "big"])
-@pytest.mark.parametrize("width", [1, 2, 4, 8])
-def test_beats_as_the_model_gives(width, byteorder, errors):
+@pytest.mark.parametrize("width,target", [
+    *((width, target) for width in (1, 2, 4, 8) for target in ("utf-16-le", "utf-16-be")),
+    *((width, target) for width in (1, 4) for target in ("utf-32-le", "utf-32-be")),
+])
+def test_beats_as_the_model_gives(width, target, errors):
     """Beat for beat what the model of the wide core says, under stalls on both sides."""
-    rng = random.Random(f"{width}{byteorder}{errors}")
+    rng = random.Random(f"{width}{target}{errors}")
     messages = random_messages(rng, width, 60)
-    dut = WideUTF8ToUTF16(width=width, byteorder=byteorder, errors=errors)
+    dut = WideTranscoder(target=target, width=width, errors=errors)
     beats, _ = run_messages(dut, messages, stall=0.3, seed=width)
-    target = TARGETS[byteorder]
+    unit_bytes = 4 if target.startswith("utf-32") else 2
     for message, got in zip(messages, beats):
         assert got == wide_beats(message, width, errors=errors, target=target), message.hex()
-        output = b"".join(unit.to_bytes(2, "little") for units, _ in got for unit, _ in units)
+        output = b"".join(unit.to_bytes(unit_bytes, "little")
+                          for units, _ in got for unit, _ in units)
         assert output == message.decode("utf-8", errors).encode(target)
+
+
+@pytest.mark.parametrize("byteorder", ["little", "big"])
+def test_utf16_name(byteorder):
+    """WideUTF8ToUTF16 is the WideTranscoder to UTF-16 in the byte order asked for."""
+    core = WideUTF8ToUTF16(width=4, byteorder=byteorder)
+    assert isinstance(core, WideTranscoder)
+    assert (core.source, core.target, core.byteorder) == ("utf-8", TARGETS[byteorder],
+                                                          byteorder)
 
 
 def test_model_reads_a_wrong_core_as_wrong():
@@ -86,16 +117,22 @@ def test_model_reads_a_wrong_core_as_wrong():
     assert wide_beats(message, 4, target="utf-16-le") != wide_beats(message, 4,
                                                                      target="utf-16-be")
     assert [len(units) for units, _ in wide_beats(message, 4)] == [4, 4, 4, 3]
+    # To UTF-32 the four-byte character is one unit, not two.
+    assert [len(units) for units, _ in wide_beats(message, 4, target="utf-32-le")] == \
+        [4, 4, 4]
+    assert wide_beats(message, 4, target="utf-32-le") != wide_beats(message, 4,
+                                                                     target="utf-32-be")
 
 
-@pytest.mark.parametrize("width", [1, 4, 16])
-def test_a_beat_every_clock(width):
+@pytest.mark.parametrize("width,target", [(1, "utf-16-le"), (4, "utf-16-le"),
+                                          (16, "utf-16-le"), (4, "utf-32-le")])
+def test_a_beat_every_clock(width, target):
     """With the output always ready, adversarial input moves at ``width`` bytes a clock: one
     message of n bytes takes ceil(n / width) clocks plus the latency, or one clock more."""
     data = stress_input("utf-8", 600, seed=width)
-    latency = WideUTF8ToUTF16.latency_of(width)
+    latency = WideTranscoder.latency_of(width)
     for message in (data, data[:width * 7 + 1], b"", b"\xe0"):
-        result = simulate(message, width=width)
+        result = simulate(message, "utf-8", target, width=width)
         beats = max(1, math.ceil(len(message) / width))
         assert result.input_beats == beats
         assert beats + latency <= result.cycles <= beats + latency + 1
@@ -109,9 +146,10 @@ CLASS_MESSAGES = [bytes(message) for length in (1, 2, 3)
                   for message in itertools.product(TRICKY_BYTES, repeat=length)]
 
 
-@pytest.mark.parametrize("errors", ["replace", "ignore"])
+@pytest.mark.parametrize("errors,target", [("replace", "utf-16-le"), ("ignore", "utf-16-be"),
+                                           ("replace", "utf-32-be"), ("ignore", "utf-32-le")])
 @pytest.mark.parametrize("width", VERILATED_WIDTHS)
-def test_short_messages_at_every_lane(width, errors):
+def test_short_messages_at_every_lane(width, errors, target):
     """Every 1-3-byte message of class-edge bytes, after 0 to ``width - 1`` bytes of ASCII, of
     an unfinished four-byte sequence and of stray continuation bytes, so that it meets every
     lane and the beat boundary with every state behind it; each its own message, and all of
@@ -122,7 +160,6 @@ def test_short_messages_at_every_lane(width, errors):
         offset = rng.randrange(width)
         messages.append(b"a" * offset + message)
         messages.append(b"\xf0\x90\x80" * (offset // 3) + b"\x80" * (offset % 3) + message)
-    target = "utf-16-be" if errors == "ignore" else "utf-16-le"
     check_verilated(*joined(messages), "utf-8", target, errors=errors, width=width)
     every_offset = [b"a" * offset + message for message in CLASS_MESSAGES[:2000]
                     for offset in range(width)]
@@ -132,8 +169,9 @@ def test_short_messages_at_every_lane(width, errors):
 
 
 @pytest.mark.parametrize("width", VERILATED_WIDTHS)
-@pytest.mark.parametrize("stall", [0.0, 0.3, 0.7])
-def test_adversarial_with_stalls(width, stall):
+@pytest.mark.parametrize("stall,target", [(0.0, "utf-16-le"), (0.3, "utf-16-le"),
+                                          (0.7, "utf-16-le"), (0.3, "utf-32-le")])
+def test_adversarial_with_stalls(width, stall, target):
     """Adversarial messages of every length around the width, empty and one-byte messages, with
     stalls on both sides."""
     rng = random.Random(f"{width}{stall}")
@@ -144,25 +182,27 @@ def test_adversarial_with_stalls(width, stall):
         messages.append(data[:cut])
         data = data[cut:]
     for errors in ("replace", "ignore"):
-        check_verilated(*joined(messages), "utf-8", "utf-16-le", errors=errors, width=width,
+        check_verilated(*joined(messages), "utf-8", target, errors=errors, width=width,
                         stall=stall, seed=width)
 
 
-@pytest.mark.parametrize("width", VERILATED_WIDTHS)
-def test_multi_megabyte_message(width):
+@pytest.mark.parametrize("width,target", [(width, "utf-16-be") for width in VERILATED_WIDTHS]
+                         + [(32, "utf-32-be")])
+def test_multi_megabyte_message(width, target):
     data = stress_input("utf-8", (16 if FULL_SWEEP else 3) << 20, seed=1)
-    run = check_verilated(data, [len(data)], "utf-8", "utf-16-be", width=width)
+    run = check_verilated(data, [len(data)], "utf-8", target, width=width)
     assert run.input_beats == math.ceil(len(data) / width)
 
 
-@pytest.mark.parametrize("width", VERILATED_WIDTHS)
-def test_corpus(corpus, width):
+@pytest.mark.parametrize("width,target", [(width, "utf-16-le") for width in VERILATED_WIDTHS]
+                         + [(4, "utf-32-le")])
+def test_corpus(corpus, width, target):
     """Every file of the third-party corpus as a message of UTF-8, the UTF-16 ones included."""
     files = sorted(path for path in corpus.rglob("*") if path.is_file())
     messages = [path.read_bytes() for path in files]
     assert messages, "no corpus files"
     for errors in ("replace", "ignore"):
-        check_verilated(*joined(messages), "utf-8", "utf-16-le", errors=errors, width=width,
+        check_verilated(*joined(messages), "utf-8", target, errors=errors, width=width,
                         stall=0.2, seed=3)
 
 
@@ -176,20 +216,21 @@ def test_strict(backend):
               for _ in range(40 if backend == "verilator" else 10)]
     for data in cases:
         expected = cpython_strict_error(data, "utf-8")
-        for width in (4, 8):
+        for width, target in ((4, "utf-16-le"), (8, "utf-16-le"), (4, "utf-32-be")):
             try:
-                result = simulate(data, "utf-8", "utf-16-le", errors="strict", width=width,
+                result = simulate(data, "utf-8", target, errors="strict", width=width,
                                   backend=backend)
             except UnicodeDecodeError as error:
                 assert error_fields(error) == expected, data.hex()
             else:
                 assert expected is None, data.hex()
-                assert result.output == data.decode("utf-8").encode("utf-16-le")
+                assert result.output == data.decode("utf-8").encode(target)
 
 
 @pytest.mark.skipif(not FULL_SWEEP, reason="UTFHW_SWEEP=full")
 @pytest.mark.parametrize("width", [4, 32])
-def test_every_short_utf8_message(width):
+@pytest.mark.parametrize("target", WIDE_TARGETS)
+def test_every_short_utf8_message(width, target):
     """All 16,843,008 byte strings of 1 to 3 bytes, each its own message."""
     for data, lengths in every_two_bytes_messages():
-        check_verilated(data, lengths, "utf-8", "utf-16-le", width=width)
+        check_verilated(data, lengths, "utf-8", target, width=width)

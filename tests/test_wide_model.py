@@ -1,6 +1,6 @@
-"""The per-position rule of the wide UTF-8 to UTF-16 core (sim/wide_model.py), each position
-decided from bytes i-3 to i+1 alone, against CPython and the reference model: every message of
-up to a few bytes over the bytes at the edges of Unicode Table 3-7."""
+"""The per-position rule of the wide UTF-8 to UTF-16 and UTF-32 cores (sim/wide_model.py), each
+position decided from bytes i-3 to i+1 alone, against CPython and the reference model: every
+message of up to a few bytes over the bytes at the edges of Unicode Table 3-7."""
 
 import itertools
 
@@ -25,37 +25,43 @@ if FULL_SWEEP:
     SWEEPS += [(EDGES_25, 4), (EDGES_13, 5), (EDGES_9, 6)]
 
 
-def units_bytes(units):
-    return b"".join(unit.to_bytes(2, "little") for unit, _ in units)
+FORMS = {"utf-16": "utf-16-le", "utf-32": "utf-32-le"}
 
 
+def units_bytes(units, form="utf-16"):
+    return b"".join(unit.to_bytes(2 if form == "utf-16" else 4, "little") for unit, _ in units)
+
+
+@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("alphabet,length", SWEEPS,
                          ids=[f"{len(alphabet)}^{length}" for alphabet, length in SWEEPS])
-def test_every_message_against_cpython(alphabet, length):
+def test_every_message_against_cpython(alphabet, length, form):
     checked = 0
     for message in itertools.product(alphabet, repeat=length):
         message = bytes(message)
         for errors in ("replace", "ignore"):
-            units = message_units(message, errors)
-            assert units_bytes(units) == message.decode("utf-8", errors).encode("utf-16-le"), \
-                (message.hex(), errors)
+            units = message_units(message, errors, form)
+            assert units_bytes(units, form) == \
+                message.decode("utf-8", errors).encode(FORMS[form]), (message.hex(), errors)
         checked += 1
     assert checked == len(alphabet) ** length
 
 
+@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("alphabet,length", [(EDGES_25, 3), (EDGES_13, 4)])
-def test_error_kinds_are_the_scalar_cores(alphabet, length):
+def test_error_kinds_are_the_scalar_cores(alphabet, length, form):
     """The same replacements carry the same error kinds as the scalar cores' (which the
     reference model gives beat by beat): only where they come out differs."""
     for message in map(bytes, itertools.product(alphabet, repeat=length)):
-        expected = [(unit, kind) for units, _ in transcoder_beats(message, "utf-8", "utf-16-le")
+        expected = [(unit, kind) for units, _ in transcoder_beats(message, "utf-8", FORMS[form])
                     for unit, kind in units]
-        assert message_units(message) == expected, message.hex()
+        assert message_units(message, form=form) == expected, message.hex()
 
 
-def test_at_most_one_unit_a_position_and_no_more_units_than_bytes():
+@pytest.mark.parametrize("form", FORMS)
+def test_at_most_one_unit_a_position_and_no_more_units_than_bytes(form):
     for message in map(bytes, itertools.product(EDGES_13, repeat=4)):
-        assert len(message_units(message)) <= len(message)
+        assert len(message_units(message, form=form)) <= len(message)
 
 
 def test_window_is_all_a_position_sees():
@@ -77,6 +83,8 @@ def test_known_cases():
         [0xFFFD] * 5 + [0x41, 0xFFFD, 0xFFFD, 0x42]
     assert message_units(b"\xf0\x9f\x98\x80") == [(0xD83D, ErrorKind.NONE),
                                                   (0xDE00, ErrorKind.NONE)]
+    assert message_units(b"\xf0\x9f\x98\x80", form="utf-32") == [(0x1F600, ErrorKind.NONE)]
+    assert message_units(b"\xf4\x8f\xbf\xbf", form="utf-32") == [(0x10FFFF, ErrorKind.NONE)]
     assert message_units(b"\xe2\x82") == [(0xFFFD, ErrorKind.UNFINISHED)]
     assert message_units(b"\xe2\x28") == [(0xFFFD, ErrorKind.TRUNCATED), (0x28, ErrorKind.NONE)]
 

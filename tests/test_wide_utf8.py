@@ -10,7 +10,7 @@ from amaranth.lib.wiring import In, Out, connect
 
 from utfhw.hdl.unicode.layout import ByteLanes, ErrorKind
 from utfhw.hdl.wide.utf8 import (ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND,
-                                 UnitSlot)
+                                 POSITION_FORMS)
 from utfhw.hdl.lanes.window import LaneBeat, LaneWindow
 from utfhw.sim.payload import pack_units
 from utfhw.sim.reference import following_ranges
@@ -57,12 +57,13 @@ def test_classify_every_byte(width):
 
 class _Decoder(wiring.Component):
     """ClassifyLanes, LaneWindow and DecodePositions in a row, as in the wide core."""
-    def __init__(self, width, errors):
+    def __init__(self, width, errors, form="utf-16"):
         self._width = width
         self._errors = errors
+        self._form = form
         super().__init__({
             "i": In(stream.Signature(ByteLanes(width), always_ready=True)),
-            "o": Out(stream.Signature(LaneBeat(UnitSlot, width), always_ready=True)),
+            "o": Out(stream.Signature(LaneBeat(POSITION_FORMS[form], width), always_ready=True)),
         })
 
     def elaborate(self, platform):
@@ -70,7 +71,8 @@ class _Decoder(wiring.Component):
         m.submodules.classify = classify = ClassifyLanes(width=self._width)
         m.submodules.window = window = LaneWindow(item=ByteClass, width=self._width,
                                                   behind=LOOKBEHIND, valid_copies=True)
-        m.submodules.decode = decode = DecodePositions(width=self._width, errors=self._errors)
+        m.submodules.decode = decode = DecodePositions(width=self._width, errors=self._errors,
+                                                       form=self._form)
         connect(m, wiring.flipped(self.i), classify.i)
         connect(m, classify.o, window.i)
         m.d.comb += window.valid_copies.eq(classify.valid_copies)
@@ -80,17 +82,20 @@ class _Decoder(wiring.Component):
 
 
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
-@pytest.mark.parametrize("width", [1, 4, 8])
-def test_decode_positions(width, errors):
+@pytest.mark.parametrize("width,form", [(1, "utf-16"), (4, "utf-16"), (8, "utf-16"),
+                                        (1, "utf-32"), (4, "utf-32")])
+def test_decode_positions(width, errors, form):
     """Each position's slot is the unit the rule gives for its five-byte window, or empty."""
-    rng = random.Random(f"{width}{errors}")
+    rng = random.Random(f"{width}{errors}{form}")
     messages = [bytes(rng.choice(TRICKY_BYTES) for _ in range(rng.randrange(0, 3 * width + 2)))
                 for _ in range(150)]
     layout = ByteLanes(width)
     payloads = [payload for message in messages for payload in pack_units(layout, message)]
-    received = run_valid_stream(_Decoder(width, errors), payloads, gap=0.3, seed=width)
+    received = run_valid_stream(_Decoder(width, errors, form), payloads, gap=0.3, seed=width)
     assert len(received) == len(payloads)
-    beat_layout = LaneBeat(UnitSlot, width)
+    slot_layout = POSITION_FORMS[form]
+    unit_bits = 16 if form == "utf-16" else 32
+    beat_layout = LaneBeat(slot_layout, width)
     expected = []
     for message in messages:
         padded = [None] * LOOKBEHIND + list(message) + [None] * (width + 1)
@@ -101,17 +106,18 @@ def test_decode_positions(width, errors):
                 unit = None
                 if start + lane < len(message):
                     unit = position_unit(padded[position - LOOKBEHIND:position],
-                                         padded[position], padded[position + 1])
+                                         padded[position], padded[position + 1], form)
                 if unit is not None and errors == "ignore" and unit[1] != ErrorKind.NONE:
                     unit = None
                 beat.append(unit)
             expected.append(beat)
     for bits, beat in zip(received, expected):
         for lane, unit in enumerate(beat):
-            slot = (bits >> (beat_layout["lanes"].offset + lane * UnitSlot.size)) & \
-                ((1 << UnitSlot.size) - 1)
+            slot = (bits >> (beat_layout["lanes"].offset + lane * slot_layout.size)) & \
+                ((1 << slot_layout.size) - 1)
             got = None
             if slot & 1:
-                got = ((slot >> 1) & 0xFFFF, ErrorKind((slot >> 17) & 7))
+                got = ((slot >> 1) & ((1 << unit_bits) - 1),
+                       ErrorKind((slot >> (1 + unit_bits)) & 7))
             assert got == unit, (lane, beat)
 
