@@ -26,6 +26,7 @@ from ..hdl.scalar.byteorder import ByteOrderMarkWriter
 from ..hdl.bridge import UARTBridge
 from ..hdl.bytestream import UnitAssembler, LaneSerializer
 from ..hdl.cores import make_core
+from ..hdl.wide.core import WIDE_TARGETS
 from ..hdl.scalar.error_dropper import ErrorDropper
 from ..hdl.unicode.layout import UTF16UnitLanes, UTF32UnitLanes
 from ..hdl.unicode.params import CODECS, check_choice, check_integer
@@ -85,9 +86,13 @@ _SYNTHESIS_ATTEMPTS = 3
 HEADLINE = "pipeline utf-8 -> utf-16-le"
 PIPELINED = "PipelinedUTF8ToUTF16(little)"
 
-#: The widths of :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16` that ``pairs="wide"`` implements.
+#: The widths of :class:`~utfhw.hdl.wide.core.WideTranscoder` that ``pairs="wide"`` implements.
 WIDE_WIDTHS = (1, 4, 8, 16, 32)
 _WIDE = "WideUTF8ToUTF16"
+# A wide design's name: ``WideUTF8ToUTF16(W)`` to UTF-16-LE (the name of the earlier reports),
+# ``WideTranscoder(utf-8 -> TARGET, W)`` to any other target.
+_WIDE_NAME = re.compile(r"WideUTF8ToUTF16\((?P<utf16>\d+)\)"
+                        r"|WideTranscoder\(utf-8 -> (?P<target>[a-z0-9-]+), (?P<width>\d+)\)")
 
 _CORES = {
     "UTF8Decoder": UTF8Decoder,
@@ -125,26 +130,42 @@ def _pipeline(name):
 PAIRS = ("all", "forms", "headline", "wide")
 
 
-def wide_design(width):
-    """The report's name of the wide core of ``width`` bytes per clock."""
-    return f"{_WIDE}({width})"
+def wide_design(width, target="utf-16-le"):
+    """The report's name of the wide core from UTF-8 to ``target`` of ``width`` bytes per
+    clock."""
+    if target == "utf-16-le":
+        return f"{_WIDE}({width})"
+    return f"WideTranscoder(utf-8 -> {target}, {width})"
+
+
+def wide_target(name):
+    """The target of wide design ``name`` (:func:`wide_design`), or ``None`` for any other
+    design."""
+    match = _WIDE_NAME.fullmatch(name)
+    if match is None:
+        return None
+    return "utf-16-le" if match["utf16"] else match["target"]
 
 
 def design_width(name):
     """The bytes per clock of design ``name``: its width for a wide core, else 1."""
-    if name.startswith(f"{_WIDE}("):
-        return int(name[len(_WIDE) + 1:-1])
-    return 1
+    match = _WIDE_NAME.fullmatch(name)
+    if match is None:
+        return 1
+    return int(match["utf16"] or match["width"])
 
 
-def design_names(pairs="all", *, widths=WIDE_WIDTHS):
+def design_names(pairs="all", *, widths=WIDE_WIDTHS, targets=("utf-16-le",)):
     """The designs a report covers: every core, then the pipelines (``pairs="all"``: all 64;
     ``"forms"``: the 9 between ``utf-8``, ``utf-16-le`` and ``utf-32-le``; ``"headline"``:
     UTF-8 to UTF-16-LE only, general and pipelined; ``"wide"``: the pipelined core and the
-    wide core at each of ``widths``)."""
+    wide core to each of ``targets`` at each of ``widths``)."""
     check_choice("pairs", pairs, PAIRS)
+    for target in targets:
+        check_choice("target", target, WIDE_TARGETS)
     if pairs == "wide":
-        return [PIPELINED, *(wide_design(width) for width in widths)]
+        return [PIPELINED, *(wide_design(width, target) for target in targets
+                             for width in widths)]
     if pairs == "all":
         codecs = list(CODECS)
     elif pairs == "forms":
@@ -158,8 +179,8 @@ def design_names(pairs="all", *, widths=WIDE_WIDTHS):
 def make_design(name):
     if name.startswith("pipeline "):
         return _pipeline(name)
-    if name.startswith(f"{_WIDE}("):
-        return make_core("utf-8", "utf-16-le", width=design_width(name))
+    if wide_target(name) is not None:
+        return make_core("utf-8", wide_target(name), width=design_width(name))
     return _CORES[name]()
 
 
@@ -293,9 +314,11 @@ def _folder(name):
     return re.sub(r"\W+", "_", name).strip("_")
 
 
-def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, devices=tuple(DEVICES),
-               jobs=None, pnr_timeout=None, router="router1", progress=None):
-    """Implement every design of ``design_names(pairs, widths=widths)`` on ``devices``, each
+def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, targets=("utf-16-le",),
+               devices=tuple(DEVICES), jobs=None, pnr_timeout=None, router="router1",
+               progress=None):
+    """Implement every design of ``design_names(pairs, widths=widths, targets=targets)`` on
+    ``devices``, each
     in a folder of ``directory`` named after it, on ``jobs`` processes; returns the rows in
     design order, a device a design was not implemented on as ``"not run"``.
     ``progress(done, total, row)`` is called as each design finishes. ``pnr_timeout``
@@ -306,7 +329,7 @@ def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, devices=tuple(DEVI
     over different widths or devices."""
     for device in devices:
         check_choice("device", device, DEVICES)
-    names = design_names(pairs, widths=widths)
+    names = design_names(pairs, widths=widths, targets=targets)
     directory = pathlib.Path(directory)
     if jobs is None:
         jobs = os.cpu_count() or 1
@@ -396,7 +419,7 @@ def progress_line(done, total, row):
 
 def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=None):
     """Write the report's Markdown table to ``path`` (and link ``chart``, a PNG, if given)."""
-    if any(row["design"].startswith(_WIDE) for row in rows):
+    if any(wide_target(row["design"]) is not None for row in rows):
         return _write_wide_markdown(rows, path, chart=chart, command=command, seconds=seconds)
     lines = _preamble(command, seconds)
     if chart is not None:
@@ -474,6 +497,16 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
     pathlib.Path(path).write_text("\n".join(lines) + "\n")
 
 
+def _chart_label(row):
+    """``W=4`` for a wide design to UTF-16-LE, ``UTF-32 W=4`` to another target, else
+    ``pipelined``."""
+    target = wide_target(row["design"])
+    if target is None:
+        return "pipelined"
+    form = "" if target == "utf-16-le" else f"{target.upper()} "
+    return f"{form}W={design_width(row['design'])}"
+
+
 def write_wide_chart(rows, path):
     """Draw GB/s against LUT4s for each design on each device it fits, with the software
     figures of :data:`SOFTWARE` as bands, as a PNG at ``path``."""
@@ -485,8 +518,7 @@ def write_wide_chart(rows, path):
     for device in [device for device in DEVICES if device in rows[0]]:
         family = DEVICES[device][0]
         points = [(row[family]["lut4"], gigabytes_per_second(row, device),
-                   (f"W={design_width(row['design'])}" if row["design"].startswith(_WIDE)
-                    else "pipelined") + _router_note(row)) for row in rows
+                   _chart_label(row) + _router_note(row)) for row in rows
                   if gigabytes_per_second(row, device) is not None]
         if not points:
             continue
@@ -505,7 +537,9 @@ def write_wide_chart(rows, path):
     axes.set_yscale("log")
     axes.set_xlabel("LUT4s (Yosys; a CCU2C counts as two)")
     axes.set_ylabel("GB/s of UTF-8 in (bytes per clock × worst-seed Fmax)")
-    axes.set_title("UTF-8 → UTF-16, exact U+FFFD replacement")
+    targets = sorted({wide_target(row["design"]) for row in rows} - {None})
+    axes.set_title(f"UTF-8 → {', '.join(target.upper() for target in targets)}, "
+                   "exact U+FFFD replacement")
     axes.legend(fontsize=7, loc="upper left")
     axes.grid(True, which="both", alpha=0.3)
     figure.tight_layout()
@@ -519,7 +553,7 @@ def write_chart(rows, path):
     matplotlib.use("Agg")
     from matplotlib import pyplot
 
-    if any(row["design"].startswith(_WIDE) for row in rows):
+    if any(wide_target(row["design"]) is not None for row in rows):
         return write_wide_chart(rows, path)
     devices = [device for device in DEVICES if device in rows[0]]
     names = [row["design"].replace("pipeline ", "") for row in rows]

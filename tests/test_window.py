@@ -7,7 +7,8 @@ from amaranth.hdl import Module
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from utfhw.hdl.lanes.window import LaneBeat, LaneWindow, ValidCopies, WindowBeat, drive_valid_copies
+from utfhw.hdl.lanes.copies import registered_copies
+from utfhw.hdl.lanes.window import LaneBeat, LaneWindow, ValidCopies, WindowBeat
 
 from support import run_valid_stream
 
@@ -32,7 +33,7 @@ class _CopiedWindow(wiring.Component):
                                                   behind=self._behind, valid_copies=True)
         m.d.sync += [window.i.valid.eq(self.i.valid), window.i.payload.eq(self.i.payload)]
         if self._copies:
-            drive_valid_copies(m, window.valid_copies, self.i.valid)
+            registered_copies(m, window.valid_copies, self.i.valid)
         wiring.connect(m, window.o, wiring.flipped(self.o))
         return m
 

@@ -1,11 +1,12 @@
 """An output queue for a pipeline that never stops: its flags are flip-flops."""
 
 from amaranth.hdl import Cat, Module, Mux, Shape, Signal, Value
-from amaranth.lib import stream, wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ..unicode.params import check_integer
+from .copies import state_copies, update_copies
 
 
 __all__ = ["CreditQueue"]
@@ -32,9 +33,9 @@ class CreditQueue(wiring.Component):
     each written as a function of a few bits rather than through an enable) and no output.
 
     A wide payload is stored in slices of 32 bits, and each slice keeps its own copy of the
-    queue's state (addresses, "not empty" and ``o.valid``): one read enable for the whole
-    payload would reach hundreds of LUT RAMs and flip-flops. :meth:`invariants` states that
-    the copies agree, for a formal bench.
+    queue's state (addresses, "not empty" and ``o.valid``; :mod:`.copies`): one read enable for
+    the whole payload would reach hundreds of LUT RAMs and flip-flops. :meth:`invariants`
+    states that the copies agree, for a formal bench.
 
     Parameters
     ----------
@@ -68,8 +69,8 @@ class CreditQueue(wiring.Component):
         self._bits = Shape.cast(shape).width
         # ``held[k]``: more than k entries are in the memory (the output register aside).
         self._held = Signal(depth + 1, name="held")
-        self._slices = [_SliceState(index, depth)
-                        for index in range(-(-self._bits // _SLICE_BITS))]
+        self._slices = state_copies(-(-self._bits // _SLICE_BITS), _slice_state(depth),
+                                    name="slice")
         # The write register, made here so that :meth:`held_beats` can name it.
         self._incoming = Signal(self._bits, name="incoming", reset_less=True)
         self._incoming_valid = Signal(name="incoming_valid")
@@ -86,10 +87,10 @@ class CreditQueue(wiring.Component):
         bench to assert: each slice's copies equal the originals. (A proof by induction needs
         them stated: the read enables are made of the copies.)"""
         first = self._slices[0]
-        for state in self._slices:
+        for index, state in enumerate(self._slices):
             yield ((state.held == self._held[0]) & (state.valid == self.o.valid)
                    & (state.written == first.written) & (state.taken == first.taken),
-                   f"the queue's slice {state.index} agrees with its state")
+                   f"the queue's slice {index} agrees with its state")
 
     def held_beats(self):
         """For a formal bench: the beats the queue holds, oldest first, as ``(count, beat)``,
@@ -128,15 +129,30 @@ class CreditQueue(wiring.Component):
         m.d.sync += [incoming.eq(self.i.payload), incoming_valid.eq(self.i.valid)]
 
         held = self._held
+
+        def reading(state):
+            # An entry is read when one is held and the output does not keep its beat.
+            return state.held & ~_kept(state.valid, self.o.ready)
+
+        def next_slice(state):
+            kept = _kept(state.valid, self.o.ready)
+            return {
+                "written": Mux(incoming_valid, state.written + 1, state.written),
+                "taken": Mux(reading(state), state.taken + 1, state.taken),
+                "held": _next_held(Cat(state.held, held[1:]), 0, incoming_valid, kept),
+                "valid": state.held | kept,
+            }
+        update_copies(m, self._slices, next_slice)
+
         outgoing = []
-        for state in self._slices:
-            start = state.index * _SLICE_BITS
+        for index, state in enumerate(self._slices):
+            start = index * _SLICE_BITS
             width = min(_SLICE_BITS, bits - start)
             storage = Memory(shape=width, depth=depth, init=[])
-            m.submodules[f"storage_{state.index}"] = storage
+            m.submodules[f"storage_{index}"] = storage
             write = storage.write_port()
             read = storage.read_port(domain="comb")
-            slice_reading = state.update(m, held=held, o=self.o, incoming_valid=incoming_valid)
+            slice_reading = reading(state)
             m.d.comb += [
                 write.addr.eq(state.written), write.data.eq(incoming[start:start + width]),
                 write.en.eq(incoming_valid),
@@ -148,14 +164,14 @@ class CreditQueue(wiring.Component):
                              probe[start:start + width].eq(probe_port.data)]
             # The read register, written out so that it has an initial value: a read port's
             # own register has none in the Verilog, and would be X until the first read.
-            read_data = Signal(width, name=f"read_data_{state.index}")
+            read_data = Signal(width, name=f"read_data_{index}")
             with m.If(slice_reading):
                 m.d.sync += read_data.eq(read.data)
             outgoing.append(read_data)
         m.d.comb += self.o.payload.eq(Cat(*outgoing))
         # ``held``, ``o.valid`` and ``room`` as plain functions of a few bits: written with
         # enables, Yosys chains the enable's logic after the data's.
-        kept = self.o.valid & ~self.o.ready        # the output beat stays: nothing is read
+        kept = _kept(self.o.valid, self.o.ready)
         next_held = [_next_held(held, k, incoming_valid, kept) for k in range(depth + 1)]
         m.d.sync += [bit.eq(value) for bit, value in zip(held, next_held)]
         m.d.sync += self.o.valid.eq(held[0] | kept)
@@ -174,31 +190,14 @@ def _next_held(held, k, incoming_valid, kept):
     return Mux(held[k], incoming_valid | above | kept, incoming_valid & held[k - 1] & kept)
 
 
-class _SliceState:
-    """The state of one 32-bit slice of a :class:`CreditQueue`: its own write and read
-    addresses, and its own copies of ``held[0]`` and ``o.valid`` for its read enable.
+def _kept(valid, ready):
+    """The output beat stays: nothing is read."""
+    return valid & ~ready
 
-    Each copy's next value is computed from the copy itself, as the original's is from the
-    original, so the copies equal the originals on every clock, yet no synthesis tool sees two
-    flip-flops with the same inputs to merge. (Yosys's ``opt_merge`` merges flip-flops with
-    the same inputs, ``keep`` on their wires notwithstanding.)"""
-    def __init__(self, index, depth):
-        self.index = index
-        self.written = Signal(range(depth), name=f"slice_{index}_written")
-        self.taken = Signal(range(depth), name=f"slice_{index}_taken")
-        self.held = Signal(name=f"slice_{index}_held")
-        self.valid = Signal(name=f"slice_{index}_valid")
 
-    def update(self, m, *, held, o, incoming_valid):
-        """Add the slice's next state to ``m``; returns its read enable."""
-        kept = self.valid & ~o.ready
-        reading = self.held & ~kept
-        with m.If(incoming_valid):
-            m.d.sync += self.written.eq(self.written + 1)
-        with m.If(reading):
-            m.d.sync += self.taken.eq(self.taken + 1)
-        m.d.sync += [
-            self.held.eq(_next_held(Cat(self.held, held[1:]), 0, incoming_valid, kept)),
-            self.valid.eq(self.held | kept),
-        ]
-        return reading
+def _slice_state(depth):
+    """The state of one 32-bit slice of a :class:`CreditQueue`, a copy of the queue's
+    (:mod:`.copies`): its own write and read addresses, and its own copies of ``held[0]`` and
+    ``o.valid`` for its read enable."""
+    return data.StructLayout({"written": range(depth), "taken": range(depth), "held": 1,
+                              "valid": 1})

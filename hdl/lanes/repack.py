@@ -1,12 +1,13 @@
 """Repacking: beats of 0 to ``width`` items into beats of exactly ``width`` items."""
 
-from amaranth.hdl import Const, Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..unicode.layout import Lanes
 from .stage import WidthStage
 from ..unicode.params import check_width
+from .copies import LANES_PER_COPY, copy_groups, state_copies, update_copies
 
 
 __all__ = ["Repacker"]
@@ -124,22 +125,18 @@ class Repacker(WidthStage):
             with m.Else():
                 m.d.sync += [fill.eq(total[:bits]), half.eq(half ^ (total >= width))]
         # The rotation's multiplexers select on ``fill``: every group of lanes has its own
-        # copy, kept as state of its own (each copy's next value is computed from the copy
-        # itself), so that no synthesis tool merges them into one flip-flop that would drive
-        # every multiplexer of a wide beat.
-        groups = range(0, width, _LANES_PER_COPY)
-        fills = Signal(data.ArrayLayout(fill_shape, len(groups)))
-        for index in range(len(groups)):
-            with m.If(self.i.valid):
-                with m.If(self.i.payload.last):
-                    m.d.sync += fills[index].eq(0)
-                with m.Else():
-                    m.d.sync += fills[index].eq((self.i.payload.count + fills[index])[:bits])
+        # copy (:mod:`.copies`), rather than one flip-flop driving every multiplexer of a wide
+        # beat.
+        fill_copies = state_copies(copy_groups(width), fill_shape, name="fills")
+        update_copies(m, fill_copies, lambda copy: Mux(
+            self.i.valid, Mux(self.i.payload.last, 0, (self.i.payload.count + copy)[:bits]),
+            copy))
 
         placed, placed_valid = self._placed, self._placed_valid
-        placed_fills = Signal.like(fills, name="placed_fills", reset_less=True)
+        placed_fills = Signal(data.ArrayLayout(fill_shape, len(fill_copies)),
+                              name="placed_fills", reset_less=True)
         m.d.sync += [
-            placed_fills.eq(fills),
+            placed_fills.eq(Cat(*fill_copies)),
             placed_valid.eq(self.i.valid),
             placed.lanes.eq(self.i.payload.lanes), placed.count.eq(self.i.payload.count),
             placed.last.eq(self.i.payload.last), placed.half.eq(half), placed.fill.eq(fill),
@@ -155,7 +152,7 @@ class Repacker(WidthStage):
         for stage in range(_rotate_stages(width)):
             for step in range(2 * stage, min(2 * stage + 2, bits)):
                 span = 1 << step
-                rotated = [Mux(fills[index // _LANES_PER_COPY][step],
+                rotated = [Mux(fills[index // LANES_PER_COPY][step],
                                rotated[(index - span) % width], rotated[index])
                            for index in range(width)]
             later_fills = Signal.like(fills, name=f"rotate{stage}_fills", reset_less=True)
@@ -230,8 +227,14 @@ class Repacker(WidthStage):
             m.d.sync += [self.o.payload.count.eq(first.count), self.o.payload.last.eq(first.last),
                          held.count.eq(second.count), held.last.eq(second.last),
                          held_valid.eq(second.valid)]
-        for index in range(width):
-            lane_held_valid, lane_half = _lane_state(m, index, first.valid, second.valid)
+        # Each lane's own copies of ``held_valid`` and of the half that ``first`` sends
+        # (:mod:`.copies`): one of each for the whole output would select for every bit of
+        # every lane, hundreds of multiplexers.
+        held_valids = state_copies(width, 1, name="held_valid")
+        update_copies(m, held_valids, lambda copy: Mux(copy, first.valid, second.valid))
+        sent_halves = state_copies(width, 1, name="sent_half")
+        update_copies(m, sent_halves, lambda copy: copy ^ first.valid ^ second.valid)
+        for index, (lane_held_valid, lane_half) in enumerate(zip(held_valids, sent_halves)):
             sent = Mux(lane_half, buffer[1][index], buffer[0][index])
             other = Mux(lane_half, buffer[0][index], buffer[1][index])
             m.d.sync += [
@@ -239,25 +242,6 @@ class Repacker(WidthStage):
                 held.lanes[index].eq(Mux(lane_held_valid, sent, other)),
             ]
         return m
-
-
-def _lane_state(m, index, first_valid, second_valid):
-    """Lane ``index``'s own copies of ``held_valid`` and of the half that ``first`` sends.
-
-    One of each for the whole output would select for every bit of every lane, hundreds of
-    multiplexers. Each copy's next value is computed from the copy itself, so the copies agree
-    on every clock, yet no synthesis tool sees two flip-flops with the same input to merge."""
-    held_valid = Signal(name=f"held_valid_{index}")
-    half = Signal(name=f"sent_half_{index}")
-    m.d.sync += [
-        held_valid.eq(Mux(held_valid, first_valid, second_valid)),
-        half.eq(half ^ first_valid ^ second_valid),
-    ]
-    return held_valid, half
-
-
-# Lanes that share a copy of the rotation's select bits.
-_LANES_PER_COPY = 4
 
 
 def _rotate_stages(width):

@@ -6,10 +6,10 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..unicode.params import check_flag, check_integer
+from .copies import LANES_PER_COPY, RegisteredCopy, copied_value, copy_groups, registered_copies
 
 
-__all__ = ["LaneBeat", "WindowBeat", "ValidCopy", "drive_valid_copy", "copied_valid",
-           "COPY_LANES", "ValidCopies", "drive_valid_copies", "LaneWindow"]
+__all__ = ["LaneBeat", "WindowBeat", "ValidCopies", "LaneWindow"]
 
 
 class LaneBeat(data.StructLayout):
@@ -35,45 +35,18 @@ class WindowBeat(data.StructLayout):
         super().__init__({"window": data.ArrayLayout(item, behind + width + 1), "last": 1})
 
 
-#: One copy of a stream's valid bit: a toggle and its delayed copy, whose exclusive OR is the
-#: bit (:func:`copied_valid`). It is state of its own, which no synthesis tool merges with the
-#: other copies, as it would flip-flops that register the same value.
-ValidCopy = data.StructLayout({"toggle": 1, "before": 1})
-
-
-def drive_valid_copy(m, copy, valid):
-    """Make ``copy`` (a value of :data:`ValidCopy`) show, on the next clock, the value
-    ``valid`` has now: the same clock as ``o.valid.eq(valid)`` in ``m.d.sync``."""
-    m.d.sync += [copy.toggle.eq(copy.toggle ^ valid), copy.before.eq(copy.toggle)]
-
-
-def copied_valid(copy):
-    """The valid bit that ``copy`` (a value of :data:`ValidCopy`) carries."""
-    return copy.toggle ^ copy.before
-
-
-#: Lanes that share one copy of a stream's valid bit (:class:`ValidCopies`).
-COPY_LANES = 4
-
-
 class ValidCopies(data.ArrayLayout):
-    """A :data:`ValidCopy` of a stream's valid bit for each group of :data:`COPY_LANES` of its
-    ``width`` lanes.
+    """A :data:`~utfhw.hdl.lanes.copies.RegisteredCopy` of a stream's valid bit for each group
+    of :data:`~utfhw.hdl.lanes.copies.LANES_PER_COPY` of its ``width`` lanes.
 
     A stage that registers its ``o.valid`` drives them on the same clock
-    (:func:`drive_valid_copies`), so that the stage after it can fan the bit out to its lanes
-    from one flip-flop pair per group rather than from ``o.valid`` alone, whose one net would
-    span every lane.
+    (:func:`~utfhw.hdl.lanes.copies.registered_copies`), so that the stage after it can fan the
+    bit out to its lanes from one flip-flop pair per group rather than from ``o.valid`` alone,
+    whose one net would span every lane.
     """
     def __init__(self, width):
         check_integer("width", width, minimum=1)
-        super().__init__(ValidCopy, -(-width // COPY_LANES))
-
-
-def drive_valid_copies(m, copies, valid):
-    """:func:`drive_valid_copy` for each of ``copies`` (a value of :class:`ValidCopies`)."""
-    for copy in copies:
-        drive_valid_copy(m, copy, valid)
+        super().__init__(RegisteredCopy, copy_groups(width))
 
 
 class LaneWindow(wiring.Component):
@@ -88,10 +61,10 @@ class LaneWindow(wiring.Component):
 
     The first clock registers each beat as it comes, with no enable; the second holds it until
     its window is complete. Each lane of the held beat loads on its own copy of the first
-    register's valid bit (a :data:`ValidCopy`), so that no one signal drives the load enables
-    of every lane. With ``valid_copies`` those toggles take the valid
-    bit from the copies the stage before made (one per group of :data:`COPY_LANES` lanes), so
-    that no one signal drives the toggles of every lane either.
+    register's valid bit (:mod:`utfhw.hdl.lanes.copies`), so that no one signal drives the load
+    enables of every lane. With ``valid_copies`` those copies take the valid bit from the
+    copies the stage before made (one per group of lanes), so that no one signal drives every
+    lane's copy either.
 
     Parameters
     ----------
@@ -186,11 +159,11 @@ class LaneWindow(wiring.Component):
             m.d.sync += pending_valid.eq(0)
         for index in range(width):
             if "valid_copies" in self.signature.members:
-                arrives = copied_valid(self.valid_copies[index // COPY_LANES])
+                arrives = copied_value(self.valid_copies[index // LANES_PER_COPY])
             else:
                 arrives = self.i.valid
-            arrival = Signal(ValidCopy, name=f"arrivals_{index}")
-            drive_valid_copy(m, arrival, arrives)
-            with m.If(copied_valid(arrival)):
+            arrival = Signal(RegisteredCopy, name=f"arrivals_{index}")
+            registered_copies(m, [arrival], arrives)
+            with m.If(copied_value(arrival)):
                 m.d.sync += pending.lanes[index].eq(arrived.lanes[index])
         return m

@@ -12,7 +12,8 @@ from ..unicode.params import (CODECS, check_byteorder, check_choice, check_error
 from ..lanes.queue import CreditQueue
 from ..lanes.repack import Repacker
 from .utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND, POSITION_FORMS
-from ..lanes.window import COPY_LANES, LaneWindow
+from ..lanes.copies import LANES_PER_COPY
+from ..lanes.window import LaneWindow
 
 
 __all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "WideTranscoder", "WideUTF8ToUTF16"]
@@ -158,7 +159,7 @@ class WideTranscoder(WidthStage):
         width = self._width
         m.submodules.classify = classify = ClassifyLanes(width=width)
         # One group of lanes would have only one copy of the valid bit: the bit itself.
-        fan_out = width > COPY_LANES
+        fan_out = width > LANES_PER_COPY
         m.submodules.window = window = LaneWindow(item=ByteClass, width=width,
                                                   behind=LOOKBEHIND, valid_copies=fan_out)
         m.submodules.decode = decode = DecodePositions(width=width, byteorder=self._byteorder,

@@ -16,7 +16,8 @@ from ..unicode.layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER, UTF16U
 from ..unicode.params import UTF16Options, check_choice, check_width
 from ..unicode.tables import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
                       low_surrogate, plane_minus_one, select_unit)
-from ..lanes.window import LaneBeat, ValidCopies, WindowBeat, drive_valid_copies
+from ..lanes.copies import registered_copies
+from ..lanes.window import LaneBeat, ValidCopies, WindowBeat
 
 
 __all__ = ["ByteClass", "LOOKBEHIND", "ClassifyLanes", "UnitSlot", "UTF32Slot", "POSITION_FORMS",
@@ -97,7 +98,7 @@ class ClassifyLanes(wiring.Component):
         taken_valid = Signal()
         # The payload registers load on every clock, valid or not (no enable to fan out).
         m.d.sync += [taken_valid.eq(self.i.valid), self.o.valid.eq(taken_valid)]
-        drive_valid_copies(m, self.valid_copies, taken_valid)
+        registered_copies(m, self.valid_copies, taken_valid)
         for lane in range(width):
             byte = self.i.payload.data[8 * lane:8 * lane + 8]
             m.d.sync += [
