@@ -71,11 +71,12 @@ CORE_KINDS = ("transcoder", "pipelined", "wide")
 
 
 def _pairs(pairs):
-    """``utf-8 to utf-16-le or utf-16-be``: the pairs a kind of core covers, as a message says
-    them (one source here)."""
-    targets = [target for _, target in pairs]
-    return (f"{pairs[0][0]} to " + (", ".join(targets[:-1]) + " or " + targets[-1]
-                                    if len(targets) > 1 else targets[0]))
+    """``utf-8 to utf-16-le or utf-16-be``: the pairs a kind of core covers (every source with
+    every target), as a message says them."""
+    def listed(names):
+        names = list(dict.fromkeys(names))
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    return f"{listed(source for source, _ in pairs)} to {listed(target for _, target in pairs)}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,6 +124,8 @@ class CoreSpec:
             if (self.source, self.target) not in pairs:
                 raise ValueError(f"{option} is for {_pairs(pairs)}, not "
                                  f"{self.source} to {self.target}")
+        if self.kind == "wide":
+            check_width(self.width, codec=self.source)
 
     @classmethod
     def of(cls, source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
@@ -179,8 +182,9 @@ def make_core(source="utf-8", target="utf-16-le", *, errors="replace", pipelined
     """The core for a codec pair: a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`; with
     ``pipelined=True`` the :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`; with
     ``width`` (bytes per clock: 1, 2, 4, 8, 16, 32 or 64) the
-    :class:`~utfhw.hdl.wide.core.WideTranscoder` (:data:`WIDE_PAIRS`: UTF-8 to UTF-16-LE, -BE,
-    UTF-32-LE or -BE). The pipelined core is UTF-8 to UTF-16-LE or -BE only. ``errors="strict"`` makes the ``"replace"`` core, whose error kinds tell the consumer
+    :class:`~utfhw.hdl.wide.core.WideTranscoder` (:data:`WIDE_PAIRS`: UTF-8, UTF-32-LE or -BE
+    to UTF-16-LE, -BE, UTF-32-LE or -BE). The pipelined core is UTF-8 to UTF-16-LE or -BE
+    only. ``errors="strict"`` makes the ``"replace"`` core, whose error kinds tell the consumer
     where to stop. ``CoreSpec.of(...).build()`` in one call.
 
     Raises

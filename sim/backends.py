@@ -162,7 +162,7 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
             if spec.kind != "wide":
                 error = first_error_span(message_beats, message, source, target)
             else:
-                error = first_wide_error_span(message_beats, message, target)
+                error = first_wide_error_span(message_beats, message, target, source)
             if error is not None:
                 exception = decode_error(message, source, error)
                 exception.message_index = index

@@ -47,14 +47,15 @@ def first_error_span(beats, data, source, target):
     return None
 
 
-def first_wide_error_span(beats, data, target):
-    """:func:`first_error_span` for the output beats of a wide core from UTF-8, whose beats do
-    not follow the input's.
+def first_wide_error_span(beats, data, target, source="utf-8"):
+    """:func:`first_error_span` for the output beats of a wide core, whose beats do not follow
+    the input's.
 
-    The units before the first error are the characters before it, so their UTF-8 length is
-    where the error starts. Its end follows from the kind: one byte for an invalid byte, the end
-    of the message for an unfinished sequence, and for a truncated one the bytes its lead byte
-    accepted before the byte that cut it short (Table 3-7).
+    The units before the first error are the characters before it, so their length in the
+    source is where the error starts. From UTF-32 the error is that one unit, or the 1 to 3
+    bytes that end the message. From UTF-8 its end follows from the kind: one byte for an
+    invalid byte, the end of the message for an unfinished sequence, and for a truncated one
+    the bytes its lead byte accepted before the byte that cut it short (Table 3-7).
     """
     good = bytearray()
     unit_bytes = CODECS[target].unit_bytes
@@ -63,7 +64,11 @@ def first_wide_error_span(beats, data, target):
             if error == ErrorKind.NONE:
                 good += unit.to_bytes(unit_bytes, "little")
                 continue
-            start = len(good.decode(target, "surrogatepass").encode("utf-8", "surrogatepass"))
+            characters = good.decode(target, "surrogatepass")
+            if CODECS[source].form == "utf-32":
+                start = 4 * len(characters)
+                return Item(REPLACEMENT_CHARACTER, error, start, min(start + 4, len(data)), None)
+            start = len(characters.encode("utf-8", "surrogatepass"))
             def span(end):
                 return Item(REPLACEMENT_CHARACTER, error, start, end, None)
             if error == ErrorKind.INVALID_BYTE:

@@ -1,5 +1,5 @@
-"""What each byte position of a wide UTF-8 to UTF-16 or UTF-32 core emits: a model written from
-the specification, for the wide cores to be checked against.
+"""What each byte position of a wide core from UTF-8 (or each unit, from UTF-32) emits: a model
+written from the specification, for the wide cores to be checked against.
 
 A wide core takes W bytes a clock, so no lane can wait for the lanes before it. Two facts make
 the lanes independent (see ``docs/wide-design.md``): the decoder's state after byte ``i`` is a
@@ -29,8 +29,8 @@ from ..hdl.unicode.params import CODECS
 from .reference import following_ranges, transcoder_beats
 
 
-__all__ = ["LOOKBEHIND", "position_unit", "message_units", "repack_beats", "wide_beats",
-           "expected_beats"]
+__all__ = ["LOOKBEHIND", "position_unit", "message_units", "utf32_unit", "repack_beats",
+           "wide_beats", "expected_beats"]
 
 
 #: Bytes before position ``i`` that decide the state it meets.
@@ -155,24 +155,75 @@ def repack_beats(items, width):
     return beats
 
 
-def wide_beats(message, width, *, errors="replace", target="utf-16-le"):
-    """The output beats of the wide core from UTF-8 to ``target`` (``utf-16-le``, ``-be``,
-    ``utf-32-le`` or ``-be``) for one message sent ``width`` bytes a beat: ``(units, last)`` tuples, ``units`` a list of ``(data,
+def utf32_unit(chunk, byteorder):
+    """The code point one UTF-32 unit (``chunk``, 4 bytes, or 1 to 3 at the end of a message)
+    decodes to, as ``(code point, ErrorKind)`` (Unicode ch. 3, D90; CPython's kinds of
+    error)."""
+    if len(chunk) < 4:
+        return REPLACEMENT_CHARACTER, ErrorKind.PARTIAL_UNIT
+    value = int.from_bytes(chunk, byteorder)
+    if value > 0x10FFFF:
+        return REPLACEMENT_CHARACTER, ErrorKind.OUT_OF_RANGE
+    if 0xD800 <= value < 0xE000:
+        return REPLACEMENT_CHARACTER, ErrorKind.SURROGATE
+    return value, ErrorKind.NONE
+
+
+def _encoded(code_point, form):
+    """The numeric units of one code point in UTF-16 or UTF-32 (RFC 2781, section 2.1)."""
+    if form == "utf-32" or code_point < 0x10000:
+        return [code_point]
+    offset = code_point - 0x10000
+    return [0xD800 | offset >> 10, 0xDC00 | offset & 0x3FF]
+
+
+def _beat_units(message, width, errors, source, form):
+    """The units each input beat of ``width`` bytes gives, before repacking."""
+    starts = range(0, len(message), width) if message else [0]
+    if CODECS[source].form == "utf-8":
+        positions = _position_units(message, errors, form)
+        return [[unit for unit in positions[start:start + width] if unit is not None]
+                for start in starts]
+    byteorder = CODECS[source].byteorder
+    beats = []
+    for start in starts:
+        units = []
+        for offset in range(start, min(start + width, len(message)), 4):
+            code_point, kind = utf32_unit(message[offset:offset + 4], byteorder)
+            if errors == "ignore" and kind != ErrorKind.NONE:
+                continue
+            units += [(unit, kind) for unit in _encoded(code_point, form)]
+        beats.append(units)
+    return beats
+
+
+def wide_beats(message, width, *, errors="replace", target="utf-16-le", source="utf-8"):
+    """The output beats of the wide core from ``source`` (``utf-8``, ``utf-32-le`` or
+    ``-be``) to ``target`` (``utf-16-le``, ``-be``, ``utf-32-le`` or ``-be``) for one message
+    sent ``width`` bytes a beat: ``(units, last)`` tuples, ``units`` a list of ``(data,
     ErrorKind)`` with ``data`` in wire order, as :class:`~utfhw.sim.payload.LaneFormat` reads
     them.
 
-    Each input beat's units go to :func:`repack_beats` (an empty message is one empty
-    beat)."""
+    From UTF-8 each byte position emits what :func:`position_unit` says; from UTF-32 each unit
+    its code point's units. Each input beat's units go to :func:`repack_beats` (an empty
+    message is one empty beat), whose beats hold as many units as one input beat can give
+    (:func:`~utfhw.hdl.wide.core.output_lanes`)."""
     message = bytes(message)
     codec = CODECS[target]
-    positions = _position_units(message, errors, codec.form)
-    starts = range(0, len(message), width) if message else [0]
-    beats = repack_beats([[unit for unit in positions[start:start + width] if unit is not None]
-                          for start in starts], width)
+    beats = repack_beats(_beat_units(message, width, errors, source, codec.form),
+                         _output_lanes(source, codec.form, width))
     if codec.byteorder == "big":
         beats = [([(int.from_bytes(unit.to_bytes(codec.unit_bytes, "big"), "little"), kind)
                    for unit, kind in units], last) for units, last in beats]
     return beats
+
+
+def _output_lanes(source, form, width):
+    # The model's own count: a byte gives at most one unit; a UTF-32 unit one code point, one
+    # UTF-32 unit or up to two UTF-16 units.
+    if CODECS[source].form == "utf-8":
+        return width
+    return width // 4 * (2 if form == "utf-16" else 1)
 
 
 def expected_beats(message, source, target, errors="replace", *, width=None):
@@ -181,4 +232,4 @@ def expected_beats(message, source, target, errors="replace", *, width=None):
     ``width`` :func:`wide_beats` of the wide core."""
     if width is None:
         return transcoder_beats(message, source, target, errors)
-    return wide_beats(message, width, errors=errors, target=target)
+    return wide_beats(message, width, errors=errors, target=target, source=source)

@@ -8,7 +8,7 @@ from .encoder import LaneEncoder
 from ..unicode.layout import UnitBytes, CodePointLanes, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
 from .handshake import registered_handshake
 from .lanes import load_decoded
-from ..unicode.tables import high_surrogate, low_surrogate, plane_minus_one, surrogate_pair_value
+from ..unicode.tables import surrogate_pair_value, utf16_units
 
 
 __all__ = ["UTF16Decoder", "UTF16Encoder"]
@@ -134,8 +134,4 @@ class UTF16Encoder(LaneEncoder):
         super().__init__(UTF16UnitLanes)
 
     def encode(self, m, code_point):
-        value = code_point.data
-        supplementary = value[16:21] != 0
-        high = high_surrogate(value[10:16], plane_minus_one(value[16:21]))
-        return [Mux(supplementary, high, value[0:16]), low_surrogate(value[0:10])], \
-            1 + supplementary
+        return utf16_units(code_point.data)

@@ -8,6 +8,7 @@ from .encoder import LaneEncoder
 from ..unicode.layout import UnitBytes, CodePointLanes, UTF32UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
 from .handshake import registered_handshake
 from .lanes import load_decoded
+from ..unicode.tables import beyond_scalar_range, in_surrogate_range
 
 
 __all__ = ["UTF32Decoder", "UTF32Encoder"]
@@ -51,9 +52,9 @@ class UTF32Decoder(wiring.Component):
 
         with m.If(count != 4):
             m.d.comb += own_error.eq(ErrorKind.PARTIAL_UNIT)
-        with m.Elif((unit[21:32] != 0) | (unit[16:21] > 0x10)):
+        with m.Elif(beyond_scalar_range(unit)):
             m.d.comb += own_error.eq(ErrorKind.OUT_OF_RANGE)
-        with m.Elif(unit[11:21] == 0b11011):    # D800..DFFF
+        with m.Elif(in_surrogate_range(unit)):
             m.d.comb += own_error.eq(ErrorKind.SURROGATE)
         with m.If(own_error == ErrorKind.NONE):
             m.d.comb += own_data.eq(unit[0:21])

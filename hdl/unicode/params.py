@@ -143,10 +143,14 @@ def check_flag(name, value):
 WIDTHS = (1, 2, 4, 8, 16, 32, 64)
 
 
-def check_width(width):
-    """Raise unless ``width`` is one of :data:`WIDTHS`."""
+def check_width(width, *, codec=None):
+    """Raise unless ``width`` is one of :data:`WIDTHS` and, if a source ``codec`` is named, at
+    least the bytes of its code unit."""
     if isinstance(width, bool) or width not in WIDTHS:
         raise ValueError(f"width must be a power of two from 1 to 64, not {width!r}")
+    if codec is not None and width < CODECS[codec].unit_bytes:
+        raise ValueError(f"width must be at least {CODECS[codec].unit_bytes} for {codec}, not "
+                         f"{width}")
 
 
 class UTF16Options:

@@ -9,14 +9,14 @@ copies on purpose, as oracles.
 
 from dataclasses import dataclass
 
-from amaranth.hdl import Cat, Const
+from amaranth.hdl import Cat, Const, Mux
 
 
 __all__ = [
     "CONTINUATION", "LeadBytes", "TABLE_3_7", "NEXT_BYTE_RANGES", "lead_groups",
     "byte_in_range", "nibble_terms",
     "plane_minus_one", "high_surrogate", "low_surrogate", "surrogate_pair_value",
-    "select_unit", "swap_bytes",
+    "utf16_units", "beyond_scalar_range", "in_surrogate_range", "select_unit", "swap_bytes",
 ]
 
 
@@ -125,6 +125,25 @@ def surrogate_pair_value(high_bits, low_bits):
     2781, section 2.2: U = ((W1 & 0x3FF) << 10 | (W2 & 0x3FF)) + 0x10000; the addition only
     touches the plane bits)."""
     return Cat(low_bits[0:10], high_bits[0:6], high_bits[6:10] + 1)
+
+
+def utf16_units(value):
+    """The UTF-16 units of scalar value ``value`` (21 bits), as ``([first, second], count)``:
+    the value itself, or a surrogate pair (RFC 2781, section 2.1); ``second`` counts only when
+    ``count`` is 2."""
+    supplementary = value[16:21] != 0
+    high = high_surrogate(value[10:16], plane_minus_one(value[16:21]))
+    return [Mux(supplementary, high, value[0:16]), low_surrogate(value[0:10])], 1 + supplementary
+
+
+def beyond_scalar_range(unit):
+    """A numeric 32-bit UTF-32 unit is above U+10FFFF (Unicode ch. 3, D90)."""
+    return (unit[21:32] != 0) | (unit[16:21] > 0x10)
+
+
+def in_surrogate_range(value):
+    """A value of 21 bits or more, at most U+10FFFF, is in D800..DFFF (D71, D73)."""
+    return value[11:21] == 0b11011
 
 
 def select_unit(select, sources, byteorder, *, bits=16):

@@ -1,4 +1,4 @@
-"""The wide cores: UTF-8 to UTF-16 or UTF-32 at ``width`` bytes per clock."""
+"""The wide cores: UTF-8 or UTF-32 to UTF-16 or UTF-32 at ``width`` bytes per clock."""
 
 from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
@@ -11,35 +11,51 @@ from ..unicode.params import (CODECS, check_byteorder, check_choice, check_error
                               check_width)
 from ..lanes.queue import CreditQueue
 from ..lanes.repack import Repacker
+from .encode import EncodeLanes
 from .utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND, POSITION_FORMS
+from .utf32 import DecodeUTF32Lanes
 from ..lanes.copies import LANES_PER_COPY
 from ..lanes.window import LaneWindow
 
 
-__all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "WideTranscoder", "WideUTF8ToUTF16"]
+__all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "output_lanes", "WideTranscoder",
+           "WideUTF8ToUTF16"]
 
 
 #: The codecs a wide core reads, and those it writes.
-WIDE_SOURCES = ("utf-8",)
+WIDE_SOURCES = ("utf-8", "utf-32-le", "utf-32-be")
 WIDE_TARGETS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
 
 
-def _stages(width):
-    """Clocks from the input to the queue's write port: the stages' latencies, and a clock for
-    the beat that the window waits for."""
-    return (ClassifyLanes.latency + LaneWindow.latency + 1 + DecodePositions.latency
-            + Compactor.latency_of(width) + Repacker.latency_of(width))
+def output_lanes(source, target, width):
+    """Units per output beat of the wide core from ``source`` to ``target`` at ``width`` bytes
+    in per beat: the most one input beat can give. From UTF-8, one unit per byte at most
+    (``width``); from UTF-32, one unit per code point to UTF-32 and two to UTF-16."""
+    if CODECS[source].form == "utf-8":
+        return width
+    return EncodeLanes.slots_of(CODECS[target].form, width // 4)
+
+
+def _stages(source, target, width):
+    """Clocks from the input to the queue's write port: the stages' latencies (from UTF-8, and
+    a clock for the beat that the window waits for)."""
+    lanes = output_lanes(source, target, width)
+    if CODECS[source].form == "utf-8":
+        front = ClassifyLanes.latency + LaneWindow.latency + 1 + DecodePositions.latency
+    else:
+        front = DecodeUTF32Lanes.latency + EncodeLanes.latency
+    return front + Compactor.latency_of(lanes) + Repacker.latency_of(lanes)
 
 
 class WideTranscoder(WidthStage):
     """A codec pair at ``width`` bytes per clock, exact to
-    ``bytes.decode(source, errors).encode(target)`` on every input: UTF-8 to UTF-16-LE, -BE,
-    UTF-32-LE or -BE.
+    ``bytes.decode(source, errors).encode(target)`` on every input: UTF-8, UTF-32-LE or -BE to
+    UTF-16-LE, -BE, UTF-32-LE or -BE.
 
-    Each beat brings up to ``width`` bytes, each beat out carries ``width`` target units (all
-    beats full but the last of a message): ``2 * width`` bytes for UTF-16, ``4 * width`` for
-    UTF-32. The stages, each a component of its own, run without stopping; only the input
-    waits:
+    Each beat brings up to ``width`` bytes, each beat out carries :func:`output_lanes` target
+    units (all beats full but the last of a message): from UTF-8 ``width`` units, ``2 * width``
+    bytes of UTF-16 or ``4 * width`` of UTF-32; from UTF-32 ``width`` bytes. The stages, each a
+    component of its own, run without stopping; only the input waits. From UTF-8:
 
     1. *classify* (:class:`~utfhw.hdl.wide.utf8.ClassifyLanes`): what each byte is;
     2. *window* (:class:`~utfhw.hdl.lanes.window.LaneWindow`): each beat with the three bytes before
@@ -52,6 +68,10 @@ class WideTranscoder(WidthStage):
     4. *compact* (:class:`~utfhw.hdl.lanes.compact.Compactor`): the units packed from lane 0;
     5. *repack* (:class:`~utfhw.hdl.lanes.repack.Repacker`): full beats of ``width`` units;
     6. an output queue (:class:`~utfhw.hdl.lanes.queue.CreditQueue`) of ``queue_depth`` beats.
+
+    From UTF-32, *decode* (:class:`~utfhw.hdl.wide.utf32.DecodeUTF32Lanes`: each unit's code
+    point, alone) and *encode* (:class:`~utfhw.hdl.wide.encode.EncodeLanes`: its one or two
+    target units) replace the first three, and *compact* and *repack* work on their slots.
 
     Throughput: with ``o.ready`` high the core takes a beat on every clock, whatever the bytes
     and however messages are split, well-formed or not. Over a message the output has no more
@@ -77,7 +97,8 @@ class WideTranscoder(WidthStage):
     target : :class:`str`
         One of :data:`WIDE_TARGETS`.
     width : :class:`int`
-        Bytes per input beat and units per output beat: 1, 2, 4, 8, 16, 32 or 64.
+        Bytes per input beat: 1, 2, 4, 8, 16, 32 or 64, at least the source's unit (4 for
+        UTF-32).
     errors : :class:`str`
         ``"replace"`` or ``"ignore"``.
 
@@ -104,13 +125,14 @@ class WideTranscoder(WidthStage):
     def __init__(self, *, source="utf-8", target="utf-16-le", width, errors="replace"):
         check_choice("source", source, WIDE_SOURCES)
         check_choice("target", target, WIDE_TARGETS)
-        check_width(width)           # before the ports' layouts are made of it
+        check_width(width, codec=source)     # before the ports' layouts are made of it
         check_errors(errors)
         self._source, self._target, self._errors = source, target, errors
         codec = CODECS[target]
         self._form, self._byteorder = codec.form, codec.byteorder
         unit = POSITION_FORMS[codec.form].members["item"]
-        stages = _stages(width)
+        self._lanes = lanes = output_lanes(source, target, width)
+        stages = _stages(source, target, width)
         # Room for every beat in the stages, the repacker's extra beat, the clock the ready
         # flip-flop lags, and a few beats of slack so a drained output never stops the input.
         self.queue_depth = 1 << (stages + self._threshold + 4).bit_length()
@@ -119,8 +141,9 @@ class WideTranscoder(WidthStage):
         self.capacity = self.queue_depth + 1 + stages + 1
         super().__init__({
             "i": In(stream.Signature(ByteLanes(width))),
-            "o": Out(stream.Signature(Lanes(unit, width))),
+            "o": Out(stream.Signature(Lanes(unit, lanes))),
         }, width=width)
+        self.latency = self.latency_of(width, source=source, target=target)
         # Made here, so that :meth:`invariants` can name its state.
         self._queue = CreditQueue(shape=self.o.payload.shape(), depth=self.queue_depth,
                                   threshold=self._threshold)
@@ -149,13 +172,40 @@ class WideTranscoder(WidthStage):
         return self._queue.invariants()
 
     @staticmethod
-    def latency_of(width):
+    def latency_of(width, *, source="utf-8", target="utf-16-le"):
         """Clocks from an input beat to the output beat it completes (see above), at
-        ``width``."""
-        return _stages(width) + CreditQueue.latency
+        ``width``, from ``source`` to ``target``."""
+        return _stages(source, target, width) + CreditQueue.latency
 
     def elaborate(self, platform):
         m = Module()
+        unit = self.o.payload.shape().item
+        m.submodules.compact = compact = Compactor(item=unit, width=self._lanes)
+        m.submodules.repack = repack = Repacker(item=unit, width=self._lanes)
+        m.submodules.queue = queue = self._queue
+        if CODECS[self._source].form == "utf-8":
+            front, decoded = self._utf8_front(m)
+        else:
+            m.submodules.decode = front = DecodeUTF32Lanes(
+                width=self._width, byteorder=CODECS[self._source].byteorder,
+                errors=self._errors)
+            m.submodules.encode = encode = EncodeLanes(form=self._form, byteorder=self._byteorder,
+                                                       lanes=self._width // 4)
+            connect(m, front.o, encode.i)
+            decoded = encode.o
+        m.d.comb += [
+            self.i.ready.eq(queue.room),
+            front.i.valid.eq(self.i.valid & queue.room),
+            front.i.payload.eq(self.i.payload),
+        ]
+        connect(m, decoded, compact.i)
+        connect(m, compact.o, repack.i)
+        connect(m, repack.o, queue.i)
+        connect(m, queue.o, wiring.flipped(self.o))
+        return m
+
+    def _utf8_front(self, m):
+        """The UTF-8 stages: the first, and the stream of the units each position emits."""
         width = self._width
         m.submodules.classify = classify = ClassifyLanes(width=width)
         # One group of lanes would have only one copy of the valid bit: the bit itself.
@@ -164,24 +214,11 @@ class WideTranscoder(WidthStage):
                                                   behind=LOOKBEHIND, valid_copies=fan_out)
         m.submodules.decode = decode = DecodePositions(width=width, byteorder=self._byteorder,
                                                        errors=self._errors, form=self._form)
-        unit = self.o.payload.shape().item
-        m.submodules.compact = compact = Compactor(item=unit, width=width)
-        m.submodules.repack = repack = Repacker(item=unit, width=width)
-        m.submodules.queue = queue = self._queue
-        m.d.comb += [
-            self.i.ready.eq(queue.room),
-            classify.i.valid.eq(self.i.valid & queue.room),
-            classify.i.payload.eq(self.i.payload),
-        ]
         connect(m, classify.o, window.i)
         if fan_out:
             m.d.comb += window.valid_copies.eq(classify.valid_copies)
         connect(m, window.o, decode.i)
-        connect(m, decode.o, compact.i)
-        connect(m, compact.o, repack.i)
-        connect(m, repack.o, queue.i)
-        connect(m, queue.o, wiring.flipped(self.o))
-        return m
+        return classify, decode.o
 
 
 class WideUTF8ToUTF16(WideTranscoder):

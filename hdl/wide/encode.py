@@ -1,0 +1,88 @@
+"""The encoding stage of the wide cores: each lane's code point as the units of the target
+form, in slots the compactor packs."""
+
+from amaranth.hdl import Cat, Const, Module
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..lanes.compact import Slot
+from ..lanes.window import LaneBeat
+from ..unicode.layout import UTF16Unit, UTF32Unit
+from ..unicode.params import check_byteorder, check_choice, check_integer
+from ..unicode.tables import swap_bytes, utf16_units
+from .utf32 import CodePointSlot
+
+
+__all__ = ["ENCODED_UNITS", "EncodeLanes"]
+
+
+#: The target forms :class:`EncodeLanes` writes: each with its unit and the most units one code
+#: point becomes.
+ENCODED_UNITS = {"utf-16": (UTF16Unit, 2), "utf-32": (UTF32Unit, 1)}
+
+
+class EncodeLanes(wiring.Component):
+    """Stage *encode*: each lane's code point as one or two slots of target units, in wire
+    byte order (Unicode ch. 3, D90 and D91; RFC 2781, section 2.1).
+
+    Lane ``j``'s units are in slots ``k * j`` to ``k * j + k - 1`` (``k`` the most units of one
+    code point, :data:`ENCODED_UNITS`), in order, so that compaction keeps the message's order.
+    Each unit carries its code point's error kind. One clock of latency, one beat per clock, no
+    backpressure.
+
+    Parameters
+    ----------
+    form : :class:`str`
+        ``"utf-16"`` or ``"utf-32"``.
+    byteorder : :class:`str`
+        ``"little"`` or ``"big"``.
+    lanes : :class:`int`
+        Code points per beat.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(LaneBeat(CodePointSlot, lanes), always_ready=True))`
+    o : :py:`Out(stream.Signature(LaneBeat(Slot(unit), k * lanes), always_ready=True))`
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If ``form``, ``byteorder`` or ``lanes`` is not one of the values above.
+    """
+    latency = 1
+
+    def __init__(self, *, form, byteorder, lanes):
+        check_choice("form", form, ENCODED_UNITS)
+        check_byteorder(byteorder)
+        check_integer("lanes", lanes, minimum=1)
+        self._form = form
+        self._byteorder = byteorder
+        unit, self._most = ENCODED_UNITS[form]
+        super().__init__({
+            "i": In(stream.Signature(LaneBeat(CodePointSlot, lanes), always_ready=True)),
+            "o": Out(stream.Signature(LaneBeat(Slot(unit), self._most * lanes),
+                                      always_ready=True)),
+        })
+
+    @staticmethod
+    def slots_of(form, lanes):
+        """Slots of the output beat for ``lanes`` code points of ``form``."""
+        return ENCODED_UNITS[form][1] * lanes
+
+    def elaborate(self, platform):
+        m = Module()
+        m.d.sync += [self.o.valid.eq(self.i.valid), self.o.payload.last.eq(self.i.payload.last)]
+        for lane, source in enumerate(self.i.payload.lanes):
+            value = source.item.data
+            units, count = ([value], 1) if self._form == "utf-32" else utf16_units(value)
+            for index, unit in enumerate(units):
+                slot = self.o.payload.lanes[self._most * lane + index]
+                bits = len(slot.item.data)
+                numeric = Cat(unit, Const(0, bits - len(unit)))
+                m.d.sync += [
+                    slot.valid.eq(source.valid & (count > index)),
+                    slot.item.data.eq(swap_bytes(numeric) if self._byteorder == "big"
+                                      else numeric),
+                    slot.item.error.eq(source.item.error),
+                ]
+        return m
