@@ -301,9 +301,9 @@ def _parser():
                              "(default: all)")
     report.add_argument("--widths", type=_widths, default=None, metavar="W,W,...",
                         help="widths of the wide core for --pairs wide (default: 1,4,8,16,32)")
-    report.add_argument("--targets", default=None, metavar="CODEC,...",
-                        help="targets of the wide core from utf-8 for --pairs wide: utf-16-le, "
-                             "utf-16-be, utf-32-le, utf-32-be (default: utf-16-le)")
+    report.add_argument("--wide-pairs", default=None, metavar="SOURCE:TARGET,...",
+                        help="the pairs of the wide core for --pairs wide, e.g. "
+                             "utf-8:utf-32-le,utf-32-le:utf-16-le (default: utf-8:utf-16-le)")
     report.add_argument("--devices", default=None, metavar="DEVICE,...",
                         help="implement on these devices only (default: 'iCE40 UP5K,iCE40 "
                              "HX8K,ECP5-25F,ECP5-85F'); with --build-dir, designs already "
@@ -372,8 +372,9 @@ def _report(subparser, args):
             options = {} if args.widths is None else {"widths": args.widths}
             if args.devices is not None:
                 options["devices"] = tuple(args.devices.split(","))
-            if args.targets is not None:
-                options["targets"] = tuple(args.targets.split(","))
+            if args.wide_pairs is not None:
+                options["wide_pairs"] = tuple(tuple(pair.split(":", 1))
+                                              for pair in args.wide_pairs.split(","))
             if args.pnr_timeout is not None:
                 if not args.pnr_timeout > 0:
                     subparser.error(f"--pnr-timeout must be a positive number of minutes, not "

@@ -25,8 +25,7 @@ from ..hdl.scalar.byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMa
 from ..hdl.scalar.byteorder import ByteOrderMarkWriter
 from ..hdl.bridge import UARTBridge
 from ..hdl.bytestream import UnitAssembler, LaneSerializer
-from ..hdl.cores import make_core
-from ..hdl.wide.core import WIDE_TARGETS
+from ..hdl.cores import check_core, make_core
 from ..hdl.scalar.error_dropper import ErrorDropper
 from ..hdl.unicode.layout import UTF16UnitLanes, UTF32UnitLanes
 from ..hdl.unicode.params import CODECS, check_choice, check_integer
@@ -39,7 +38,7 @@ from .nextpnr import read_report
 
 
 __all__ = ["TimingHarness", "DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "PAIRS", "WIDE_WIDTHS",
-           "ROUTERS", "design_names", "wide_design", "design_width", "gigabytes_per_second",
+           "ROUTERS", "design_names", "wide_design", "wide_pair", "design_width", "gigabytes_per_second",
            "implement",
            "run_report", "progress_line", "TIMED_OUT", "write_markdown", "write_chart", "write_wide_chart",
            "SOFTWARE", "HEADLINE"]
@@ -89,10 +88,14 @@ PIPELINED = "PipelinedUTF8ToUTF16(little)"
 #: The widths of :class:`~utfhw.hdl.wide.core.WideTranscoder` that ``pairs="wide"`` implements.
 WIDE_WIDTHS = (1, 4, 8, 16, 32)
 _WIDE = "WideUTF8ToUTF16"
-# A wide design's name: ``WideUTF8ToUTF16(W)`` to UTF-16-LE (the name of the earlier reports),
-# ``WideTranscoder(utf-8 -> TARGET, W)`` to any other target.
+# A wide design's name: ``WideUTF8ToUTF16(W)`` from UTF-8 to UTF-16-LE (the name of the earlier
+# reports), ``WideTranscoder(SOURCE -> TARGET, W)`` for any other pair.
 _WIDE_NAME = re.compile(r"WideUTF8ToUTF16\((?P<utf16>\d+)\)"
-                        r"|WideTranscoder\(utf-8 -> (?P<target>[a-z0-9-]+), (?P<width>\d+)\)")
+                        r"|WideTranscoder\((?P<source>[a-z0-9-]+) -> (?P<target>[a-z0-9-]+), "
+                        r"(?P<width>\d+)\)")
+
+#: The pair of the wide core a report implements unless asked for others.
+WIDE_REPORT_PAIRS = (("utf-8", "utf-16-le"),)
 
 _CORES = {
     "UTF8Decoder": UTF8Decoder,
@@ -130,21 +133,21 @@ def _pipeline(name):
 PAIRS = ("all", "forms", "headline", "wide")
 
 
-def wide_design(width, target="utf-16-le"):
-    """The report's name of the wide core from UTF-8 to ``target`` of ``width`` bytes per
+def wide_design(width, pair=("utf-8", "utf-16-le")):
+    """The report's name of the wide core for ``pair`` (source, target) of ``width`` bytes per
     clock."""
-    if target == "utf-16-le":
+    if tuple(pair) == ("utf-8", "utf-16-le"):
         return f"{_WIDE}({width})"
-    return f"WideTranscoder(utf-8 -> {target}, {width})"
+    return f"WideTranscoder({pair[0]} -> {pair[1]}, {width})"
 
 
-def wide_target(name):
-    """The target of wide design ``name`` (:func:`wide_design`), or ``None`` for any other
-    design."""
+def wide_pair(name):
+    """The (source, target) of wide design ``name`` (:func:`wide_design`), or ``None`` for any
+    other design."""
     match = _WIDE_NAME.fullmatch(name)
     if match is None:
         return None
-    return "utf-16-le" if match["utf16"] else match["target"]
+    return ("utf-8", "utf-16-le") if match["utf16"] else (match["source"], match["target"])
 
 
 def design_width(name):
@@ -155,17 +158,17 @@ def design_width(name):
     return int(match["utf16"] or match["width"])
 
 
-def design_names(pairs="all", *, widths=WIDE_WIDTHS, targets=("utf-16-le",)):
+def design_names(pairs="all", *, widths=WIDE_WIDTHS, wide_pairs=WIDE_REPORT_PAIRS):
     """The designs a report covers: every core, then the pipelines (``pairs="all"``: all 64;
     ``"forms"``: the 9 between ``utf-8``, ``utf-16-le`` and ``utf-32-le``; ``"headline"``:
     UTF-8 to UTF-16-LE only, general and pipelined; ``"wide"``: the pipelined core and the
-    wide core to each of ``targets`` at each of ``widths``)."""
+    wide core for each of ``wide_pairs`` (source, target) at each of ``widths`` it takes)."""
     check_choice("pairs", pairs, PAIRS)
-    for target in targets:
-        check_choice("target", target, WIDE_TARGETS)
+    for source, target in wide_pairs:
+        check_core(source, target, width=1 if source == "utf-8" else 4)
     if pairs == "wide":
-        return [PIPELINED, *(wide_design(width, target) for target in targets
-                             for width in widths)]
+        return [PIPELINED, *(wide_design(width, pair) for pair in wide_pairs
+                             for width in widths if width >= CODECS[pair[0]].unit_bytes)]
     if pairs == "all":
         codecs = list(CODECS)
     elif pairs == "forms":
@@ -179,8 +182,8 @@ def design_names(pairs="all", *, widths=WIDE_WIDTHS, targets=("utf-16-le",)):
 def make_design(name):
     if name.startswith("pipeline "):
         return _pipeline(name)
-    if wide_target(name) is not None:
-        return make_core("utf-8", wide_target(name), width=design_width(name))
+    if wide_pair(name) is not None:
+        return make_core(*wide_pair(name), width=design_width(name))
     return _CORES[name]()
 
 
@@ -314,11 +317,11 @@ def _folder(name):
     return re.sub(r"\W+", "_", name).strip("_")
 
 
-def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, targets=("utf-16-le",),
+def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, wide_pairs=WIDE_REPORT_PAIRS,
                devices=tuple(DEVICES), jobs=None, pnr_timeout=None, router="router1",
                progress=None):
-    """Implement every design of ``design_names(pairs, widths=widths, targets=targets)`` on
-    ``devices``, each
+    """Implement every design of ``design_names(pairs, widths=widths, wide_pairs=wide_pairs)``
+    on ``devices``, each
     in a folder of ``directory`` named after it, on ``jobs`` processes; returns the rows in
     design order, a device a design was not implemented on as ``"not run"``.
     ``progress(done, total, row)`` is called as each design finishes. ``pnr_timeout``
@@ -329,7 +332,7 @@ def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, targets=("utf-16-l
     over different widths or devices."""
     for device in devices:
         check_choice("device", device, DEVICES)
-    names = design_names(pairs, widths=widths, targets=targets)
+    names = design_names(pairs, widths=widths, wide_pairs=wide_pairs)
     directory = pathlib.Path(directory)
     if jobs is None:
         jobs = os.cpu_count() or 1
@@ -419,7 +422,7 @@ def progress_line(done, total, row):
 
 def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=None):
     """Write the report's Markdown table to ``path`` (and link ``chart``, a PNG, if given)."""
-    if any(wide_target(row["design"]) is not None for row in rows):
+    if any(wide_pair(row["design"]) is not None for row in rows):
         return _write_wide_markdown(rows, path, chart=chart, command=command, seconds=seconds)
     lines = _preamble(command, seconds)
     if chart is not None:
@@ -452,7 +455,7 @@ SOFTWARE = (
 
 
 def gigabytes_per_second(row, device):
-    """UTF-8 in at the worst seed's Fmax: bytes per clock times clocks per second, in GB/s
+    """Input bytes at the worst seed's Fmax: bytes per clock times clocks per second, in GB/s
     (``None`` where the design does not fit)."""
     if row[device] is None or row[device] in ("not run", TIMED_OUT):
         return None
@@ -462,7 +465,7 @@ def gigabytes_per_second(row, device):
 def _write_wide_markdown(rows, path, *, chart, command, seconds):
     lines = _preamble(command, seconds)
     lines += [
-        "GB/s is UTF-8 in: bytes per clock (the core's width; 1 for `PipelinedUTF8ToUTF16`) "
+        "GB/s is input bytes (UTF-8, or UTF-32 for a UTF-32 source): bytes per clock (the core's width; 1 for `PipelinedUTF8ToUTF16`) "
         "times the worst seed's Fmax. A design whose LUT4s, flip-flops or block RAMs exceed "
         "the device's LUT4s and block RAMs, or that nextpnr cannot place on it, \"does not "
         "fit\"; \"not run\" marks a device a design was not implemented on, and \"timed "
@@ -498,13 +501,13 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
 
 
 def _chart_label(row):
-    """``W=4`` for a wide design to UTF-16-LE, ``UTF-32 W=4`` to another target, else
-    ``pipelined``."""
-    target = wide_target(row["design"])
-    if target is None:
+    """``W=4`` for a wide design from UTF-8 to UTF-16-LE, ``UTF-32-LE -> UTF-16-LE W=4`` for
+    another pair, else ``pipelined``."""
+    pair = wide_pair(row["design"])
+    if pair is None:
         return "pipelined"
-    form = "" if target == "utf-16-le" else f"{target.upper()} "
-    return f"{form}W={design_width(row['design'])}"
+    named = "" if pair == ("utf-8", "utf-16-le") else f"{pair[0]} -> {pair[1]} ".upper()
+    return f"{named}W={design_width(row['design'])}"
 
 
 def write_wide_chart(rows, path):
@@ -536,10 +539,10 @@ def write_wide_chart(rows, path):
     axes.set_xscale("log")
     axes.set_yscale("log")
     axes.set_xlabel("LUT4s (Yosys; a CCU2C counts as two)")
-    axes.set_ylabel("GB/s of UTF-8 in (bytes per clock × worst-seed Fmax)")
-    targets = sorted({wide_target(row["design"]) for row in rows} - {None})
-    axes.set_title(f"UTF-8 → {', '.join(target.upper() for target in targets)}, "
-                   "exact U+FFFD replacement")
+    axes.set_ylabel("GB/s of input (bytes per clock × worst-seed Fmax)")
+    pairs = sorted({wide_pair(row["design"]) for row in rows} - {None})
+    axes.set_title(", ".join(f"{source.upper()} → {target.upper()}" for source, target in pairs)
+                   + ", exact U+FFFD replacement")
     axes.legend(fontsize=7, loc="upper left")
     axes.grid(True, which="both", alpha=0.3)
     figure.tight_layout()
@@ -553,7 +556,7 @@ def write_chart(rows, path):
     matplotlib.use("Agg")
     from matplotlib import pyplot
 
-    if any(wide_target(row["design"]) is not None for row in rows):
+    if any(wide_pair(row["design"]) is not None for row in rows):
         return write_wide_chart(rows, path)
     devices = [device for device in DEVICES if device in rows[0]]
     names = [row["design"].replace("pipeline ", "") for row in rows]

@@ -615,7 +615,7 @@ class WideProperties(WideStreamProperties):
     def properties(self, m, taken, given):
         super().properties(m, taken, given)
         with m.If(self.o.valid & ~self.o.payload.last):
-            m.d.comb += Assert(self.o.payload.count == self.width,
+            m.d.comb += Assert(self.o.payload.count == len(self.o.payload.lanes),
                                "every output beat but a message's last is full")
 
 
@@ -624,7 +624,8 @@ class WideEquivalence(wiring.Component):
     bytes: they must emit the same units, with the same error kinds, in the same order.
 
     The bench sends one message of ``beats`` beats to ``wide`` (bytes and the last beat's count
-    are free inputs, every earlier beat full), then the same bytes one a clock to ``scalar``,
+    are free inputs, every earlier beat full), then the same bytes one unit a clock to
+    ``scalar``,
     and keeps the scalar's units. Each unit the wide core gives is asserted equal to the
     scalar's unit at the same place, the wide core's last beat to come when the scalar's has
     and to close the same number of units, and that last beat to come within ``deadline``
@@ -634,7 +635,8 @@ class WideEquivalence(wiring.Component):
     ----------
     wide, scalar : wiring.Component
         Cores with streams ``i`` and ``o``; the wide one takes
-        :class:`~utfhw.hdl.unicode.layout.ByteLanes`, the scalar one ``UnitBytes(1)``. Both outputs are
+        :class:`~utfhw.hdl.unicode.layout.ByteLanes`, the scalar one
+        :class:`~utfhw.hdl.unicode.layout.UnitBytes` of the source's unit. Both outputs are
         always ready.
     beats : int
         Input beats of the message.
@@ -675,19 +677,21 @@ class WideEquivalence(wiring.Component):
             for index in range(width):
                 m.d.sync += kept[sent * width + index].eq(self.data[8 * index:8 * index + 8])
 
-        # Then the same bytes one a clock into the scalar core (one empty beat if none).
-        fed = Signal(range(width * beats + 2))
+        # Then the same bytes one code unit a clock into the scalar core (one empty beat if
+        # none; the last beat with the bytes that are left).
+        unit = scalar.i.payload.shape().width
+        fed = Signal(range(width * beats + unit + 1))
         fed_all = Signal()
         all_sent = sent == beats
         m.d.comb += [
             scalar.i.valid.eq(all_sent & ~fed_all),
-            scalar.i.payload.data.eq(kept[fed]),
-            scalar.i.payload.count.eq(fed < length),
-            scalar.i.payload.last.eq(fed + 1 >= length),
+            scalar.i.payload.data.eq(Cat(*(kept[fed + index] for index in range(unit)))),
+            scalar.i.payload.count.eq(Mux(fed + unit <= length, unit, length - fed)),
+            scalar.i.payload.last.eq(fed + unit >= length),
         ]
         with m.If(scalar.i.valid & scalar.i.ready):
-            m.d.sync += fed.eq(fed + 1)
-            with m.If(fed + 1 >= length):
+            m.d.sync += fed.eq(fed + unit)
+            with m.If(fed + unit >= length):
                 m.d.sync += fed_all.eq(1)
 
         # The scalar core's units, in order.
@@ -706,11 +710,11 @@ class WideEquivalence(wiring.Component):
                 m.d.sync += scalar_done.eq(1)
 
         # The wide core's units against them.
-        seen = Signal(range(most + width + 1))
-        wide_done = Signal()
         out = wide.o.payload
+        seen = Signal(range(most + len(out.lanes) + 1))
+        wide_done = Signal()
         with m.If(wide.o.valid):
-            for lane in range(width):
+            for lane in range(len(out.lanes)):
                 with m.If(lane < out.count):
                     m.d.comb += [
                         Assert(seen + lane < produced, "no unit the scalar core did not give"),

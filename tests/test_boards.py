@@ -106,16 +106,17 @@ def test_design_names(tmp_path):
     assert len(report.design_names("forms")) == len(names) - 64 + 9
     assert report.design_names("wide", widths=(1, 32)) == [
         report.PIPELINED, "WideUTF8ToUTF16(1)", "WideUTF8ToUTF16(32)"]
-    names = report.design_names("wide", widths=(4,), targets=("utf-16-le", "utf-32-be"))
-    assert names == [report.PIPELINED, "WideUTF8ToUTF16(4)",
-                     "WideTranscoder(utf-8 -> utf-32-be, 4)"]
-    assert [(report.wide_target(name), report.design_width(name)) for name in names] == [
-        (None, 1), ("utf-16-le", 4), ("utf-32-be", 4)]
-    core = report.make_design(names[2])
-    assert (core.target, core.width) == ("utf-32-be", 4)
-    with pytest.raises(ValueError, match=r"^target must be 'utf-16-le', 'utf-16-be', "
-                                         r"'utf-32-le' or 'utf-32-be', not 'utf-8'$"):
-        report.design_names("wide", targets=("utf-8",))
+    names = report.design_names("wide", widths=(1, 4), wide_pairs=(
+        ("utf-8", "utf-16-le"), ("utf-32-be", "utf-16-le")))
+    assert names == [report.PIPELINED, "WideUTF8ToUTF16(1)", "WideUTF8ToUTF16(4)",
+                     "WideTranscoder(utf-32-be -> utf-16-le, 4)"]
+    assert [(report.wide_pair(name), report.design_width(name)) for name in names] == [
+        (None, 1), (("utf-8", "utf-16-le"), 1), (("utf-8", "utf-16-le"), 4),
+        (("utf-32-be", "utf-16-le"), 4)]
+    core = report.make_design(names[3])
+    assert (core.source, core.target, core.width) == ("utf-32-be", "utf-16-le", 4)
+    with pytest.raises(ValueError, match=r"^width is for utf-8, utf-32-le or utf-32-be to "):
+        report.design_names("wide", wide_pairs=(("utf-8", "utf-8"),))
     with pytest.raises(ValueError, match=r"^pairs must be 'all', 'forms', 'headline' or 'wide', "
                                          r"not 'some'$"):
         report.design_names("some")

@@ -33,7 +33,9 @@ MODULES += [(source, target, errors, True, None) for source, target in PIPELINED
 MODULES += [("utf-8", "utf-16-le", "replace", False, width) for width in WIDTHS]
 MODULES += [("utf-8", "utf-16-be", "ignore", False, 4), ("utf-8", "utf-16-be", "replace", False, 8),
             ("utf-8", "utf-16-le", "ignore", False, 2), ("utf-8", "utf-32-le", "replace", False, 1),
-            ("utf-8", "utf-32-be", "ignore", False, 4), ("utf-8", "utf-32-le", "ignore", False, 32)]
+            ("utf-8", "utf-32-be", "ignore", False, 4), ("utf-8", "utf-32-le", "ignore", False, 8),
+            ("utf-32-le", "utf-16-be", "replace", False, 4),
+            ("utf-32-be", "utf-32-le", "ignore", False, 64)]
 MODULES = [(*module, interface) for module in MODULES for interface in INTERFACES]
 
 

@@ -1,0 +1,203 @@
+"""The wide core from UTF-32 (DecodeUTF32Lanes and EncodeLanes, in WideTranscoder): the unit rule
+of the model against CPython at the edges of the scalar range, the beats in Amaranth's simulator
+against the model, and the generated Verilog in Verilator against CPython at widths 4 and 32
+(every width with ``UTFHW_SWEEP=full``): every scalar value, messages at every lane offset,
+adversarial streams with stalls, the corpus, a multi-megabyte message and strict errors."""
+
+import random
+
+import pytest
+
+from conftest import FULL_SWEEP
+from utfhw.hdl.cores import check_core
+from utfhw.hdl.unicode.layout import ErrorKind
+from utfhw.hdl.unicode.params import WIDTHS
+from utfhw.hdl.wide.core import WideTranscoder, output_lanes
+from utfhw.hdl.wide.encode import EncodeLanes
+from utfhw.hdl.wide.utf32 import DecodeUTF32Lanes
+from utfhw.sim.backends import simulate
+from utfhw.sim.pysim import run_messages
+from utfhw.sim.wide_model import utf32_unit, wide_beats
+
+from support import check_verilated, cpython_strict_error, error_fields, joined
+
+
+SOURCES = {"utf-32-le": "little", "utf-32-be": "big"}
+TARGETS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
+
+# The edges of the scalar range (Unicode ch. 3, D76, D71) and of the unit's bytes.
+EDGE_VALUES = [0x0, 0x41, 0x7F, 0x80, 0x7FF, 0x800, 0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF,
+               0xE000, 0xFEFF, 0xFFFD, 0xFFFE, 0xFFFF, 0x10000, 0x10FFFF, 0x110000, 0x1FFFFF,
+               0x200000, 0xD800 | 0x10000, 0x00FFFFFF, 0x01000000, 0x7FFFFFFF, 0x80000000,
+               0xFFFFFFFF, 0x0010D800, 0x0000DC00 | 1 << 24]
+
+
+def edge_units(byteorder):
+    return [value.to_bytes(4, byteorder) for value in EDGE_VALUES]
+
+
+@pytest.mark.parametrize("source,byteorder", SOURCES.items())
+def test_unit_rule_against_cpython(source, byteorder):
+    """Each edge value alone, after another, and cut to 1 to 3 bytes at a message's end: the
+    model's code point and error kind, and CPython's strict span for the error."""
+    units = edge_units(byteorder)
+    for unit in units:
+        for before in (b"", units[1]):
+            message = before + unit
+            code_point, kind = utf32_unit(unit, byteorder)
+            assert chr(code_point) == message.decode(source, "replace")[-1]
+            error = cpython_strict_error(message, source)
+            assert (error is None) == (kind == ErrorKind.NONE), message.hex()
+            for cut in (1, 2, 3):
+                assert utf32_unit(unit[:cut], byteorder) == (0xFFFD, ErrorKind.PARTIAL_UNIT)
+                assert (before + unit[:cut]).decode(source, "replace")[-1] == "\ufffd"
+
+
+@pytest.mark.parametrize("arguments,message", [
+    ({"source": "utf-32-le", "width": 2}, "width must be at least 4 for utf-32-le, not 2"),
+    ({"source": "utf-32-be", "width": 1}, "width must be at least 4 for utf-32-be, not 1"),
+    ({"source": "utf-16-le", "width": 4},
+     "source must be 'utf-8', 'utf-32-le' or 'utf-32-be', not 'utf-16-le'"),
+])
+def test_parameters(arguments, message):
+    with pytest.raises(ValueError) as error:
+        WideTranscoder(**arguments)
+    assert str(error.value) == message
+
+
+def test_stage_parameters():
+    with pytest.raises(ValueError, match=r"^width must be at least 4 for utf-32-be, not 2$"):
+        DecodeUTF32Lanes(width=2, byteorder="big")
+    with pytest.raises(ValueError, match=r"^form must be 'utf-16' or 'utf-32', not 'utf-8'$"):
+        EncodeLanes(form="utf-8", byteorder="little", lanes=2)
+    with pytest.raises(ValueError, match=r"^lanes must be an integer of at least 1, not 0$"):
+        EncodeLanes(form="utf-16", byteorder="little", lanes=0)
+    with pytest.raises(ValueError, match=r"^width must be at least 4 for utf-32-le, not 2$"):
+        check_core("utf-32-le", "utf-16-le", width=2)
+
+
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
+def test_output_lanes():
+    """From UTF-32, width bytes a beat out: one unit a code point to UTF-32, two to UTF-16."""
+    assert [output_lanes("utf-32-le", target, 16) for target in TARGETS] == [8, 8, 4, 4]
+    assert WideTranscoder(source="utf-32-be", target="utf-16-le", width=8).o.payload.shape() \
+        .lane_count == 4
+
+
+def random_messages(rng, byteorder, width, count):
+    units = edge_units(byteorder)
+    messages = []
+    for _ in range(count):
+        message = b"".join(rng.choice(units) for _ in range(rng.randrange(0, 3 * width // 4 + 2)))
+        messages.append(message + rng.choice(units)[:rng.choice([0, 0, 0, 1, 2, 3])])
+    return messages + [b"", b"\x00", b"\x41\x00\x00"]
+
+
+@pytest.mark.parametrize("errors", ["replace", "ignore"])
+@pytest.mark.parametrize("source,target,width", [
+    ("utf-32-le", "utf-16-le", 4), ("utf-32-be", "utf-16-be", 8), ("utf-32-le", "utf-32-be", 4),
+    ("utf-32-be", "utf-32-le", 8)])
+def test_beats_as_the_model_gives(source, target, width, errors):
+    """Beat for beat what the model of the wide core says, under stalls on both sides."""
+    rng = random.Random(f"{source}{target}{width}{errors}")
+    messages = random_messages(rng, SOURCES[source], width, 50)
+    dut = WideTranscoder(source=source, target=target, width=width, errors=errors)
+    beats, _ = run_messages(dut, messages, stall=0.3, seed=width)
+    unit_bytes = 4 if target.startswith("utf-32") else 2
+    for message, got in zip(messages, beats):
+        assert got == wide_beats(message, width, errors=errors, target=target,
+                                 source=source), message.hex()
+        output = b"".join(unit.to_bytes(unit_bytes, "little")
+                          for units, _ in got for unit, _ in units)
+        assert output == message.decode(source, errors).encode(target)
+
+
+@pytest.mark.parametrize("target", ["utf-16-le", "utf-32-be"])
+def test_a_beat_every_clock(target):
+    """With the output always ready, any input moves at ``width`` bytes a clock."""
+    rng = random.Random(target)
+    width = 8
+    latency = WideTranscoder.latency_of(width, source="utf-32-le", target=target)
+    message = b"".join(rng.choice(edge_units("little")) for _ in range(150))
+    for data in (message, message[:width * 5 + 4], b"", b"\x00"):
+        result = simulate(data, "utf-32-le", target, width=width)
+        beats = max(1, -(-len(data) // width))
+        assert result.input_beats == beats
+        assert beats + latency <= result.cycles <= beats + latency + 1
+
+
+VERILATED_WIDTHS = [width for width in WIDTHS if width >= 4] if FULL_SWEEP else [4, 32]
+
+
+@pytest.mark.parametrize("width", VERILATED_WIDTHS)
+@pytest.mark.parametrize("source,target", [("utf-32-le", "utf-16-le"), ("utf-32-be", "utf-32-le")])
+def test_every_scalar_value(source, target, width):
+    """Every code point from 0 to 10FFFF (the surrogates as errors), in one message and cut
+    into messages that start at every lane offset; and the edge values."""
+    byteorder = SOURCES[source]
+    every = b"".join(value.to_bytes(4, byteorder) for value in range(0x110000))
+    check_verilated(every, [len(every)], source, target, width=width)
+    rng = random.Random(width)
+    lengths = []
+    left = len(every) // 40
+    while left > 0:
+        lengths.append(min(left, 4 * rng.randrange(0, 2 * width)))
+        left -= lengths[-1]
+    check_verilated(every[:sum(lengths)], lengths, source, target, errors="ignore",
+                    width=width, stall=0.2, seed=width)
+
+
+@pytest.mark.parametrize("width", VERILATED_WIDTHS)
+@pytest.mark.parametrize("source,target,stall", [("utf-32-le", "utf-16-be", 0.0),
+                                                 ("utf-32-be", "utf-16-le", 0.5),
+                                                 ("utf-32-le", "utf-32-le", 0.3)])
+def test_adversarial_with_stalls(source, target, width, stall):
+    """Messages of edge units of every length around the width, partial units at their ends,
+    empty and one-byte messages, the corpus's texts as UTF-32 and its files' bytes as they
+    are; stalls on both sides."""
+    rng = random.Random(f"{source}{width}{stall}")
+    messages = random_messages(rng, SOURCES[source], width, 800)
+    for errors in ("replace", "ignore"):
+        check_verilated(*joined(messages), source, target, errors=errors, width=width,
+                        stall=stall, seed=width)
+
+
+@pytest.mark.parametrize("width", [4, 32])
+def test_corpus(corpus, width):
+    """Every file of the corpus as UTF-32 (its text, decoded as UTF-8 with replacement), and
+    its bytes read as UTF-32 as they are."""
+    files = sorted(path for path in corpus.rglob("*") if path.is_file())
+    texts = [path.read_bytes().decode("utf-8", "replace").encode("utf-32-be") for path in files]
+    raw = [path.read_bytes() for path in files]
+    check_verilated(*joined(texts + raw), "utf-32-be", "utf-16-le", width=width, stall=0.2,
+                    seed=3)
+
+
+def test_multi_megabyte_message():
+    rng = random.Random(2)
+    units = edge_units("little")
+    data = b"".join(rng.choice(units) for _ in range((4 if FULL_SWEEP else 1) << 20))
+    run = check_verilated(data, [len(data)], "utf-32-le", "utf-16-le", width=32)
+    assert run.input_beats == len(data) // 32
+
+
+@pytest.mark.parametrize("backend", ["amaranth", "verilator"])
+def test_strict(backend):
+    """CPython's start, end and reason, found from the wide core's units."""
+    units = edge_units("little")
+    rng = random.Random(backend)
+    cases = [b"A\x00\x00\x00" * 3 + unit + b"B\x00\x00\x00" for unit in units]
+    cases += ["😀a".encode("utf-32-le") + b"ab", b"\x00", "é€😀".encode("utf-32-le")]
+    cases += [b"".join(rng.choice(units) for _ in range(rng.randrange(1, 6))) +
+              bytes(rng.randrange(4)) for _ in range(10)]
+    for data in cases:
+        expected = cpython_strict_error(data, "utf-32-le")
+        for width, target in ((4, "utf-16-le"), (8, "utf-32-be")):
+            try:
+                result = simulate(data, "utf-32-le", target, errors="strict", width=width,
+                                  backend=backend)
+            except UnicodeDecodeError as error:
+                assert error_fields(error) == expected, data.hex()
+            else:
+                assert expected is None, data.hex()
+                assert result.output == data.decode("utf-32-le").encode(target)
