@@ -53,7 +53,8 @@ def first_wide_error_span(beats, data, target, source="utf-8"):
 
     The units before the first error are the characters before it, so their length in the
     source is where the error starts. From UTF-32 the error is that one unit, or the 1 to 3
-    bytes that end the message. From UTF-8 its end follows from the kind: one byte for an
+    bytes that end the message; from UTF-16 that one unit, or the rest of the message for a
+    high surrogate at its end or an odd final byte. From UTF-8 its end follows from the kind: one byte for an
     invalid byte, the end of the message for an unfinished sequence, and for a truncated one
     the bytes its lead byte accepted before the byte that cut it short (Table 3-7).
     """
@@ -65,9 +66,15 @@ def first_wide_error_span(beats, data, target, source="utf-8"):
                 good += unit.to_bytes(unit_bytes, "little")
                 continue
             characters = good.decode(target, "surrogatepass")
-            if CODECS[source].form == "utf-32":
+            form = CODECS[source].form
+            if form == "utf-32":
                 start = 4 * len(characters)
                 return Item(REPLACEMENT_CHARACTER, error, start, min(start + 4, len(data)), None)
+            if form == "utf-16":
+                start = len(characters.encode("utf-16-le", "surrogatepass"))
+                end = len(data) if error in (ErrorKind.UNFINISHED, ErrorKind.PARTIAL_UNIT) \
+                    else start + 2
+                return Item(REPLACEMENT_CHARACTER, error, start, end, None)
             start = len(characters.encode("utf-8", "surrogatepass"))
             def span(end):
                 return Item(REPLACEMENT_CHARACTER, error, start, end, None)

@@ -29,7 +29,8 @@ from ..hdl.unicode.params import CODECS
 from .reference import following_ranges, transcoder_beats
 
 
-__all__ = ["LOOKBEHIND", "position_unit", "message_units", "utf32_unit", "repack_beats",
+__all__ = ["LOOKBEHIND", "position_unit", "message_units", "utf16_positions", "utf32_unit",
+           "repack_beats",
            "wide_beats", "expected_beats"]
 
 
@@ -169,6 +170,47 @@ def utf32_unit(chunk, byteorder):
     return value, ErrorKind.NONE
 
 
+def utf16_positions(message, byteorder, form="utf-16"):
+    """What each unit of a UTF-16 message (and its odd final byte) emits, position by position:
+    ``(byte offset, (unit, ErrorKind))`` for each that emits one, the unit numeric in ``form``
+    (RFC 2781, section 2.2; CPython's replacements). A surrogate pair emits its two units at
+    its two positions to UTF-16, its code point at the low one to UTF-32; a unit decides from
+    the unit before and the unit after it alone."""
+    units = [int.from_bytes(message[offset:offset + 2], byteorder)
+             for offset in range(0, len(message) - 1, 2)]
+
+    def high(index):
+        return 0 <= index < len(units) and 0xD800 <= units[index] < 0xDC00
+
+    def low(index):
+        return 0 <= index < len(units) and 0xDC00 <= units[index] < 0xE000
+
+    emitted = []
+    for index, unit in enumerate(units):
+        if high(index):
+            if low(index + 1):
+                if form == "utf-16":
+                    emitted.append((2 * index, (unit, ErrorKind.NONE)))
+            elif index + 1 < len(units):
+                emitted.append((2 * index, (REPLACEMENT_CHARACTER,
+                                            ErrorKind.UNPAIRED_HIGH_SURROGATE)))
+            else:       # the message ends after it, or after one more byte
+                emitted.append((2 * index, (REPLACEMENT_CHARACTER, ErrorKind.UNFINISHED)))
+        elif low(index):
+            if not high(index - 1):
+                emitted.append((2 * index, (REPLACEMENT_CHARACTER, ErrorKind.SURROGATE)))
+            elif form == "utf-16":
+                emitted.append((2 * index, (unit, ErrorKind.NONE)))
+            else:
+                code_point = 0x10000 + ((units[index - 1] - 0xD800) << 10) + (unit - 0xDC00)
+                emitted.append((2 * index, (code_point, ErrorKind.NONE)))
+        else:
+            emitted.append((2 * index, (unit, ErrorKind.NONE)))
+    if len(message) % 2 and not high(len(units) - 1):
+        emitted.append((len(message) - 1, (REPLACEMENT_CHARACTER, ErrorKind.PARTIAL_UNIT)))
+    return emitted
+
+
 def _encoded(code_point, form):
     """The numeric units of one code point in UTF-16 or UTF-32 (RFC 2781, section 2.1)."""
     if form == "utf-32" or code_point < 0x10000:
@@ -185,6 +227,11 @@ def _beat_units(message, width, errors, source, form):
         return [[unit for unit in positions[start:start + width] if unit is not None]
                 for start in starts]
     byteorder = CODECS[source].byteorder
+    if CODECS[source].form == "utf-16":
+        positions = [(offset, unit) for offset, unit in utf16_positions(message, byteorder, form)
+                     if errors == "replace" or unit[1] == ErrorKind.NONE]
+        return [[unit for offset, unit in positions if start <= offset < start + width]
+                for start in starts]
     beats = []
     for start in starts:
         units = []
@@ -219,10 +266,12 @@ def wide_beats(message, width, *, errors="replace", target="utf-16-le", source="
 
 
 def _output_lanes(source, form, width):
-    # The model's own count: a byte gives at most one unit; a UTF-32 unit one code point, one
-    # UTF-32 unit or up to two UTF-16 units.
+    # The model's own count: a byte gives at most one unit, and so does a UTF-16 unit; a UTF-32
+    # unit one code point, one UTF-32 unit or up to two UTF-16 units.
     if CODECS[source].form == "utf-8":
         return width
+    if CODECS[source].form == "utf-16":
+        return width // 2
     return width // 4 * (2 if form == "utf-16" else 1)
 
 

@@ -80,9 +80,9 @@ def test_core_spec_names_the_core():
     ({"source": "utf-16", "kind": "pipelined"},
      "pipelined=True is for utf-8 to utf-16-le or utf-16-be, not utf-16 to utf-16-le"),
     ({"target": "utf-8", "kind": "wide", "width": 4},
-     "width is for utf-8 to utf-16-le, utf-16-be, utf-32-le or utf-32-be, not utf-8 to utf-8"),
+     "width is for utf-8, utf-32-le or utf-32-be to utf-16-le, utf-16-be, utf-32-le or utf-32-be, not utf-8 to utf-8"),
     ({"source": "utf-32", "target": "utf-32-le", "kind": "wide", "width": 4},
-     "width is for utf-8 to utf-16-le, utf-16-be, utf-32-le or utf-32-be, not utf-32 to "
+     "width is for utf-8, utf-32-le or utf-32-be to utf-16-le, utf-16-be, utf-32-le or utf-32-be, not utf-32 to "
      "utf-32-le"),
     ({"errors": "surrogateescape"},
      "errors must be 'replace', 'ignore' or 'strict', not 'surrogateescape'"),

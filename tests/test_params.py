@@ -125,7 +125,7 @@ def test_width(make, width):
 
 
 def test_width_is_for_the_wide_pairs():
-    with raises(ValueError, "width is for utf-8 to utf-16-le, utf-16-be, utf-32-le or "
+    with raises(ValueError, "width is for utf-8, utf-32-le or utf-32-be to utf-16-le, utf-16-be, utf-32-le or "
                             "utf-32-be, not utf-16-le to utf-8"):
         transcode(b"a", "utf-16-le", "utf-8", width=4)
 
@@ -137,7 +137,7 @@ def test_width_on_the_command_line(capsys):
         capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["generate", "-o", "x.v", "--width", "4", "--to", "utf-8"])
-    assert ("--width is for utf-8 to utf-16-le, utf-16-be, utf-32-le or utf-32-be, not utf-8 "
+    assert ("--width is for utf-8, utf-32-le or utf-32-be to utf-16-le, utf-16-be, utf-32-le or utf-32-be, not utf-8 "
             "to utf-8") in \
         capsys.readouterr().err
     with pytest.raises(SystemExit):

@@ -63,7 +63,7 @@ def test_core_choice():
         ("utf-32-be", "big", 35)
     with pytest.raises(ValueError) as error:
         check_core("utf-8", "utf-8", width=4)
-    assert str(error.value) == ("width is for utf-8 to utf-16-le, utf-16-be, utf-32-le or "
+    assert str(error.value) == ("width is for utf-8, utf-32-le or utf-32-be to utf-16-le, utf-16-be, utf-32-le or "
                                 "utf-32-be, not utf-8 to utf-8")
     with pytest.raises(ValueError) as error:
         check_core("utf-8", "utf-16-le", width=4, pipelined=True)

@@ -13,6 +13,7 @@ from ..lanes.queue import CreditQueue
 from ..lanes.repack import Repacker
 from .encode import EncodeLanes
 from .utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND, POSITION_FORMS
+from .utf16 import ClassifyUTF16Lanes, DecodeUTF16Positions, UnitClass
 from .utf32 import DecodeUTF32Lanes
 from ..lanes.copies import LANES_PER_COPY
 from ..lanes.window import LaneWindow
@@ -23,16 +24,20 @@ __all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "output_lanes", "WideTranscoder",
 
 
 #: The codecs a wide core reads, and those it writes.
-WIDE_SOURCES = ("utf-8", "utf-32-le", "utf-32-be")
+WIDE_SOURCES = ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
 WIDE_TARGETS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
 
 
 def output_lanes(source, target, width):
     """Units per output beat of the wide core from ``source`` to ``target`` at ``width`` bytes
     in per beat: the most one input beat can give. From UTF-8, one unit per byte at most
-    (``width``); from UTF-32, one unit per code point to UTF-32 and two to UTF-16."""
-    if CODECS[source].form == "utf-8":
+    (``width``); from UTF-16, one unit per unit (``width // 2``); from UTF-32, one unit per
+    code point to UTF-32 and two to UTF-16."""
+    form = CODECS[source].form
+    if form == "utf-8":
         return width
+    if form == "utf-16":
+        return width // 2
     return EncodeLanes.slots_of(CODECS[target].form, width // 4)
 
 
@@ -42,6 +47,9 @@ def _stages(source, target, width):
     lanes = output_lanes(source, target, width)
     if CODECS[source].form == "utf-8":
         front = ClassifyLanes.latency + LaneWindow.latency + 1 + DecodePositions.latency
+    elif CODECS[source].form == "utf-16":
+        front = (ClassifyUTF16Lanes.latency + LaneWindow.latency + 1
+                 + DecodeUTF16Positions.latency)
     else:
         front = DecodeUTF32Lanes.latency + EncodeLanes.latency
     return front + Compactor.latency_of(lanes) + Repacker.latency_of(lanes)
@@ -185,6 +193,8 @@ class WideTranscoder(WidthStage):
         m.submodules.queue = queue = self._queue
         if CODECS[self._source].form == "utf-8":
             front, decoded = self._utf8_front(m)
+        elif CODECS[self._source].form == "utf-16":
+            front, decoded = self._utf16_front(m)
         else:
             m.submodules.decode = front = DecodeUTF32Lanes(
                 width=self._width, byteorder=CODECS[self._source].byteorder,
@@ -203,6 +213,22 @@ class WideTranscoder(WidthStage):
         connect(m, repack.o, queue.i)
         connect(m, queue.o, wiring.flipped(self.o))
         return m
+
+    def _utf16_front(self, m):
+        """The UTF-16 stages: the first, and the stream of the units each unit emits."""
+        lanes = self._width // 2
+        m.submodules.classify = classify = ClassifyUTF16Lanes(
+            width=self._width, byteorder=CODECS[self._source].byteorder)
+        fan_out = lanes > LANES_PER_COPY
+        m.submodules.window = window = LaneWindow(item=UnitClass, width=lanes, behind=1,
+                                                  valid_copies=fan_out)
+        m.submodules.decode = decode = DecodeUTF16Positions(
+            width=lanes, byteorder=self._byteorder, errors=self._errors, form=self._form)
+        connect(m, classify.o, window.i)
+        if fan_out:
+            m.d.comb += window.valid_copies.eq(classify.valid_copies)
+        connect(m, window.o, decode.i)
+        return classify, decode.o
 
     def _utf8_front(self, m):
         """The UTF-8 stages: the first, and the stream of the units each position emits."""
