@@ -28,6 +28,7 @@ from utfhw.hdl.wide.utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKB
 from utfhw.hdl.lanes.window import LaneWindow
 from utfhw.hdl.wide.core import WideTranscoder, WideUTF8ToUTF16
 from utfhw.hdl.wide.encode import EncodeLanes
+from utfhw.hdl.wide.utf16 import ClassifyUTF16Lanes, DecodeUTF16Positions
 from utfhw.hdl.wide.utf32 import DecodeUTF32Lanes
 from utfhw.sim.reference import CODECS
 
@@ -301,7 +302,8 @@ def test_bad_mode(tmp_path):
 
 @pytest.mark.parametrize("source,target,width", [("utf-8", "utf-16-le", 4),
                                                  ("utf-8", "utf-16-le", 32),
-                                                 ("utf-32-le", "utf-16-be", 4)])
+                                                 ("utf-32-le", "utf-16-be", 4),
+                                                 ("utf-16-be", "utf-32-le", 4)])
 def test_wide_stream_rules_proven(tmp_path, source, target, width):
     core = WideTranscoder(source=source, target=target, width=width)
     result = check(PropertyBench(core), mode="prove", depth=3, directory=tmp_path)
@@ -343,6 +345,8 @@ FIXED_LATENCY_STAGES = {
     "compact": lambda width: Compactor(item=UTF16Unit, width=width),
     "decode utf-32": lambda width: DecodeUTF32Lanes(width=4 * width, byteorder="big"),
     "encode utf-16": lambda width: EncodeLanes(form="utf-16", byteorder="big", lanes=width),
+    "classify utf-16": lambda width: ClassifyUTF16Lanes(width=2 * width, byteorder="big"),
+    "decode utf-16": lambda width: DecodeUTF16Positions(width=width, form="utf-32"),
 }
 
 
@@ -464,7 +468,7 @@ def wide_depth(core, beats):
     return beats + core.latency + 4
 
 
-@pytest.mark.parametrize("source,width", [("utf-8", 1), ("utf-32-be", 4)]
+@pytest.mark.parametrize("source,width", [("utf-8", 1), ("utf-32-be", 4), ("utf-16-le", 2)]
                          + ([("utf-8", 4)] if FULL_SWEEP else []))
 def test_wide_properties(tmp_path, source, width):
     """Stream rules, last accounting, a last in flight out within the latency and full beats,
@@ -483,7 +487,8 @@ def wide_equivalence(core, beats):
 # A pair of each source form and of each target form; UTF-8 to UTF-32, which takes the solver
 # three minutes, in the full sweep.
 @pytest.mark.parametrize("source,target", [("utf-8", "utf-16-le"), ("utf-32-le", "utf-16-be"),
-                                           ("utf-32-be", "utf-32-le")]
+                                           ("utf-32-be", "utf-32-le"), ("utf-16-le", "utf-32-be"),
+                                           ("utf-16-be", "utf-16-le")]
                          + ([("utf-8", "utf-32-be")] if FULL_SWEEP else []))
 @pytest.mark.parametrize("beats", [2, 3] if FULL_SWEEP else [2])
 def test_wide_equivalent_to_scalar(tmp_path, beats, source, target):
@@ -500,6 +505,14 @@ def mislabels_truncation(m, inner, outer):
     m.d.comb += payload.eq(inner.payload)
     with m.If(inner.payload.lanes[0].error == ErrorKind.TRUNCATED):
         m.d.comb += payload.lanes[0].error.eq(ErrorKind.UNFINISHED)
+    passes_through(m, inner, outer, payload=payload)
+
+
+def mislabels_unpaired(m, inner, outer):
+    payload = Signal.like(inner.payload)
+    m.d.comb += payload.eq(inner.payload)
+    with m.If(inner.payload.lanes[0].error == ErrorKind.UNPAIRED_HIGH_SURROGATE):
+        m.d.comb += payload.lanes[0].error.eq(ErrorKind.SURROGATE)
     passes_through(m, inner, outer, payload=payload)
 
 
@@ -529,6 +542,8 @@ def wide(tamper, width=1, target="utf-16-le", source="utf-8"):
      "unit and error kind"),
     (lambda: wide_equivalence(wide(drops_the_last_unit, 4, "utf-16-be", "utf-32-le"), 2),
      "as many units"),
+    (lambda: wide_equivalence(wide(mislabels_unpaired, 4, "utf-32-le", "utf-16-be"), 2),
+     "unit and error kind"),
     (lambda: wide_equivalence(wide(says_nothing), 2), "last beat within the deadline"),
     (lambda: wide_equivalence(wide(drops_the_last_unit), 2), "as many units"),
     # The message's last beat, short, now looks like a short beat within the message.
@@ -537,7 +552,8 @@ def wide(tamper, width=1, target="utf-16-le", source="utf-8"):
     (lambda: FullBeats(Tampered(ends_beats_short,
                                 ReadyView(Repacker(item=ErrorKind, width=4)))),
      "but a message's last is full"),
-], ids=["error kind", "error kind to utf-32", "lost unit from utf-32", "silence", "lost unit", "lost last", "short beat", "short repacked beat"])
+], ids=["error kind", "error kind to utf-32", "lost unit from utf-32",
+        "error kind from utf-16", "silence", "lost unit", "lost last", "short beat", "short repacked beat"])
 def test_wide_broken_variant_fails(tmp_path, bench, expected):
     bench = bench()
     core = getattr(bench, "wide", None) or bench.core

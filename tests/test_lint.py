@@ -35,7 +35,9 @@ MODULES += [("utf-8", "utf-16-be", "ignore", False, 4), ("utf-8", "utf-16-be", "
             ("utf-8", "utf-16-le", "ignore", False, 2), ("utf-8", "utf-32-le", "replace", False, 1),
             ("utf-8", "utf-32-be", "ignore", False, 4), ("utf-8", "utf-32-le", "ignore", False, 8),
             ("utf-32-le", "utf-16-be", "replace", False, 4),
-            ("utf-32-be", "utf-32-le", "ignore", False, 64)]
+            ("utf-32-be", "utf-32-le", "ignore", False, 64),
+            ("utf-16-le", "utf-32-le", "replace", False, 2),
+            ("utf-16-be", "utf-16-be", "ignore", False, 32)]
 MODULES = [(*module, interface) for module in MODULES for interface in INTERFACES]
 
 
