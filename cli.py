@@ -256,6 +256,7 @@ def _parser():
                     "cocotb's runner: messages stream through with random stalls and every "
                     "output beat is checked against the reference model.")
     _add_codec_arguments(cocotb_command, HARDWARE_ERROR_HANDLERS)
+    _add_width_argument(cocotb_command)
     cocotb_command.add_argument("--interface", choices=INTERFACES, default="stream",
                                 help="ports to test: the streams (default) or AXI4-Stream, "
                                      "with cocotbext-axi's bus models")
@@ -393,11 +394,15 @@ def _report(subparser, args):
 
 def _cocotb(subparser, args):
     try:
+        CoreSpec.of(args.source, args.target, errors=args.errors, width=args.width)
+    except ValueError as error:
+        subparser.error(_option_names(error))
+    try:
         tests, failures = run_cocotb(source=args.source, target=args.target,
                                      errors=args.errors, simulator=args.sim,
                                      interface=args.interface,
                                      build_dir=args.build_dir, stall=args.stall,
-                                     seed=args.seed, messages=args.messages)
+                                     seed=args.seed, messages=args.messages, width=args.width)
     except RuntimeError as error:
         subparser.exit(1, f"utfhw: error: {error}\n")
     print(f"utfhw: cocotb ran {tests} test(s), {failures} failed", file=sys.stderr)

@@ -5,7 +5,7 @@ Each message goes in as one frame from an ``AxiStreamSource`` on ``s_axis``, an
 ``AxiStreamMonitor`` on ``s_axis`` checks that every frame went in whole and in order, and an
 ``AxiStreamSink`` on ``m_axis`` takes the output frames. Both sides pause at random. Every
 output unit, and its error kind from ``m_axis_tuser``, is compared with the units
-:func:`utfhw.sim.reference.transcoder_beats` gives for the message. cocotbext-axi cannot send an
+:func:`utfhw.sim.wide_model.expected_beats` gives for the message. cocotbext-axi cannot send an
 empty frame, so empty messages are left out here (the stream top's benches send them).
 
 Settings come from the same environment variables as :mod:`utfhw.sim.cocotb_testbench`; run
@@ -55,7 +55,7 @@ if cocotb is not None:
         """Every output unit and error kind equals the reference model's, under random
         pauses on both sides."""
         from ..hdl.unicode.layout import ErrorKind
-        from .reference import transcoder_beats
+        from .wide_model import expected_beats
 
         config = settings()
         source, target, errors = config["source"], config["target"], config["errors"]
@@ -84,7 +84,8 @@ if cocotb is not None:
             assert bytes(taken.tdata) == message, f"input frame {index} was not taken whole"
             frame = await receiver.recv(compact=False)
             expected = [(data, ErrorKind(kind).value) for units, _ in
-                        transcoder_beats(message, source, target, errors)
+                        expected_beats(message, source, target, errors,
+                                       width=config["width"])
                         for data, kind in units]
             assert _units(frame, unit_bytes, lanes) == expected, \
                 f"message {index} ({message.hex()}): the output differs from the model's"

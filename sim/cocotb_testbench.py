@@ -7,9 +7,9 @@ independent random stalls, and every output beat is compared with the one
 
 The bench reads its settings from the environment:
 
-``UTFHW_SOURCE``, ``UTFHW_TARGET``, ``UTFHW_ERRORS``
+``UTFHW_SOURCE``, ``UTFHW_TARGET``, ``UTFHW_ERRORS``, ``UTFHW_WIDTH``
     The pipeline the Verilog was generated for (defaults: ``utf-8``, ``utf-16-le``,
-    ``replace``), as given to ``utfhw generate``.
+    ``replace``, and no width: the ``Transcoder``), as given to ``utfhw generate``.
 ``UTFHW_STALL``, ``UTFHW_SEED``
     Stall probability on each side (default 0.3) and the random seed (default 0).
 ``UTFHW_MESSAGES``
@@ -52,16 +52,17 @@ def settings():
         "stall": float(os.environ.get("UTFHW_STALL", "0.3")),
         "seed": int(os.environ.get("UTFHW_SEED", "0")),
         "messages": os.environ.get("UTFHW_MESSAGES"),
+        "width": int(os.environ["UTFHW_WIDTH"]) if os.environ.get("UTFHW_WIDTH") else None,
     }
 
 
-def _payload_formats(source, target, errors):
+def _payload_formats(source, target, errors, width):
     from amaranth.hdl import Fragment
 
     from ..hdl.cores import make_core
     from .payload import LaneFormat
 
-    core = make_core(source, target, errors=errors)
+    core = make_core(source, target, errors=errors, width=width)
     # Only the port layouts are needed; elaborating the core keeps Amaranth from warning that
     # it was never used.
     Fragment.get(core, None)
@@ -81,17 +82,18 @@ if cocotb is not None:
     async def transcodes_like_the_reference_model(dut):
         """Every output beat equals the reference model's, under random stalls."""
         from .payload import pack_units
-        from .reference import transcoder_beats
         from .throughput import stress_messages
+        from .wide_model import expected_beats
 
         config = settings()
         source, target, errors = config["source"], config["target"], config["errors"]
-        input_layout, output_format = _payload_formats(source, target, errors)
+        width = config["width"]
+        input_layout, output_format = _payload_formats(source, target, errors, width)
         messages = stress_messages(source, config["seed"], config["messages"])
         payloads = [payload for message in messages
                     for payload in pack_units(input_layout, message)]
         expected = [beat for message in messages
-                    for beat in transcoder_beats(message, source, target, errors)]
+                    for beat in expected_beats(message, source, target, errors, width=width)]
         rng = random.Random(config["seed"])
         stall = config["stall"]
 
@@ -142,10 +144,10 @@ if cocotb is not None:
 
 def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icarus",
         interface="stream", build_dir=None, stall=0.3, seed=0, messages=None, verbose=False,
-        judge_as=None):
+        judge_as=None, width=None):
     """Generate the pipeline's Verilog with ``interface``'s ports (one of :data:`INTERFACES`),
     build it with cocotb's runner on ``simulator`` (one of :data:`SIMULATORS`) and run the
-    interface's bench on it.
+    interface's bench on it; with ``width``, the wide core's.
 
     ``build_dir`` keeps the build (default: a temporary folder, removed afterwards);
     ``messages`` is a file to send as one more message, its path relative to the caller's
@@ -156,10 +158,11 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
     (:exc:`~utfhw.sim.tools.ToolchainError` for a simulator) if cocotb or the simulator is
     missing.
     """
-    from ..hdl.unicode.params import check_choice, check_errors, check_pair
+    from ..hdl.cores import CoreSpec
+    from ..hdl.unicode.params import check_choice, check_errors
 
-    check_pair(source, target)
     check_errors(errors)
+    spec = CoreSpec.of(source, target, errors=errors, width=width)
     check_choice("simulator", simulator, SIMULATORS)
     check_choice("interface", interface, INTERFACES)
     try:
@@ -176,7 +179,7 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
         except ImportError:
             raise RuntimeError("cocotbext-axi is not installed: pip install "
                                "'utfhw[cocotb]'") from None
-    arguments = dict(source=source, target=target, errors=errors, simulator=simulator,
+    arguments = dict(spec=spec, simulator=simulator,
                      interface=interface, stall=stall, seed=seed, messages=messages, verbose=verbose,
                      judge_as=judge_as)
     if build_dir is not None:
@@ -209,21 +212,23 @@ def _simulator_environment(simulator):
         os.environ.update(saved)
 
 
-def _run_in(build_dir, *, source, target, errors, simulator, interface, stall, seed, messages,
-            verbose, judge_as):
+def _run_in(build_dir, *, spec, simulator, interface, stall, seed, messages, verbose,
+            judge_as):
     from cocotb_tools.check_results import get_results
     from cocotb_tools.runner import get_runner
 
-    from ..hdl.cores import CoreSpec
     from .generate import generate_module
 
     build_dir.mkdir(parents=True, exist_ok=True)
-    module = generate_module(CoreSpec(source, target, errors), interface=interface)
+    module = generate_module(spec, interface=interface)
     name = module.name
     verilog = build_dir / f"{name}.v"
     verilog.write_text(module.text)
-    environment = {"UTFHW_SOURCE": source, "UTFHW_TARGET": target, "UTFHW_ERRORS": errors,
-                   "UTFHW_STALL": str(stall), "UTFHW_SEED": str(seed)}
+    environment = {"UTFHW_SOURCE": spec.source, "UTFHW_TARGET": spec.target,
+                   "UTFHW_ERRORS": spec.errors, "UTFHW_STALL": str(stall),
+                   "UTFHW_SEED": str(seed)}
+    if spec.width is not None:
+        environment["UTFHW_WIDTH"] = str(spec.width)
     if messages:
         environment["UTFHW_MESSAGES"] = str(messages)
     results = build_dir / "results.xml"

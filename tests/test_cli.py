@@ -186,6 +186,19 @@ def test_cocotb_command(tmp_path):
     assert "utfhw: cocotb ran 1 test(s), 0 failed" in result.stderr
 
 
+def test_cocotb_command_wide(tmp_path):
+    pytest.importorskip("cocotb_tools.runner")
+    if shutil.which("iverilog") is None:
+        pytest.skip("Icarus Verilog is not installed")
+    result = run("cocotb", "--from", "utf-16-be", "--to", "utf-32-le", "--width", "4",
+                 "--build-dir", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "utfhw: cocotb ran 1 test(s), 0 failed" in result.stderr
+    refused = run("cocotb", "--from", "utf-16", "--width", "4")
+    assert refused.returncode == 2
+    assert "utfhw cocotb: error: --width is for utf-8, utf-16-le, " in refused.stderr
+
+
 def test_cocotb_command_messages_relative_and_no_folder_left(tmp_path):
     """--messages is read relative to the caller's folder, and without --build-dir the
     temporary build folder is gone afterwards."""

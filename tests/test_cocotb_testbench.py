@@ -27,6 +27,13 @@ def test_bench_passes(tmp_path, source, target, errors):
 
 
 @needs_icarus
+@pytest.mark.parametrize("source,target,width", [("utf-32-be", "utf-16-le", 4),
+                                                 ("utf-16-le", "utf-32-be", 8)])
+def test_bench_passes_on_the_wide_core(tmp_path, source, target, width):
+    assert run(source=source, target=target, width=width, build_dir=tmp_path, seed=5) == (1, 0)
+
+
+@needs_icarus
 def test_bench_fails_on_wrong_output(tmp_path):
     """The scoreboard bites: the same Verilog judged as another pipeline fails."""
     assert run(source="utf-8", target="utf-16-le", build_dir=tmp_path,
@@ -73,6 +80,21 @@ def test_axis_bench_passes(tmp_path, source, target, errors):
 def test_axis_bench_passes_on_verilator(tmp_path):
     assert run(source="utf-8", target="utf-32-be", interface="axis", simulator="verilator",
                build_dir=tmp_path, seed=2) == (1, 0)
+
+
+@needs_icarus
+@needs_cocotbext_axi
+def test_axis_bench_passes_on_the_wide_core(tmp_path):
+    assert run(source="utf-8", target="utf-16-le", width=4, interface="axis",
+               build_dir=tmp_path, seed=2) == (1, 0)
+
+
+@needs_icarus
+@needs_cocotbext_axi
+def test_axis_bench_fails_on_the_wide_core_judged_as_another(tmp_path):
+    """The wide core's beats are not the Transcoder's: judged without its width, it fails."""
+    assert run(source="utf-32-le", target="utf-16-le", width=4, interface="axis",
+               build_dir=tmp_path, judge_as={"UTFHW_TARGET": "utf-16-be"}) == (1, 1)
 
 
 @needs_icarus
