@@ -432,10 +432,13 @@ def test_interrupt_exits_130_with_one_line(tmp_path, sim, size):
         # Built before the clock starts, so the interrupt lands in the run.
         run("transcode", "-", tmp_path / "warm.bin", "--sim", "verilator")
     (tmp_path / "in.txt").write_bytes(b"x" * size)
+    # SIGINT as at a terminal, even where the tests run in the background of a shell, which
+    # starts them with SIGINT ignored (and Python then keeps it ignored).
     process = subprocess.Popen(
         [sys.executable, "-m", "utfhw.cli", "transcode", str(tmp_path / "in.txt"),
          str(tmp_path / "out.bin"), "--sim", sim, "--progress"],
-        stderr=subprocess.PIPE, text=True)
+        stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # The progress bar's first line says the run has started.
     line = process.stderr.read(1)
     while "%" not in line:
