@@ -227,3 +227,37 @@ def run_valid_stream(dut, payloads, *, gap=0.3, seed=0, drain=64):
     simulator.add_testbench(consumer)
     simulator.run()
     return received
+
+
+def check_wide_beats(messages, source, target, width, errors):
+    """Run ``messages`` through the wide core in Amaranth's simulator, with stalls on both
+    sides, and check each message's beats against the model of the wide core, and its bytes
+    against CPython."""
+    from utfhw.hdl.cores import make_core
+    from utfhw.hdl.unicode.params import CODECS
+    from utfhw.sim.pysim import run_messages
+    from utfhw.sim.wide_model import wide_beats
+
+    dut = make_core(source, target, errors=errors, width=width)
+    beats, _ = run_messages(dut, messages, stall=0.3, seed=width)
+    unit_bytes = CODECS[target].unit_bytes
+    for message, got in zip(messages, beats):
+        assert got == wide_beats(message, width, errors=errors, target=target,
+                                 source=source), message.hex()
+        output = b"".join(unit.to_bytes(unit_bytes, "little")
+                          for units, _ in got for unit, _ in units)
+        assert output == message.decode(source, errors).encode(target)
+
+
+def check_a_beat_every_clock(messages, source, target, width):
+    """With the output always ready, each of ``messages`` alone takes ``ceil(n / width)``
+    input clocks (one if empty) and is out ``latency`` clocks later, or one clock more."""
+    from utfhw.hdl.wide.core import WideTranscoder
+    from utfhw.sim.backends import simulate
+
+    latency = WideTranscoder.latency_of(width, source=source, target=target)
+    for message in messages:
+        result = simulate(message, source, target, width=width)
+        beats = max(1, -(-len(message) // width))
+        assert result.input_beats == beats
+        assert beats + latency <= result.cycles <= beats + latency + 1, message.hex()

@@ -14,12 +14,12 @@ from utfhw.hdl.cores import check_core, make_core
 from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.hdl.wide.core import WIDE_TARGETS, WideTranscoder, WideUTF8ToUTF16
 from utfhw.sim.backends import simulate
-from utfhw.sim.pysim import run_messages
 from utfhw.sim.throughput import stress_input
 from utfhw.sim.wide_model import wide_beats
 
-from support import (FRAGMENTS, TRICKY_BYTES, check_verilated, cpython_strict_error,
-                     error_fields, every_two_bytes_messages, joined)
+from support import (FRAGMENTS, TRICKY_BYTES, check_a_beat_every_clock, check_verilated,
+                     check_wide_beats, cpython_strict_error, error_fields,
+                     every_two_bytes_messages, joined)
 
 
 TARGETS = {"little": "utf-16-le", "big": "utf-16-be"}
@@ -92,15 +92,7 @@ def random_messages(rng, width, count):
 def test_beats_as_the_model_gives(width, target, errors):
     """Beat for beat what the model of the wide core says, under stalls on both sides."""
     rng = random.Random(f"{width}{target}{errors}")
-    messages = random_messages(rng, width, 60)
-    dut = WideTranscoder(target=target, width=width, errors=errors)
-    beats, _ = run_messages(dut, messages, stall=0.3, seed=width)
-    unit_bytes = 4 if target.startswith("utf-32") else 2
-    for message, got in zip(messages, beats):
-        assert got == wide_beats(message, width, errors=errors, target=target), message.hex()
-        output = b"".join(unit.to_bytes(unit_bytes, "little")
-                          for units, _ in got for unit, _ in units)
-        assert output == message.decode("utf-8", errors).encode(target)
+    check_wide_beats(random_messages(rng, width, 60), "utf-8", target, width, errors)
 
 
 @pytest.mark.parametrize("byteorder", ["little", "big"])
@@ -132,12 +124,7 @@ def test_a_beat_every_clock(width, target):
     """With the output always ready, adversarial input moves at ``width`` bytes a clock: one
     message of n bytes takes ceil(n / width) clocks plus the latency, or one clock more."""
     data = stress_input("utf-8", 600, seed=width)
-    latency = WideTranscoder.latency_of(width)
-    for message in (data, data[:width * 7 + 1], b"", b"\xe0"):
-        result = simulate(message, "utf-8", target, width=width)
-        beats = max(1, math.ceil(len(message) / width))
-        assert result.input_beats == beats
-        assert beats + latency <= result.cycles <= beats + latency + 1
+    check_a_beat_every_clock([data, data[:width * 7 + 1], b"", b"\xe0"], "utf-8", target, width)
 
 
 # Through Verilator: widths 4 and 32 in CI, every width in the full sweep.

@@ -14,11 +14,11 @@ from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.hdl.wide.core import WideTranscoder, output_lanes
 from utfhw.hdl.wide.utf16 import ClassifyUTF16Lanes, DecodeUTF16Positions
 from utfhw.sim.backends import simulate
-from utfhw.sim.pysim import run_messages
 from utfhw.sim.reference import transcoder_beats
-from utfhw.sim.wide_model import utf16_positions, wide_beats
+from utfhw.sim.wide_model import utf16_positions
 
-from support import check_verilated, cpython_strict_error, error_fields, joined
+from support import (check_a_beat_every_clock, check_verilated, check_wide_beats,
+                     cpython_strict_error, error_fields, joined)
 
 
 SOURCES = {"utf-16-le": "little", "utf-16-be": "big"}
@@ -98,30 +98,17 @@ def random_messages(rng, byteorder, width, count):
 def test_beats_as_the_model_gives(source, target, width, errors):
     """Beat for beat what the model of the wide core says, under stalls on both sides."""
     rng = random.Random(f"{source}{target}{width}{errors}")
-    messages = random_messages(rng, SOURCES[source], width, 50)
-    dut = WideTranscoder(source=source, target=target, width=width, errors=errors)
-    beats, _ = run_messages(dut, messages, stall=0.3, seed=width)
-    unit_bytes = 4 if target.startswith("utf-32") else 2
-    for message, got in zip(messages, beats):
-        assert got == wide_beats(message, width, errors=errors, target=target,
-                                 source=source), message.hex()
-        output = b"".join(unit.to_bytes(unit_bytes, "little")
-                          for units, _ in got for unit, _ in units)
-        assert output == message.decode(source, errors).encode(target)
+    check_wide_beats(random_messages(rng, SOURCES[source], width, 50), source, target, width,
+                     errors)
 
 
 @pytest.mark.parametrize("target", ["utf-16-le", "utf-32-be"])
 def test_a_beat_every_clock(target):
     """With the output always ready, any input moves at ``width`` bytes a clock."""
     rng = random.Random(target)
-    width = 8
-    latency = WideTranscoder.latency_of(width, source="utf-16-le", target=target)
     message = b"".join(rng.choice(EDGE_UNITS).to_bytes(2, "little") for _ in range(300))
-    for data in (message, message[:width * 5 + 3], b"", b"\x00"):
-        result = simulate(data, "utf-16-le", target, width=width)
-        beats = max(1, -(-len(data) // width))
-        assert result.input_beats == beats
-        assert beats + latency <= result.cycles <= beats + latency + 1
+    check_a_beat_every_clock([message, message[:8 * 5 + 3], b"", b"\x00"], "utf-16-le", target,
+                             8)
 
 
 VERILATED_WIDTHS = [width for width in WIDTHS if width >= 2] if FULL_SWEEP else [4, 32]

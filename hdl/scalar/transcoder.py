@@ -8,7 +8,7 @@ from .byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper
 from .byteorder import ByteOrderMarkWriter
 from .error_dropper import ErrorDropper
 from ..unicode.layout import UnitBytes
-from ..unicode.params import CODECS, check_errors, check_pair
+from ..unicode.params import CODECS, CodecPair, check_errors, check_pair
 from .utf8 import UTF8Decoder, UTF8Encoder
 from .utf16 import UTF16Decoder, UTF16Encoder
 from .utf32 import UTF32Decoder, UTF32Encoder
@@ -21,7 +21,7 @@ _DECODERS = {"utf-8": UTF8Decoder, "utf-16": UTF16Decoder, "utf-32": UTF32Decode
 _ENCODERS = {"utf-8": UTF8Encoder, "utf-16": UTF16Encoder, "utf-32": UTF32Encoder}
 
 
-class Transcoder(wiring.Component):
+class Transcoder(CodecPair, wiring.Component):
     """Transcoder between two of CPython's UTF codecs, exact to ``bytes.decode(source,
     errors).encode(target)``.
 
@@ -90,18 +90,6 @@ class Transcoder(wiring.Component):
             "i": In(stream.Signature(UnitBytes(CODECS[source].unit_bytes))),
             "o": Out(stream.Signature(self._stages[-1][1].o.payload.shape())),
         })
-
-    @property
-    def source(self):
-        return self._source
-
-    @property
-    def target(self):
-        return self._target
-
-    @property
-    def errors(self):
-        return self._errors
 
     @property
     def stages(self):

@@ -1,6 +1,6 @@
 """UTF-16 decoding and encoding (RFC 2781, section 2; Unicode 15, ch. 3, D91)."""
 
-from amaranth.hdl import Module, Signal, Mux
+from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 __all__ = [
     "HARDWARE_ERROR_HANDLERS", "ERROR_HANDLERS", "BYTE_ORDERS", "UNIT_BYTES", "Codec", "CODECS",
     "describe_choices", "check_choice", "check_errors", "check_byteorder", "check_codec",
-    "check_pair", "canonical_codec", "check_integer", "check_flag", "WIDTHS", "check_width", "UTF16Options",
+    "check_pair", "canonical_codec", "check_integer", "check_flag", "WIDTHS", "check_width",
+    "CodecPair", "UTF16Options",
 ]
 
 
@@ -151,6 +152,22 @@ def check_width(width, *, codec=None):
     if codec is not None and width < CODECS[codec].unit_bytes:
         raise ValueError(f"width must be at least {CODECS[codec].unit_bytes} for {codec}, not "
                          f"{width}")
+
+
+class CodecPair:
+    """A base of the cores: the codec pair and the error handler a core was made for, as it
+    keeps them in ``_source``, ``_target`` and ``_errors``."""
+    @property
+    def source(self):
+        return self._source
+
+    @property
+    def target(self):
+        return self._target
+
+    @property
+    def errors(self):
+        return self._errors
 
 
 class UTF16Options:

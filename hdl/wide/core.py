@@ -7,7 +7,7 @@ from amaranth.lib.wiring import In, Out, connect
 from ..lanes.compact import Compactor
 from ..lanes.stage import WidthStage
 from ..unicode.layout import ByteLanes, Lanes
-from ..unicode.params import (CODECS, check_byteorder, check_choice, check_errors,
+from ..unicode.params import (CODECS, CodecPair, check_byteorder, check_choice, check_errors,
                               check_width)
 from ..lanes.queue import CreditQueue
 from ..lanes.repack import Repacker
@@ -55,7 +55,7 @@ def _stages(source, target, width):
     return front + Compactor.latency_of(lanes) + Repacker.latency_of(lanes)
 
 
-class WideTranscoder(WidthStage):
+class WideTranscoder(CodecPair, WidthStage):
     """A codec pair at ``width`` bytes per clock, exact to
     ``bytes.decode(source, errors).encode(target)`` on every input: UTF-8, UTF-32-LE or -BE to
     UTF-16-LE, -BE, UTF-32-LE or -BE.
@@ -155,18 +155,6 @@ class WideTranscoder(WidthStage):
         # Made here, so that :meth:`invariants` can name its state.
         self._queue = CreditQueue(shape=self.o.payload.shape(), depth=self.queue_depth,
                                   threshold=self._threshold)
-
-    @property
-    def source(self):
-        return self._source
-
-    @property
-    def target(self):
-        return self._target
-
-    @property
-    def errors(self):
-        return self._errors
 
     @property
     def byteorder(self):

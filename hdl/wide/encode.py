@@ -2,7 +2,7 @@
 form, in slots the compactor packs."""
 
 from amaranth.hdl import Cat, Const, Module
-from amaranth.lib import data, stream, wiring
+from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..lanes.compact import Slot
