@@ -67,15 +67,16 @@ def first_wide_error_span(beats, data, target, source="utf-8"):
                 continue
             characters = good.decode(target, "surrogatepass")
             form = CODECS[source].form
+            skipped = _mark_bytes(data, source)
             if form == "utf-32":
-                start = 4 * len(characters)
+                start = skipped + 4 * len(characters)
                 return Item(REPLACEMENT_CHARACTER, error, start, min(start + 4, len(data)), None)
             if form == "utf-16":
-                start = len(characters.encode("utf-16-le", "surrogatepass"))
+                start = skipped + len(characters.encode("utf-16-le", "surrogatepass"))
                 end = len(data) if error in (ErrorKind.UNFINISHED, ErrorKind.PARTIAL_UNIT) \
                     else start + 2
                 return Item(REPLACEMENT_CHARACTER, error, start, end, None)
-            start = len(characters.encode("utf-8", "surrogatepass"))
+            start = skipped + len(characters.encode("utf-8", "surrogatepass"))
             def span(end):
                 return Item(REPLACEMENT_CHARACTER, error, start, end, None)
             if error == ErrorKind.INVALID_BYTE:
@@ -89,3 +90,11 @@ def first_wide_error_span(beats, data, target, source="utf-8"):
                 end += 1
             return span(end)
     return None
+
+
+def _mark_bytes(data, source):
+    """The bytes of the byte order mark the codec ``source`` takes from the start of ``data``
+    (CPython's ``utf-8-sig``, ``utf-16`` and ``utf-32``), else 0."""
+    marks = {"utf-8-sig": [b"\xef\xbb\xbf"], "utf-16": [b"\xff\xfe", b"\xfe\xff"],
+             "utf-32": [b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"]}
+    return next((len(mark) for mark in marks.get(source, []) if data.startswith(mark)), 0)

@@ -30,7 +30,7 @@ from .reference import following_ranges, transcoder_beats
 
 
 __all__ = ["LOOKBEHIND", "position_unit", "message_units", "utf16_positions", "utf32_unit",
-           "repack_beats",
+           "source_byteorder", "repack_beats",
            "wide_beats", "expected_beats"]
 
 
@@ -219,34 +219,56 @@ def _encoded(code_point, form):
     return [0xD800 | offset >> 10, 0xDC00 | offset & 0x3FF]
 
 
+#: The byte order marks of ``utf-16`` and ``utf-32`` (Unicode ch. 23.8), with the order each
+#: gives.
+_MARKS = {"utf-16": {b"\xff\xfe": "little", b"\xfe\xff": "big"},
+          "utf-32": {b"\xff\xfe\x00\x00": "little", b"\x00\x00\xfe\xff": "big"}}
+
+
+def source_byteorder(message, source):
+    """``(byteorder, mark bytes)`` of a UTF-16 or UTF-32 message: the codec's order, or for
+    ``utf-16`` and ``utf-32`` that of a leading mark (and its length), little-endian without
+    one."""
+    codec = CODECS[source]
+    if codec.byteorder != "detect":
+        return codec.byteorder, 0
+    for mark, byteorder in _MARKS[codec.form].items():
+        if message.startswith(mark):
+            return byteorder, len(mark)
+    return "little", 0
+
+
+def _emissions(message, errors, source, form):
+    """``(byte offset, (unit, ErrorKind))`` for each unit the message gives, before repacking:
+    at the position that emits it from UTF-8 and UTF-16, at its unit from UTF-32."""
+    if CODECS[source].form == "utf-8":
+        emitted = list(enumerate(_position_units(message, errors, form)))
+        if source == "utf-8-sig" and message.startswith(b"\xef\xbb\xbf"):
+            emitted[2] = (2, None)          # the mark is taken in, and gives nothing
+        return [(offset, unit) for offset, unit in emitted if unit is not None]
+    byteorder, skipped = source_byteorder(message, source)
+    rest = message[skipped:]
+    if CODECS[source].form == "utf-16":
+        emitted = utf16_positions(rest, byteorder, form)
+    else:
+        emitted = [(offset, (unit, kind)) for offset in range(0, len(rest), 4)
+                   for code_point, kind in [utf32_unit(rest[offset:offset + 4], byteorder)]
+                   for unit in _encoded(code_point, form)]
+    return [(skipped + offset, unit) for offset, unit in emitted
+            if errors == "replace" or unit[1] == ErrorKind.NONE]
+
+
 def _beat_units(message, width, errors, source, form):
     """The units each input beat of ``width`` bytes gives, before repacking."""
     starts = range(0, len(message), width) if message else [0]
-    if CODECS[source].form == "utf-8":
-        positions = _position_units(message, errors, form)
-        return [[unit for unit in positions[start:start + width] if unit is not None]
-                for start in starts]
-    byteorder = CODECS[source].byteorder
-    if CODECS[source].form == "utf-16":
-        positions = [(offset, unit) for offset, unit in utf16_positions(message, byteorder, form)
-                     if errors == "replace" or unit[1] == ErrorKind.NONE]
-        return [[unit for offset, unit in positions if start <= offset < start + width]
-                for start in starts]
-    beats = []
-    for start in starts:
-        units = []
-        for offset in range(start, min(start + width, len(message)), 4):
-            code_point, kind = utf32_unit(message[offset:offset + 4], byteorder)
-            if errors == "ignore" and kind != ErrorKind.NONE:
-                continue
-            units += [(unit, kind) for unit in _encoded(code_point, form)]
-        beats.append(units)
-    return beats
+    emitted = _emissions(message, errors, source, form)
+    return [[unit for offset, unit in emitted if start <= offset < start + width]
+            for start in starts]
 
 
 def wide_beats(message, width, *, errors="replace", target="utf-16-le", source="utf-8"):
-    """The output beats of the wide core from ``source`` (``utf-8``, ``utf-32-le`` or
-    ``-be``) to ``target`` (``utf-16-le``, ``-be``, ``utf-32-le`` or ``-be``) for one message
+    """The output beats of the wide core from ``source`` (any codec but ``utf-8``'s targets) to
+    ``target`` (``utf-16-le``, ``-be``, ``utf-32-le`` or ``-be``) for one message
     sent ``width`` bytes a beat: ``(units, last)`` tuples, ``units`` a list of ``(data,
     ErrorKind)`` with ``data`` in wire order, as :class:`~utfhw.sim.payload.LaneFormat` reads
     them.

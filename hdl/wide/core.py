@@ -24,7 +24,8 @@ __all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "output_lanes", "WideTranscoder",
 
 
 #: The codecs a wide core reads, and those it writes.
-WIDE_SOURCES = ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
+WIDE_SOURCES = ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le",
+                "utf-32-be")
 WIDE_TARGETS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
 
 
@@ -227,7 +228,8 @@ class WideTranscoder(CodecPair, WidthStage):
         m.submodules.window = window = LaneWindow(item=ByteClass, width=width,
                                                   behind=LOOKBEHIND, valid_copies=fan_out)
         m.submodules.decode = decode = DecodePositions(width=width, byteorder=self._byteorder,
-                                                       errors=self._errors, form=self._form)
+                                                       errors=self._errors, form=self._form,
+                                                       strip_mark=self._source == "utf-8-sig")
         connect(m, classify.o, window.i)
         if fan_out:
             m.d.comb += window.valid_copies.eq(classify.valid_copies)

@@ -8,7 +8,7 @@ surrogate pair emits its high surrogate at the high unit and its low one at the 
 UTF-16, and its code point at the low unit to UTF-32.
 """
 
-from amaranth.hdl import Cat, Const, Module, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -18,6 +18,7 @@ from ..lanes.window import LaneBeat, ValidCopies, WindowBeat
 from ..unicode.layout import (ByteLanes, ErrorKind, REPLACEMENT_CHARACTER, UTF16Unit,
                               UTF32Unit)
 from ..unicode.params import check_byteorder, check_choice, check_errors, check_width
+from .marks import SOURCE_BYTEORDERS, message_byteorder
 from ..unicode.tables import surrogate_pair_value, swap_bytes
 
 
@@ -32,6 +33,8 @@ UnitClass = data.StructLayout({
     "high": 1,           # a whole unit in D800..DBFF
     "low": 1,            # a whole unit in DC00..DFFF
 })
+
+_SOURCE_CODECS = {"little": "utf-16-le", "big": "utf-16-be", "detect": "utf-16"}
 
 #: The target forms :class:`DecodeUTF16Positions` emits, each with its unit.
 UTF16_FORMS = {"utf-16": UTF16Unit, "utf-32": UTF32Unit}
@@ -49,7 +52,9 @@ class ClassifyUTF16Lanes(wiring.Component):
     width : :class:`int`
         Bytes per beat: 2 to 64.
     byteorder : :class:`str`
-        ``"little"`` (``utf-16-le``) or ``"big"`` (``utf-16-be``).
+        ``"little"`` (``utf-16-le``), ``"big"`` (``utf-16-be``) or ``"detect"`` (``utf-16``:
+        the order of a byte order mark that begins the message, which is then no unit of it;
+        little-endian without one).
 
     Attributes
     ----------
@@ -65,8 +70,8 @@ class ClassifyUTF16Lanes(wiring.Component):
     latency = 1
 
     def __init__(self, *, width, byteorder="little"):
-        check_byteorder(byteorder)
-        check_width(width, codec="utf-16-le" if byteorder == "little" else "utf-16-be")
+        check_byteorder(byteorder, byteorders=SOURCE_BYTEORDERS)
+        check_width(width, codec=_SOURCE_CODECS[byteorder])
         self._width = width
         self._byteorder = byteorder
         super().__init__({
@@ -80,10 +85,16 @@ class ClassifyUTF16Lanes(wiring.Component):
         count = self.i.payload.count
         m.d.sync += [self.o.valid.eq(self.i.valid), self.o.payload.last.eq(self.i.payload.last)]
         registered_copies(m, self.valid_copies, self.i.valid)
+        big, marked = message_byteorder(m, self.i, self._byteorder, {
+            "little": self.i.payload.data[0:16] == 0xFEFF,      # FF FE
+            "big": self.i.payload.data[0:16] == 0xFFFE,         # FE FF
+        }, whole=count >= 2)
         for lane in range(self._width // 2):
             wire = self.i.payload.data[16 * lane:16 * lane + 16]
-            value = swap_bytes(wire) if self._byteorder == "big" else wire
+            value = Mux(big, swap_bytes(wire), wire)
             whole = count >= 2 * lane + 2
+            if lane == 0:
+                whole = whole & ~marked
             unit = self.o.payload.lanes[lane]
             m.d.sync += [
                 unit.value.eq(value),

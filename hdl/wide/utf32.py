@@ -5,7 +5,7 @@ message starts on a new beat whose width is a whole number of units, so unit ``j
 always its bytes ``4j`` to ``4j + 3``.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -13,10 +13,13 @@ from ..lanes.window import LaneBeat
 from ..unicode.layout import ByteLanes, CodePoint, ErrorKind, REPLACEMENT_CHARACTER
 from ..unicode.params import check_byteorder, check_errors, check_width
 from ..unicode.tables import beyond_scalar_range, in_surrogate_range, swap_bytes
+from .marks import SOURCE_BYTEORDERS, message_byteorder
 
 
 __all__ = ["CodePointSlot", "DecodeUTF32Lanes"]
 
+
+_SOURCE_CODECS = {"little": "utf-32-le", "big": "utf-32-be", "detect": "utf-32"}
 
 #: One lane's code point, or nothing.
 CodePointSlot = data.StructLayout({"valid": 1, "item": CodePoint})
@@ -40,7 +43,9 @@ class DecodeUTF32Lanes(wiring.Component):
     width : :class:`int`
         Bytes per beat: 4, 8, 16, 32 or 64.
     byteorder : :class:`str`
-        ``"little"`` (``utf-32-le``) or ``"big"`` (``utf-32-be``).
+        ``"little"`` (``utf-32-le``), ``"big"`` (``utf-32-be``) or ``"detect"`` (``utf-32``:
+        the order of a byte order mark that begins the message, which is then no unit of it;
+        little-endian without one).
     errors : :class:`str`
         ``"replace"`` or ``"ignore"``.
 
@@ -57,8 +62,8 @@ class DecodeUTF32Lanes(wiring.Component):
     latency = 2
 
     def __init__(self, *, width, byteorder="little", errors="replace"):
-        check_byteorder(byteorder)
-        check_width(width, codec="utf-32-le" if byteorder == "little" else "utf-32-be")
+        check_byteorder(byteorder, byteorders=SOURCE_BYTEORDERS)
+        check_width(width, codec=_SOURCE_CODECS[byteorder])
         check_errors(errors)
         self._width = width
         self._byteorder = byteorder
@@ -77,11 +82,16 @@ class DecodeUTF32Lanes(wiring.Component):
         count = self.i.payload.count
         m.d.sync += [taken_valid.eq(self.i.valid), taken_last.eq(self.i.payload.last),
                      self.o.valid.eq(taken_valid), self.o.payload.last.eq(taken_last)]
+        big, marked = message_byteorder(m, self.i, self._byteorder, {
+            "little": self.i.payload.data[0:32] == 0x0000FEFF,      # FF FE 00 00
+            "big": self.i.payload.data[0:32] == 0xFFFE0000,         # 00 00 FE FF
+        }, whole=count >= 4)
         for lane in range(units):
             wire = self.i.payload.data[32 * lane:32 * lane + 32]
+            whole = count >= 4 * lane + 4
             m.d.sync += [
-                taken[lane].value.eq(swap_bytes(wire) if self._byteorder == "big" else wire),
-                taken[lane].whole.eq(count >= 4 * lane + 4),
+                taken[lane].value.eq(Mux(big, swap_bytes(wire), wire)),
+                taken[lane].whole.eq(whole & ~marked if lane == 0 else whole),
                 taken[lane].partial.eq((count > 4 * lane) & (count < 4 * lane + 4)),
             ]
         for lane in range(units):

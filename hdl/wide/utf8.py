@@ -13,7 +13,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..unicode.byteclass import NibbleFlags, range_flag
 from ..unicode.layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER, UTF16Unit, UTF32Unit
-from ..unicode.params import UTF16Options, check_choice, check_width
+from ..unicode.params import UTF16Options, check_choice, check_flag, check_width
 from ..unicode.tables import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
                       low_surrogate, plane_minus_one, select_unit)
 from ..lanes.copies import registered_copies
@@ -135,7 +135,11 @@ POSITION_FORMS = {"utf-16": UnitSlot, "utf-32": UTF32Slot}
 _Seconds = data.StructLayout({
     "byte": 8, "present": 1, "ascii": 1, "lead": 1, "continues": 1,
     "second": data.ArrayLayout(1, 3),
+    "mark": data.ArrayLayout(1, 3),     # the byte is EF, BB or BF (utf-8-sig only)
 })
+
+#: The bytes of a byte order mark in UTF-8, U+FEFF.
+_MARK = (0xEF, 0xBB, 0xBF)
 
 # Stage 2: how each position of the beat stands in its sequence.
 _Roles = data.StructLayout({
@@ -194,7 +198,9 @@ class DecodePositions(UTF16Options, wiring.Component):
       leaves a sequence byte ``i+1`` does not continue;
     - a U+FFFD (``INVALID_BYTE``) for a byte that is neither ASCII, a lead byte, nor accepted
       as a continuation;
-    - nothing otherwise. With ``errors="ignore"`` the replacements are not emitted.
+    - nothing otherwise. With ``errors="ignore"`` the replacements are not emitted. With
+      ``strip_mark`` (``utf-8-sig``) a U+FEFF that is a message's first three bytes emits
+      nothing.
 
     The clocks: which bytes are accepted second bytes (two LUT4 levels); each position's role
     (two or three); where its unit comes from and the surrogate's plane; the unit (RFC 2781,
@@ -210,6 +216,8 @@ class DecodePositions(UTF16Options, wiring.Component):
         ``"replace"`` or ``"ignore"``.
     form : :class:`str`
         The target form: ``"utf-16"`` or ``"utf-32"`` (:data:`POSITION_FORMS`).
+    strip_mark : :class:`bool`
+        Drop a byte order mark that begins a message (``utf-8-sig``).
 
     Attributes
     ----------
@@ -223,11 +231,14 @@ class DecodePositions(UTF16Options, wiring.Component):
     """
     latency = 4
 
-    def __init__(self, *, width, byteorder="little", errors="replace", form="utf-16"):
+    def __init__(self, *, width, byteorder="little", errors="replace", form="utf-16",
+                 strip_mark=False):
         check_width(width)
         check_choice("form", form, POSITION_FORMS)
+        check_flag("strip_mark", strip_mark)
         self._width = width
         self._form = form
+        self._strip_mark = strip_mark
         super().__init__({
             "i": In(stream.Signature(WindowBeat(ByteClass, width, LOOKBEHIND),
                                      always_ready=True)),
@@ -259,6 +270,9 @@ class DecodePositions(UTF16Options, wiring.Component):
                 seconds[index].lead.eq(byte.lead),
                 seconds[index].continues.eq(getattr(byte, _CONTINUES)),
             ]
+            if self._strip_mark:
+                m.d.sync += [seconds[index].mark[which].eq(byte.byte == value)
+                             for which, value in enumerate(_MARK)]
             if index == 0:
                 continue
             before = window[index - 1]
@@ -291,6 +305,12 @@ class DecodePositions(UTF16Options, wiring.Component):
         earlier = seconds[index - 2]
         second_any = this.second[0] | this.second[1] | this.second[2]
         three = before.second[1] & this.continues
+        emits_three = three
+        if self._strip_mark:
+            # U+FEFF as the message's first three bytes (nothing before them is present) is
+            # taken in and emits nothing.
+            emits_three = three & ~(earlier.mark[0] & before.mark[1] & this.mark[2]
+                                    & ~seconds[index - 3].present)
         third_of_four = before.second[2] & this.continues
         low = earlier.second[2] & before.continues & this.continues
         following_starts = following.second[0] | following.second[1] | following.second[2]
@@ -302,7 +322,7 @@ class DecodePositions(UTF16Options, wiring.Component):
             result.b3.eq(seconds[index - 3].byte[0:3]),
             result.ascii.eq(this.ascii),
             result.two.eq(this.second[0]),
-            result.three.eq(three),
+            result.three.eq(emits_three),
             result.high.eq(third_of_four & following.continues),
             result.low.eq(low),
             result.breaks.eq((this.lead & ~following_starts) |
