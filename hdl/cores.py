@@ -12,7 +12,7 @@ the core it names.
 import dataclasses
 from typing import Optional, Protocol, runtime_checkable
 
-from .unicode.params import (ERROR_HANDLERS, check_choice, check_errors, check_pair,
+from .unicode.params import (CODECS, ERROR_HANDLERS, check_choice, check_errors, check_pair,
                              check_width)
 from .scalar.pipelined import PipelinedUTF8ToUTF16
 from .scalar.transcoder import Transcoder
@@ -76,7 +76,9 @@ def _pairs(pairs):
     def listed(names):
         names = list(dict.fromkeys(names))
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-    return f"{listed(source for source, _ in pairs)} to {listed(target for _, target in pairs)}"
+    sources = {source for source, _ in pairs}
+    sources = "any source codec" if sources == set(CODECS) else listed(source for source, _ in pairs)
+    return f"{sources} to {listed(target for _, target in pairs)}"
 
 
 @dataclasses.dataclass(frozen=True)

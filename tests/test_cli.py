@@ -194,9 +194,9 @@ def test_cocotb_command_wide(tmp_path):
                  "--build-dir", tmp_path)
     assert result.returncode == 0, result.stderr
     assert "utfhw: cocotb ran 1 test(s), 0 failed" in result.stderr
-    refused = run("cocotb", "--from", "utf-16", "--width", "4")
+    refused = run("cocotb", "--to", "utf-8", "--width", "4")
     assert refused.returncode == 2
-    assert "utfhw cocotb: error: --width is for utf-8, utf-16-le, " in refused.stderr
+    assert "utfhw cocotb: error: --width is for any source codec to " in refused.stderr
 
 
 def test_cocotb_command_messages_relative_and_no_folder_left(tmp_path):

@@ -125,9 +125,8 @@ def test_width(make, width):
 
 
 def test_width_is_for_the_wide_pairs():
-    with raises(ValueError, "width is for utf-8, utf-16-le, utf-16-be, utf-32-le or utf-32-be "
-                            "to utf-16-le, utf-16-be, utf-32-le or utf-32-be, not utf-16-le to "
-                            "utf-8"):
+    with raises(ValueError, "width is for any source codec to utf-16-le, utf-16-be, utf-32-le "
+                            "or utf-32-be, not utf-16-le to utf-8"):
         transcode(b"a", "utf-16-le", "utf-8", width=4)
 
 
@@ -138,8 +137,8 @@ def test_width_on_the_command_line(capsys):
         capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["generate", "-o", "x.v", "--width", "4", "--to", "utf-8"])
-    assert ("--width is for utf-8, utf-16-le, utf-16-be, utf-32-le or utf-32-be to utf-16-le, "
-            "utf-16-be, utf-32-le or utf-32-be, not utf-8 to utf-8") in capsys.readouterr().err
+    assert ("--width is for any source codec to utf-16-le, utf-16-be, utf-32-le or utf-32-be, "
+            "not utf-8 to utf-8") in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["generate", "-o", "x.v", "--width", "4", "--pipelined"])
     assert "--pipelined and --width are two different cores; give one of them" in \

@@ -56,9 +56,8 @@ def test_unit_rule_against_cpython(source, byteorder):
 @pytest.mark.parametrize("arguments,message", [
     ({"source": "utf-32-le", "width": 2}, "width must be at least 4 for utf-32-le, not 2"),
     ({"source": "utf-32-be", "width": 1}, "width must be at least 4 for utf-32-be, not 1"),
-    ({"source": "utf-16", "width": 4},
-     "source must be 'utf-8', 'utf-16-le', 'utf-16-be', 'utf-32-le' or 'utf-32-be', not "
-     "'utf-16'"),
+    ({"source": "utf-32", "target": "utf-32", "width": 4},
+     "target must be 'utf-16-le', 'utf-16-be', 'utf-32-le' or 'utf-32-be', not 'utf-32'"),
 ])
 def test_parameters(arguments, message):
     with pytest.raises(ValueError) as error:

@@ -1,0 +1,124 @@
+"""The wide core from the codecs that read a byte order mark: ``utf-8-sig`` strips one leading
+EF BB BF, ``utf-16`` and ``utf-32`` take the byte order of a leading mark for the whole message
+(little-endian without one). The model against CPython on every short message of mark-edge
+units, the beats in Amaranth's simulator against the model, and the generated Verilog in
+Verilator against CPython at widths 4 and 32 with messages back to back, so that every message
+reads its own mark."""
+
+import itertools
+import random
+
+import pytest
+
+from conftest import FULL_SWEEP
+from utfhw.hdl.wide.utf16 import ClassifyUTF16Lanes
+from utfhw.sim.backends import simulate
+from utfhw.sim.wide_model import wide_beats
+
+from support import (MARK_CASES, check_verilated, check_wide_beats, cpython_strict_error,
+                     error_fields, joined)
+
+
+TARGETS = ("utf-16-le", "utf-32-be")
+
+# Units around the marks: the mark in either order, a character, a surrogate.
+EDGES = {
+    "utf-8-sig": [b"\xef\xbb\xbf", b"\xef\xbb", b"\xbf", b"A", b"\xef\xbf\xbe", b"\xff"],
+    "utf-16": [b"\xff\xfe", b"\xfe\xff", b"A\x00", b"\x00A", b"\x00\xd8", b"\xdc\x00"],
+    "utf-32": [b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"A\x00\x00\x00", b"\x00\x00\x00A",
+               b"\x00\xd8\x00\x00"],
+}
+TAILS = {"utf-8-sig": [b""], "utf-16": [b"", b"\xff"], "utf-32": [b"", b"\xff\xfe"]}
+
+
+def short_messages(source, length):
+    for parts in itertools.product(EDGES[source], repeat=length):
+        for tail in TAILS[source]:
+            yield b"".join(parts) + tail
+
+
+def model_output(message, source, target, errors):
+    unit_bytes = 2 if target.startswith("utf-16") else 4
+    return b"".join(unit.to_bytes(unit_bytes, "little")
+                    for units, _ in wide_beats(message, 4, errors=errors, target=target,
+                                               source=source)
+                    for unit, _ in units)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("source", EDGES)
+def test_model_against_cpython(source, target):
+    """Every message of up to four edge parts (with the tails a unit can leave), as the model
+    of the wide core at width 4 gives it."""
+    for length in range(5):
+        for message in short_messages(source, length):
+            for errors in ("replace", "ignore"):
+                assert model_output(message, source, target, errors) == \
+                    message.decode(source, errors).encode(target), (message.hex(), errors)
+
+
+def test_stage_parameters():
+    with pytest.raises(ValueError, match=r"^width must be at least 2 for utf-16, not 1$"):
+        ClassifyUTF16Lanes(width=1, byteorder="detect")
+    with pytest.raises(ValueError, match=r"^byteorder must be 'little', 'big' or 'detect', "
+                                         r"not 'native'$"):
+        ClassifyUTF16Lanes(width=4, byteorder="native")
+
+
+def mark_messages(rng, source, count):
+    """Short messages of edge parts, most of them after a mark, and the mark cases."""
+    messages = []
+    for _ in range(count):
+        parts = [rng.choice(EDGES[source]) for _ in range(rng.randrange(0, 9))]
+        messages.append(b"".join(parts) + rng.choice(TAILS[source]))
+    return messages + MARK_CASES
+
+
+@pytest.mark.parametrize("errors", ["replace", "ignore"])
+@pytest.mark.parametrize("source,target,width", [("utf-8-sig", "utf-16-le", 1),
+                                                 ("utf-8-sig", "utf-32-be", 4),
+                                                 ("utf-16", "utf-16-be", 2),
+                                                 ("utf-16", "utf-32-le", 4),
+                                                 ("utf-32", "utf-16-le", 4),
+                                                 ("utf-32", "utf-32-be", 8)])
+def test_beats_as_the_model_gives(source, target, width, errors):
+    rng = random.Random(f"{source}{target}{width}{errors}")
+    check_wide_beats(mark_messages(rng, source, 40), source, target, width, errors)
+
+
+VERILATED_WIDTHS = [4, 8, 16, 32, 64] if FULL_SWEEP else [4, 32]
+
+
+@pytest.mark.parametrize("width", VERILATED_WIDTHS)
+@pytest.mark.parametrize("source,target", [("utf-8-sig", "utf-16-be"), ("utf-16", "utf-32-le"),
+                                           ("utf-32", "utf-16-le")])
+def test_back_to_back_with_stalls(source, target, width):
+    """Thousands of short messages back to back, each with its own mark or none, with and
+    without stalls: a message's order never leaks into the next."""
+    rng = random.Random(f"{source}{width}")
+    messages = mark_messages(rng, source, 3000)
+    messages += [message for length in (1, 2, 3) for message in short_messages(source, length)]
+    for errors, stall in (("replace", 0.0), ("ignore", 0.4)):
+        check_verilated(*joined(messages), source, target, errors=errors, width=width,
+                        stall=stall, seed=width)
+
+
+@pytest.mark.parametrize("backend", ["amaranth", "verilator"])
+def test_strict(backend):
+    """CPython's start, end and reason, counted with the mark (and for utf-8-sig after it,
+    as CPython counts)."""
+    cases = {
+        "utf-8-sig": [b"\xef\xbb\xbf\xff", b"\xef\xbb\xbfab\xe2\x82", b"\xef\xbb\xff",
+                      b"ab\x80"],
+        "utf-16": [b"\xff\xfe\x00\xd8", b"\xfe\xff\xd8\x00a", b"\xff\xfe\x41", b"\xff",
+                   b"\xfe\xff\x00A\xdc\x00"],
+        "utf-32": [b"\xff\xfe\x00\x00\x00\xd8\x00\x00", b"\x00\x00\xfe\xff\x00\x11\x00\x00",
+                   b"A\x00\x00\x00\x00\x00\x11\x00", b"\x00\x00\xfe\xff\x00"],
+    }
+    for source, datas in cases.items():
+        for data in datas:
+            expected = cpython_strict_error(data, source)
+            assert expected is not None
+            with pytest.raises(UnicodeDecodeError) as error:
+                simulate(data, source, "utf-16-le", errors="strict", width=4, backend=backend)
+            assert error_fields(error.value) == expected, (source, data.hex())
