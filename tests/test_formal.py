@@ -488,7 +488,8 @@ def wide_equivalence(core, beats):
 # three minutes, in the full sweep.
 @pytest.mark.parametrize("source,target", [("utf-8", "utf-16-le"), ("utf-32-le", "utf-16-be"),
                                            ("utf-32-be", "utf-32-le"), ("utf-16-le", "utf-32-be"),
-                                           ("utf-16-be", "utf-16-le")]
+                                           ("utf-16-be", "utf-16-le"), ("utf-16", "utf-32-le"),
+                                           ("utf-32", "utf-16-be")]
                          + ([("utf-8", "utf-32-be")] if FULL_SWEEP else []))
 @pytest.mark.parametrize("beats", [2, 3] if FULL_SWEEP else [2])
 def test_wide_equivalent_to_scalar(tmp_path, beats, source, target):
