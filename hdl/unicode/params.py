@@ -171,8 +171,8 @@ class CodecPair:
 
 
 class UTF16Options:
-    """A base, before :class:`~amaranth.lib.wiring.Component`, of the stages and cores that
-    write UTF-16 from UTF-8: checks their ``byteorder`` and ``errors``, passes the rest of the
+    """A base, before :class:`~amaranth.lib.wiring.Component`, of
+    :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`, which writes UTF-16 from UTF-8: checks their ``byteorder`` and ``errors``, passes the rest of the
     arguments on, and reports the two with the codecs they mean."""
     def __init__(self, *args, byteorder, errors, **kwargs):
         check_byteorder(byteorder)

@@ -13,7 +13,8 @@ from amaranth.lib.wiring import In, Out
 
 from ..unicode.byteclass import NibbleFlags, range_flag
 from ..unicode.layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER, UTF16Unit, UTF32Unit
-from ..unicode.params import UTF16Options, check_choice, check_flag, check_width
+from ..unicode.params import (check_byteorder, check_choice, check_errors, check_flag,
+                              check_width)
 from ..unicode.tables import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
                       low_surrogate, plane_minus_one, select_unit)
 from ..lanes.copies import registered_copies
@@ -183,7 +184,7 @@ _ChosenScalar = data.StructLayout({
 })
 
 
-class DecodePositions(UTF16Options, wiring.Component):
+class DecodePositions(wiring.Component):
     """Stages *decode* and *emit*: the UTF-16 or UTF-32 unit each byte position emits, from the
     flags of bytes ``i-3`` to ``i+1``.
 
@@ -234,8 +235,12 @@ class DecodePositions(UTF16Options, wiring.Component):
     def __init__(self, *, width, byteorder="little", errors="replace", form="utf-16",
                  strip_mark=False):
         check_width(width)
+        check_byteorder(byteorder)
+        check_errors(errors)
         check_choice("form", form, POSITION_FORMS)
         check_flag("strip_mark", strip_mark)
+        self._byteorder = byteorder
+        self._errors = errors
         self._width = width
         self._form = form
         self._strip_mark = strip_mark
@@ -244,7 +249,7 @@ class DecodePositions(UTF16Options, wiring.Component):
                                      always_ready=True)),
             "o": Out(stream.Signature(LaneBeat(POSITION_FORMS[form], width),
                                       always_ready=True)),
-        }, byteorder=byteorder, errors=errors)
+        })
 
     @property
     def form(self):
