@@ -261,3 +261,30 @@ def check_a_beat_every_clock(messages, source, target, width):
         beats = max(1, -(-len(message) // width))
         assert result.input_beats == beats
         assert beats + latency <= result.cycles <= beats + latency + 1, message.hex()
+
+
+def check_wide_strict(cases, source, cores, backend):
+    """Each of ``cases`` through the wide core of each ``(width, target)`` of ``cores`` with
+    ``errors="strict"``: CPython's exception (start, end, reason, object) or its output."""
+    from utfhw.sim.backends import simulate
+
+    for data in cases:
+        expected = cpython_strict_error(data, source)
+        for width, target in cores:
+            try:
+                result = simulate(data, source, target, errors="strict", width=width,
+                                  backend=backend)
+            except UnicodeDecodeError as error:
+                assert error_fields(error) == expected, (data.hex(), width, target)
+            else:
+                assert expected is None, (data.hex(), width, target)
+                assert result.output == data.decode(source).encode(target)
+
+
+def corpus_messages(corpus, encoding):
+    """Every file of the corpus as a message of ``encoding`` (its text, decoded as UTF-8 with
+    replacement), then every file's bytes as they are."""
+    files = sorted(path for path in corpus.rglob("*") if path.is_file())
+    assert files, "no corpus files"
+    return ([path.read_bytes().decode("utf-8", "replace").encode(encoding) for path in files]
+            + [path.read_bytes() for path in files])

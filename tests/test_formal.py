@@ -501,20 +501,19 @@ def test_wide_equivalent_to_scalar(tmp_path, beats, source, target):
     assert result.passed, result.failures
 
 
-def mislabels_truncation(m, inner, outer):
-    payload = Signal.like(inner.payload)
-    m.d.comb += payload.eq(inner.payload)
-    with m.If(inner.payload.lanes[0].error == ErrorKind.TRUNCATED):
-        m.d.comb += payload.lanes[0].error.eq(ErrorKind.UNFINISHED)
-    passes_through(m, inner, outer, payload=payload)
+def mislabels(kind, as_kind):
+    """A tamper that gives lane 0's error ``kind`` as ``as_kind``."""
+    def tamper(m, inner, outer):
+        payload = Signal.like(inner.payload)
+        m.d.comb += payload.eq(inner.payload)
+        with m.If(inner.payload.lanes[0].error == kind):
+            m.d.comb += payload.lanes[0].error.eq(as_kind)
+        passes_through(m, inner, outer, payload=payload)
+    return tamper
 
 
-def mislabels_unpaired(m, inner, outer):
-    payload = Signal.like(inner.payload)
-    m.d.comb += payload.eq(inner.payload)
-    with m.If(inner.payload.lanes[0].error == ErrorKind.UNPAIRED_HIGH_SURROGATE):
-        m.d.comb += payload.lanes[0].error.eq(ErrorKind.SURROGATE)
-    passes_through(m, inner, outer, payload=payload)
+mislabels_truncation = mislabels(ErrorKind.TRUNCATED, ErrorKind.UNFINISHED)
+mislabels_unpaired = mislabels(ErrorKind.UNPAIRED_HIGH_SURROGATE, ErrorKind.SURROGATE)
 
 
 def drops_the_last_unit(m, inner, outer):

@@ -13,13 +13,11 @@ from conftest import FULL_SWEEP
 from utfhw.hdl.cores import check_core, make_core
 from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.hdl.wide.core import WIDE_TARGETS, WideTranscoder, WideUTF8ToUTF16
-from utfhw.sim.backends import simulate
 from utfhw.sim.throughput import stress_input
 from utfhw.sim.wide_model import wide_beats
 
 from support import (FRAGMENTS, TRICKY_BYTES, check_a_beat_every_clock, check_verilated,
-                     check_wide_beats, cpython_strict_error, error_fields,
-                     every_two_bytes_messages, joined)
+                     check_wide_beats, check_wide_strict, every_two_bytes_messages, joined)
 
 
 TARGETS = {"little": "utf-16-le", "big": "utf-16-be"}
@@ -205,17 +203,8 @@ def test_strict(backend):
              b"\xf4\x90\x80\x80", b"\xc0\xaf", "ab€".encode() * 9 + b"\xe2\x82" + b"z" * 9]
     cases += [bytes(rng.choice(TRICKY_BYTES) for _ in range(rng.randrange(1, 12)))
               for _ in range(40 if backend == "verilator" else 10)]
-    for data in cases:
-        expected = cpython_strict_error(data, "utf-8")
-        for width, target in ((4, "utf-16-le"), (8, "utf-16-le"), (4, "utf-32-be")):
-            try:
-                result = simulate(data, "utf-8", target, errors="strict", width=width,
-                                  backend=backend)
-            except UnicodeDecodeError as error:
-                assert error_fields(error) == expected, data.hex()
-            else:
-                assert expected is None, data.hex()
-                assert result.output == data.decode("utf-8").encode(target)
+    check_wide_strict(cases, "utf-8", ((4, "utf-16-le"), (8, "utf-16-le"), (4, "utf-32-be")),
+                      backend)
 
 
 @pytest.mark.skipif(not FULL_SWEEP, reason="UTFHW_SWEEP=full")

@@ -13,12 +13,11 @@ from conftest import FULL_SWEEP
 from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.hdl.wide.core import WideTranscoder, output_lanes
 from utfhw.hdl.wide.utf16 import ClassifyUTF16Lanes, DecodeUTF16Positions
-from utfhw.sim.backends import simulate
 from utfhw.sim.reference import transcoder_beats
 from utfhw.sim.wide_model import utf16_positions
 
 from support import (check_a_beat_every_clock, check_verilated, check_wide_beats,
-                     cpython_strict_error, error_fields, joined)
+                     check_wide_strict, corpus_messages, joined)
 
 
 SOURCES = {"utf-16-le": "little", "utf-16-be": "big"}
@@ -154,11 +153,8 @@ def test_adversarial_with_stalls(source, target, width, stall):
 def test_corpus(corpus, width):
     """Every file of the corpus as UTF-16 (its text, decoded as UTF-8 with replacement), and
     its bytes read as UTF-16 as they are."""
-    files = sorted(path for path in corpus.rglob("*") if path.is_file())
-    texts = [path.read_bytes().decode("utf-8", "replace").encode("utf-16-le") for path in files]
-    raw = [path.read_bytes() for path in files]
-    check_verilated(*joined(texts + raw), "utf-16-le", "utf-32-le", width=width, stall=0.2,
-                    seed=3)
+    check_verilated(*joined(corpus_messages(corpus, "utf-16-le")), "utf-16-le", "utf-32-le",
+                    width=width, stall=0.2, seed=3)
 
 
 def test_multi_megabyte_message():
@@ -178,14 +174,4 @@ def test_strict(backend):
     cases += [b"\x00\xd8", b"\x00\xd8\x41", b"\x41", b"a\x00\x41", "😀é".encode("utf-16-le")]
     cases += [b"".join(rng.choice(units) for _ in range(rng.randrange(1, 8))) +
               bytes(rng.randrange(2)) for _ in range(12)]
-    for data in cases:
-        expected = cpython_strict_error(data, "utf-16-le")
-        for width, target in ((2, "utf-16-be"), (8, "utf-32-le")):
-            try:
-                result = simulate(data, "utf-16-le", target, errors="strict", width=width,
-                                  backend=backend)
-            except UnicodeDecodeError as error:
-                assert error_fields(error) == expected, data.hex()
-            else:
-                assert expected is None, data.hex()
-                assert result.output == data.decode("utf-16-le").encode(target)
+    check_wide_strict(cases, "utf-16-le", ((2, "utf-16-be"), (8, "utf-32-le")), backend)

@@ -15,11 +15,10 @@ from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.hdl.wide.core import WideTranscoder, output_lanes
 from utfhw.hdl.wide.encode import EncodeLanes
 from utfhw.hdl.wide.utf32 import DecodeUTF32Lanes
-from utfhw.sim.backends import simulate
 from utfhw.sim.wide_model import utf32_unit
 
 from support import (check_a_beat_every_clock, check_verilated, check_wide_beats,
-                     cpython_strict_error, error_fields, joined)
+                     check_wide_strict, corpus_messages, cpython_strict_error, joined)
 
 
 SOURCES = {"utf-32-le": "little", "utf-32-be": "big"}
@@ -153,11 +152,8 @@ def test_adversarial_with_stalls(source, target, width, stall):
 def test_corpus(corpus, width):
     """Every file of the corpus as UTF-32 (its text, decoded as UTF-8 with replacement), and
     its bytes read as UTF-32 as they are."""
-    files = sorted(path for path in corpus.rglob("*") if path.is_file())
-    texts = [path.read_bytes().decode("utf-8", "replace").encode("utf-32-be") for path in files]
-    raw = [path.read_bytes() for path in files]
-    check_verilated(*joined(texts + raw), "utf-32-be", "utf-16-le", width=width, stall=0.2,
-                    seed=3)
+    check_verilated(*joined(corpus_messages(corpus, "utf-32-be")), "utf-32-be", "utf-16-le",
+                    width=width, stall=0.2, seed=3)
 
 
 def test_multi_megabyte_message():
@@ -177,14 +173,4 @@ def test_strict(backend):
     cases += ["😀a".encode("utf-32-le") + b"ab", b"\x00", "é€😀".encode("utf-32-le")]
     cases += [b"".join(rng.choice(units) for _ in range(rng.randrange(1, 6))) +
               bytes(rng.randrange(4)) for _ in range(10)]
-    for data in cases:
-        expected = cpython_strict_error(data, "utf-32-le")
-        for width, target in ((4, "utf-16-le"), (8, "utf-32-be")):
-            try:
-                result = simulate(data, "utf-32-le", target, errors="strict", width=width,
-                                  backend=backend)
-            except UnicodeDecodeError as error:
-                assert error_fields(error) == expected, data.hex()
-            else:
-                assert expected is None, data.hex()
-                assert result.output == data.decode("utf-32-le").encode(target)
+    check_wide_strict(cases, "utf-32-le", ((4, "utf-16-le"), (8, "utf-32-be")), backend)
