@@ -1,4 +1,5 @@
-"""The wide cores: UTF-8 or UTF-32 to UTF-16 or UTF-32 at ``width`` bytes per clock."""
+"""The wide cores: any of CPython's UTF codecs to UTF-16 or UTF-32 (LE or BE) at ``width`` bytes
+per clock."""
 
 from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
@@ -58,12 +59,13 @@ def _stages(source, target, width):
 
 class WideTranscoder(CodecPair, WidthStage):
     """A codec pair at ``width`` bytes per clock, exact to
-    ``bytes.decode(source, errors).encode(target)`` on every input: UTF-8, UTF-32-LE or -BE to
-    UTF-16-LE, -BE, UTF-32-LE or -BE.
+    ``bytes.decode(source, errors).encode(target)`` on every input: any of the eight codecs
+    (:data:`WIDE_SOURCES`) to UTF-16-LE, -BE, UTF-32-LE or -BE.
 
     Each beat brings up to ``width`` bytes, each beat out carries :func:`output_lanes` target
     units (all beats full but the last of a message): from UTF-8 ``width`` units, ``2 * width``
-    bytes of UTF-16 or ``4 * width`` of UTF-32; from UTF-32 ``width`` bytes. The stages, each a
+    bytes of UTF-16 or ``4 * width`` of UTF-32; from UTF-16 ``width // 2`` units; from UTF-32
+    ``width`` bytes. The stages, each a
     component of its own, run without stopping; only the input waits. From UTF-8:
 
     1. *classify* (:class:`~utfhw.hdl.wide.utf8.ClassifyLanes`): what each byte is;
@@ -78,13 +80,17 @@ class WideTranscoder(CodecPair, WidthStage):
     5. *repack* (:class:`~utfhw.hdl.lanes.repack.Repacker`): full beats of ``width`` units;
     6. an output queue (:class:`~utfhw.hdl.lanes.queue.CreditQueue`) of ``queue_depth`` beats.
 
-    From UTF-32, *decode* (:class:`~utfhw.hdl.wide.utf32.DecodeUTF32Lanes`: each unit's code
+    From UTF-16 the first three are :class:`~utfhw.hdl.wide.utf16.ClassifyUTF16Lanes`, the
+    window with one unit either side and :class:`~utfhw.hdl.wide.utf16.DecodeUTF16Positions`;
+    from UTF-32, *decode* (:class:`~utfhw.hdl.wide.utf32.DecodeUTF32Lanes`: each unit's code
     point, alone) and *encode* (:class:`~utfhw.hdl.wide.encode.EncodeLanes`: its one or two
-    target units) replace the first three, and *compact* and *repack* work on their slots.
+    target units); *compact* and *repack* work on their slots. ``utf-8-sig`` drops a leading
+    mark in *decode*, ``utf-16`` and ``utf-32`` read theirs (:mod:`~utfhw.hdl.wide.marks`).
 
     Throughput: with ``o.ready`` high the core takes a beat on every clock, whatever the bytes
     and however messages are split, well-formed or not. Over a message the output has no more
-    beats than the input (the units never outnumber the bytes), and the repacker's output lags by at most one beat.
+    beats than the input (no input beat gives more units than an output beat holds), and the
+    repacker's output lags by at most one beat.
     A message of ``n`` bytes alone takes ``ceil(n / width)`` input clocks (one if empty) and
     is out ``latency`` clocks after its last beat went in, or one clock later when its last
     beat completes two output beats.
@@ -102,7 +108,7 @@ class WideTranscoder(CodecPair, WidthStage):
     Parameters
     ----------
     source : :class:`str`
-        One of :data:`WIDE_SOURCES`: ``"utf-8"``.
+        One of :data:`WIDE_SOURCES`: any of CPython's eight UTF codecs.
     target : :class:`str`
         One of :data:`WIDE_TARGETS`.
     width : :class:`int`
@@ -114,10 +120,10 @@ class WideTranscoder(CodecPair, WidthStage):
     Attributes
     ----------
     i : :py:`In(stream.Signature(ByteLanes(width)))`
-        UTF-8 bytes in wire order, ``count`` present from lane 0, ``last`` on a message's final
+        The source's bytes in wire order, ``count`` present from lane 0, ``last`` on a message's final
         beat. A message starts on a new beat and only its last beat may be short; an empty
         message is one beat with ``count == 0`` and ``last``.
-    o : :py:`Out(stream.Signature(Lanes(unit, width)))`
+    o : :py:`Out(stream.Signature(Lanes(unit, output_lanes(source, target, width))))`
         Target units (:data:`~utfhw.hdl.unicode.layout.UTF16Unit` or
         :data:`~utfhw.hdl.unicode.layout.UTF32Unit`) in wire order (``data[0:8]`` first), each
         with its :class:`~utfhw.hdl.unicode.layout.ErrorKind`, ``count`` from lane 0, ``last``
