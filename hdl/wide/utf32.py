@@ -9,6 +9,7 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..lanes.compact import Slot
 from ..lanes.window import LaneBeat
 from ..unicode.layout import ByteLanes, CodePoint, ErrorKind, REPLACEMENT_CHARACTER
 from ..unicode.params import check_byteorder, check_errors, check_width
@@ -22,7 +23,7 @@ __all__ = ["CodePointSlot", "DecodeUTF32Lanes"]
 _SOURCE_CODECS = {"little": "utf-32-le", "big": "utf-32-be", "detect": "utf-32"}
 
 #: One lane's code point, or nothing.
-CodePointSlot = data.StructLayout({"valid": 1, "item": CodePoint})
+CodePointSlot = Slot(CodePoint)
 
 # The first clock: each unit, numeric, and whether it is whole or cut short by the end.
 _Unit = data.StructLayout({"value": 32, "whole": 1, "partial": 1})

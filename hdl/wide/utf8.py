@@ -17,6 +17,7 @@ from ..unicode.params import (check_byteorder, check_choice, check_errors, check
                               check_width)
 from ..unicode.tables import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
                       low_surrogate, plane_minus_one, select_unit)
+from ..lanes.compact import Slot
 from ..lanes.copies import registered_copies
 from ..lanes.window import LaneBeat, ValidCopies, WindowBeat
 
@@ -123,10 +124,10 @@ class ClassifyLanes(wiring.Component):
 
 
 #: One position's output: a UTF-16 unit in wire order, or nothing.
-UnitSlot = data.StructLayout({"valid": 1, "item": UTF16Unit})
+UnitSlot = Slot(UTF16Unit)
 
 #: One position's output: a UTF-32 unit in wire order, or nothing.
-UTF32Slot = data.StructLayout({"valid": 1, "item": UTF32Unit})
+UTF32Slot = Slot(UTF32Unit)
 
 #: The target forms :class:`DecodePositions` emits, each with the slot of one position.
 POSITION_FORMS = {"utf-16": UnitSlot, "utf-32": UTF32Slot}
