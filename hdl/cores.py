@@ -16,7 +16,7 @@ from .unicode.params import (CODECS, ERROR_HANDLERS, check_choice, check_errors,
                              check_width)
 from .scalar.pipelined import PipelinedUTF8ToUTF16
 from .scalar.transcoder import Transcoder
-from .wide.core import WIDE_SOURCES, WIDE_TARGETS, WideTranscoder
+from .wide.core import WIDE_PAIRS, WideTranscoder
 
 
 __all__ = ["Core", "PIPELINED_PAIRS", "WIDE_PAIRS", "CORE_KINDS", "CoreSpec", "check_core",
@@ -61,9 +61,6 @@ class Core(Protocol):
 #: order.
 PIPELINED_PAIRS = {("utf-8", "utf-16-le"): "little", ("utf-8", "utf-16-be"): "big"}
 
-#: The pairs :class:`~utfhw.hdl.wide.core.WideTranscoder` covers.
-WIDE_PAIRS = tuple((source, target) for source in WIDE_SOURCES for target in WIDE_TARGETS)
-
 #: The kinds of core: the :class:`~utfhw.hdl.scalar.transcoder.Transcoder` (any pair, one code
 #: unit per clock), :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16` and
 #: :class:`~utfhw.hdl.wide.core.WideTranscoder` (``width`` bytes per clock).
@@ -71,14 +68,20 @@ CORE_KINDS = ("transcoder", "pipelined", "wide")
 
 
 def _pairs(pairs):
-    """``utf-8 to utf-16-le or utf-16-be``: the pairs a kind of core covers (every source with
-    every target), as a message says them."""
+    """``utf-8 to utf-16-le or utf-16-be``: the pairs a kind of core covers, the targets with the
+    same sources together, as a message says them."""
     def listed(names):
         names = list(dict.fromkeys(names))
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-    sources = {source for source, _ in pairs}
-    sources = "any source codec" if sources == set(CODECS) else listed(source for source, _ in pairs)
-    return f"{sources} to {listed(target for _, target in pairs)}"
+    sources_of = {}
+    for source, target in pairs:
+        sources_of.setdefault(target, []).append(source)
+    groups = {}
+    for target, sources in sources_of.items():
+        groups.setdefault(tuple(sources), []).append(target)
+    return ", and for ".join(
+        f"{'any source codec' if set(sources) == set(CODECS) else listed(sources)} to "
+        f"{listed(targets)}" for sources, targets in groups.items())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,8 +187,8 @@ def make_core(source="utf-8", target="utf-16-le", *, errors="replace", pipelined
     """The core for a codec pair: a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`; with
     ``pipelined=True`` the :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`; with
     ``width`` (bytes per clock: 1, 2, 4, 8, 16, 32 or 64) the
-    :class:`~utfhw.hdl.wide.core.WideTranscoder` (:data:`WIDE_PAIRS`: UTF-8, UTF-32-LE or -BE
-    to UTF-16-LE, -BE, UTF-32-LE or -BE). The pipelined core is UTF-8 to UTF-16-LE or -BE
+    :class:`~utfhw.hdl.wide.core.WideTranscoder` (:data:`WIDE_PAIRS`: any source to UTF-16-LE,
+    -BE, UTF-32-LE or -BE, and UTF-16 or UTF-32 to UTF-8). The pipelined core is UTF-8 to UTF-16-LE or -BE
     only. ``errors="strict"`` makes the ``"replace"`` core, whose error kinds tell the consumer
     where to stop. ``CoreSpec.of(...).build()`` in one call.
 

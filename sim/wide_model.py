@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from ..hdl.unicode.layout import ErrorKind, REPLACEMENT_CHARACTER
 from ..hdl.unicode.params import CODECS
-from .reference import following_ranges, transcoder_beats
+from .reference import following_ranges, transcoder_beats, utf8_sequence
 
 
 __all__ = ["LOOKBEHIND", "position_unit", "message_units", "utf16_positions", "utf32_unit",
@@ -212,7 +212,10 @@ def utf16_positions(message, byteorder, form="utf-16"):
 
 
 def _encoded(code_point, form):
-    """The numeric units of one code point in UTF-16 or UTF-32 (RFC 2781, section 2.1)."""
+    """The numeric units of one code point in UTF-8 (its bytes), UTF-16 or UTF-32 (RFC 2781,
+    section 2.1)."""
+    if form == "utf-8":
+        return list(utf8_sequence(code_point))
     if form == "utf-32" or code_point < 0x10000:
         return [code_point]
     offset = code_point - 0x10000
@@ -249,7 +252,11 @@ def _emissions(message, errors, source, form):
     byteorder, skipped = source_byteorder(message, source)
     rest = message[skipped:]
     if CODECS[source].form == "utf-16":
-        emitted = utf16_positions(rest, byteorder, form)
+        # To UTF-8, each unit's code point as its bytes.
+        emitted = [(offset, (unit, kind))
+                   for offset, (value, kind) in utf16_positions(
+                       rest, byteorder, "utf-32" if form == "utf-8" else form)
+                   for unit in (_encoded(value, form) if form == "utf-8" else [value])]
     else:
         emitted = [(offset, (unit, kind)) for offset in range(0, len(rest), 4)
                    for code_point, kind in [utf32_unit(rest[offset:offset + 4], byteorder)]
@@ -267,8 +274,8 @@ def _beat_units(message, width, errors, source, form):
 
 
 def wide_beats(message, width, *, errors="replace", target="utf-16-le", source="utf-8"):
-    """The output beats of the wide core from ``source`` (any codec but ``utf-8``'s targets) to
-    ``target`` (``utf-16-le``, ``-be``, ``utf-32-le`` or ``-be``) for one message
+    """The output beats of the wide core from ``source`` to ``target`` (``utf-16-le``, ``-be``,
+    ``utf-32-le`` or ``-be``, or from UTF-16 and UTF-32 ``utf-8``) for one message
     sent ``width`` bytes a beat: ``(units, last)`` tuples, ``units`` a list of ``(data,
     ErrorKind)`` with ``data`` in wire order, as :class:`~utfhw.sim.payload.LaneFormat` reads
     them.
@@ -288,13 +295,15 @@ def wide_beats(message, width, *, errors="replace", target="utf-16-le", source="
 
 
 def _output_lanes(source, form, width):
-    # The model's own count: a byte gives at most one unit, and so does a UTF-16 unit; a UTF-32
-    # unit one code point, one UTF-32 unit or up to two UTF-16 units.
+    # The model's own count: a byte gives at most one unit, and so does a UTF-16 unit (or up to
+    # four bytes of UTF-8); a UTF-32 unit one code point, one UTF-32 unit, up to two UTF-16
+    # units or four bytes.
+    most = {"utf-8": 4, "utf-16": 2, "utf-32": 1}[form]
     if CODECS[source].form == "utf-8":
         return width
     if CODECS[source].form == "utf-16":
-        return width // 2
-    return width // 4 * (2 if form == "utf-16" else 1)
+        return width // 2 * (4 if form == "utf-8" else 1)
+    return width // 4 * most
 
 
 def expected_beats(message, source, target, errors="replace", *, width=None):

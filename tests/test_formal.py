@@ -484,13 +484,14 @@ def wide_equivalence(core, beats):
                            beats=beats, deadline=wide_depth(core, beats) - 1)
 
 
-# A pair of each source form and of each target form; UTF-8 to UTF-32, which takes the solver
-# three minutes, in the full sweep.
+# A pair of each source form and of each target form; UTF-8 to UTF-32 and UTF-16 to UTF-8,
+# which take the solver three minutes and one and a half, in the full sweep.
 @pytest.mark.parametrize("source,target", [("utf-8", "utf-16-le"), ("utf-32-le", "utf-16-be"),
                                            ("utf-32-be", "utf-32-le"), ("utf-16-le", "utf-32-be"),
                                            ("utf-16-be", "utf-16-le"), ("utf-16", "utf-32-le"),
-                                           ("utf-32", "utf-16-be")]
-                         + ([("utf-8", "utf-32-be")] if FULL_SWEEP else []))
+                                           ("utf-32", "utf-16-be"), ("utf-32-le", "utf-8")]
+                         + ([("utf-8", "utf-32-be"), ("utf-16-be", "utf-8")] if FULL_SWEEP
+                            else []))
 @pytest.mark.parametrize("beats", [2, 3] if FULL_SWEEP else [2])
 def test_wide_equivalent_to_scalar(tmp_path, beats, source, target):
     """The wide core at width 4 and the scalar Transcoder, fed the same message of ``beats``
@@ -514,6 +515,7 @@ def mislabels(kind, as_kind):
 
 mislabels_truncation = mislabels(ErrorKind.TRUNCATED, ErrorKind.UNFINISHED)
 mislabels_unpaired = mislabels(ErrorKind.UNPAIRED_HIGH_SURROGATE, ErrorKind.SURROGATE)
+mislabels_out_of_range = mislabels(ErrorKind.OUT_OF_RANGE, ErrorKind.SURROGATE)
 
 
 def drops_the_last_unit(m, inner, outer):
@@ -544,6 +546,8 @@ def wide(tamper, width=1, target="utf-16-le", source="utf-8"):
      "as many units"),
     (lambda: wide_equivalence(wide(mislabels_unpaired, 4, "utf-32-le", "utf-16-be"), 2),
      "unit and error kind"),
+    (lambda: wide_equivalence(wide(mislabels_out_of_range, 4, "utf-8", "utf-32-le"), 2),
+     "unit and error kind"),
     (lambda: wide_equivalence(wide(says_nothing), 2), "last beat within the deadline"),
     (lambda: wide_equivalence(wide(drops_the_last_unit), 2), "as many units"),
     # The message's last beat, short, now looks like a short beat within the message.
@@ -553,7 +557,7 @@ def wide(tamper, width=1, target="utf-16-le", source="utf-8"):
                                 ReadyView(Repacker(item=ErrorKind, width=4)))),
      "but a message's last is full"),
 ], ids=["error kind", "error kind to utf-32", "lost unit from utf-32",
-        "error kind from utf-16", "silence", "lost unit", "lost last", "short beat", "short repacked beat"])
+        "error kind from utf-16", "error kind from utf-32 to utf-8", "silence", "lost unit", "lost last", "short beat", "short repacked beat"])
 def test_wide_broken_variant_fails(tmp_path, bench, expected):
     bench = bench()
     core = getattr(bench, "wide", None) or bench.core

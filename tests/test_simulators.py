@@ -3,8 +3,8 @@ test bench in Icarus Verilog as Verilog-2005 and as SystemVerilog and in Verilat
 without one, gives the reference model's output beats, and no output is X after the first clock.
 
 CI runs a fixed set of modules that covers every source, every target, both handlers, the
-pipelined core and the wide core at three widths to UTF-16, two to UTF-32, two from UTF-32,
-two from UTF-16 and two from mark-reading codecs; ``UTFHW_SWEEP=full`` runs every module."""
+pipelined core and the wide core at three widths to UTF-16, two to UTF-32, two to UTF-8, two
+from UTF-32, two from UTF-16 and two from mark-reading codecs; ``UTFHW_SWEEP=full`` runs every module."""
 
 import itertools
 import random
@@ -43,7 +43,9 @@ FIXED += [("utf-16", "utf-8-sig", "ignore", False, None),
           ("utf-16-le", "utf-32-be", "replace", False, 2),
           ("utf-16-be", "utf-16-le", "ignore", False, 8),
           ("utf-16", "utf-32-be", "replace", False, 4),
-          ("utf-8-sig", "utf-16-le", "ignore", False, 2)]
+          ("utf-8-sig", "utf-16-le", "ignore", False, 2),
+          ("utf-16-le", "utf-8", "replace", False, 4),
+          ("utf-32-be", "utf-8", "ignore", False, 8)]
 EVERY = [(source, target, errors, False, None)
          for source, target in itertools.product(CODECS, CODECS)
          for errors in ("replace", "ignore")]

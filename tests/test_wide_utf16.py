@@ -70,15 +70,16 @@ def test_error_kinds_are_the_scalar_cores(form):
 def test_stage_parameters():
     with pytest.raises(ValueError, match=r"^width must be at least 2 for utf-16-le, not 1$"):
         ClassifyUTF16Lanes(width=1)
-    with pytest.raises(ValueError, match=r"^form must be 'utf-16' or 'utf-32', not 'utf-8'$"):
+    with pytest.raises(ValueError, match=r"^form must be 'utf-16', 'utf-32' or 'code-point', "
+                                         r"not 'utf-8'$"):
         DecodeUTF16Positions(width=2, form="utf-8")
     with pytest.raises(ValueError, match=r"^width must be at least 2 for utf-16-be, not 1$"):
         WideTranscoder(source="utf-16-be", width=1)
 
 
 def test_output_lanes():
-    assert [output_lanes("utf-16-be", target, 16) for target in ("utf-16-le", "utf-32-be")] \
-        == [8, 8]
+    assert [output_lanes("utf-16-be", target, 16)
+            for target in ("utf-16-le", "utf-32-be", "utf-8")] == [8, 8, 32]
 
 
 def random_messages(rng, byteorder, width, count):
@@ -93,7 +94,7 @@ def random_messages(rng, byteorder, width, count):
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
 @pytest.mark.parametrize("source,target,width", [
     ("utf-16-le", "utf-16-le", 2), ("utf-16-be", "utf-16-le", 4), ("utf-16-le", "utf-16-be", 8),
-    ("utf-16-le", "utf-32-le", 2), ("utf-16-be", "utf-32-be", 4)])
+    ("utf-16-le", "utf-32-le", 2), ("utf-16-be", "utf-32-be", 4), ("utf-16-be", "utf-8", 4)])
 def test_beats_as_the_model_gives(source, target, width, errors):
     """Beat for beat what the model of the wide core says, under stalls on both sides."""
     rng = random.Random(f"{source}{target}{width}{errors}")
@@ -101,7 +102,7 @@ def test_beats_as_the_model_gives(source, target, width, errors):
                      errors)
 
 
-@pytest.mark.parametrize("target", ["utf-16-le", "utf-32-be"])
+@pytest.mark.parametrize("target", ["utf-16-le", "utf-32-be", "utf-8"])
 def test_a_beat_every_clock(target):
     """With the output always ready, any input moves at ``width`` bytes a clock."""
     rng = random.Random(target)
@@ -115,12 +116,14 @@ VERILATED_WIDTHS = [width for width in WIDTHS if width >= 2] if FULL_SWEEP else 
 
 @pytest.mark.parametrize("width", VERILATED_WIDTHS)
 @pytest.mark.parametrize("source,target,errors", [("utf-16-le", "utf-16-be", "replace"),
-                                                  ("utf-16-be", "utf-32-le", "ignore")])
+                                                  ("utf-16-be", "utf-32-le", "ignore"),
+                                                  ("utf-16-le", "utf-8", "replace")])
 def test_every_pair_of_units_at_every_lane(source, target, errors, width):
     """Every message of one to three edge units (odd tails included), each after 0 to
     ``width / 2 - 1`` units of ASCII, of high surrogates and of low ones, so that it meets every
     lane and the beat boundary with every unit before it; and every code unit, and every
-    surrogate pair of the edges, in one message."""
+    surrogate pair of the edges, in one message (to UTF-8, every BMP scalar value's one to
+    three bytes and a grid of four-byte ones)."""
     byteorder = SOURCES[source]
     rng = random.Random(width)
     fillers = [unit.to_bytes(2, byteorder) for unit in (0x41, 0xD800, 0xDC00)]
@@ -174,4 +177,5 @@ def test_strict(backend):
     cases += [b"\x00\xd8", b"\x00\xd8\x41", b"\x41", b"a\x00\x41", "😀é".encode("utf-16-le")]
     cases += [b"".join(rng.choice(units) for _ in range(rng.randrange(1, 8))) +
               bytes(rng.randrange(2)) for _ in range(12)]
-    check_wide_strict(cases, "utf-16-le", ((2, "utf-16-be"), (8, "utf-32-le")), backend)
+    check_wide_strict(cases, "utf-16-le", ((2, "utf-16-be"), (8, "utf-32-le"), (4, "utf-8")),
+                      backend)

@@ -22,7 +22,7 @@ from support import (check_a_beat_every_clock, check_verilated, check_wide_beats
 
 
 SOURCES = {"utf-32-le": "little", "utf-32-be": "big"}
-TARGETS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
+TARGETS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be", "utf-8")
 
 # The edges of the scalar range (Unicode ch. 3, D76, D71) and of the unit's bytes.
 EDGE_VALUES = [0x0, 0x41, 0x7F, 0x80, 0x7FF, 0x800, 0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF,
@@ -56,7 +56,11 @@ def test_unit_rule_against_cpython(source, byteorder):
     ({"source": "utf-32-le", "width": 2}, "width must be at least 4 for utf-32-le, not 2"),
     ({"source": "utf-32-be", "width": 1}, "width must be at least 4 for utf-32-be, not 1"),
     ({"source": "utf-32", "target": "utf-32", "width": 4},
-     "target must be 'utf-16-le', 'utf-16-be', 'utf-32-le' or 'utf-32-be', not 'utf-32'"),
+     "target must be 'utf-16-le', 'utf-16-be', 'utf-32-le', 'utf-32-be' or 'utf-8', not "
+     "'utf-32'"),
+    ({"source": "utf-8-sig", "target": "utf-8", "width": 4},
+     "the wide core does not transcode utf-8-sig to utf-8: a UTF-8 source's replacements can "
+     "be three bytes for one"),
 ])
 def test_parameters(arguments, message):
     with pytest.raises(ValueError) as error:
@@ -67,8 +71,9 @@ def test_parameters(arguments, message):
 def test_stage_parameters():
     with pytest.raises(ValueError, match=r"^width must be at least 4 for utf-32-be, not 2$"):
         DecodeUTF32Lanes(width=2, byteorder="big")
-    with pytest.raises(ValueError, match=r"^form must be 'utf-16' or 'utf-32', not 'utf-8'$"):
-        EncodeLanes(form="utf-8", byteorder="little", lanes=2)
+    with pytest.raises(ValueError, match=r"^form must be 'utf-8', 'utf-16' or 'utf-32', not "
+                                         r"'utf-7'$"):
+        EncodeLanes(form="utf-7", byteorder="little", lanes=2)
     with pytest.raises(ValueError, match=r"^lanes must be an integer of at least 1, not 0$"):
         EncodeLanes(form="utf-16", byteorder="little", lanes=0)
     with pytest.raises(ValueError, match=r"^width must be at least 4 for utf-32-le, not 2$"):
@@ -77,8 +82,9 @@ def test_stage_parameters():
 
 @pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 def test_output_lanes():
-    """From UTF-32, width bytes a beat out: one unit a code point to UTF-32, two to UTF-16."""
-    assert [output_lanes("utf-32-le", target, 16) for target in TARGETS] == [8, 8, 4, 4]
+    """From UTF-32, width bytes a beat out: one unit a code point to UTF-32, two to UTF-16,
+    four bytes to UTF-8."""
+    assert [output_lanes("utf-32-le", target, 16) for target in TARGETS] == [8, 8, 4, 4, 16]
     assert WideTranscoder(source="utf-32-be", target="utf-16-le", width=8).o.payload.shape() \
         .lane_count == 4
 
@@ -95,7 +101,7 @@ def random_messages(rng, byteorder, width, count):
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
 @pytest.mark.parametrize("source,target,width", [
     ("utf-32-le", "utf-16-le", 4), ("utf-32-be", "utf-16-be", 8), ("utf-32-le", "utf-32-be", 4),
-    ("utf-32-be", "utf-32-le", 8)])
+    ("utf-32-be", "utf-32-le", 8), ("utf-32-be", "utf-8", 4)])
 def test_beats_as_the_model_gives(source, target, width, errors):
     """Beat for beat what the model of the wide core says, under stalls on both sides."""
     rng = random.Random(f"{source}{target}{width}{errors}")
@@ -103,7 +109,7 @@ def test_beats_as_the_model_gives(source, target, width, errors):
                      errors)
 
 
-@pytest.mark.parametrize("target", ["utf-16-le", "utf-32-be"])
+@pytest.mark.parametrize("target", ["utf-16-le", "utf-32-be", "utf-8"])
 def test_a_beat_every_clock(target):
     """With the output always ready, any input moves at ``width`` bytes a clock."""
     rng = random.Random(target)
@@ -116,10 +122,11 @@ VERILATED_WIDTHS = [width for width in WIDTHS if width >= 4] if FULL_SWEEP else 
 
 
 @pytest.mark.parametrize("width", VERILATED_WIDTHS)
-@pytest.mark.parametrize("source,target", [("utf-32-le", "utf-16-le"), ("utf-32-be", "utf-32-le")])
+@pytest.mark.parametrize("source,target", [("utf-32-le", "utf-16-le"), ("utf-32-be", "utf-32-le"),
+                                           ("utf-32-be", "utf-8")])
 def test_every_scalar_value(source, target, width):
     """Every code point from 0 to 10FFFF (the surrogates as errors), in one message and cut
-    into messages that start at every lane offset; and the edge values."""
+    into messages that start at every lane offset: each encoder over every scalar value."""
     byteorder = SOURCES[source]
     every = b"".join(value.to_bytes(4, byteorder) for value in range(0x110000))
     check_verilated(every, [len(every)], source, target, width=width)
@@ -135,7 +142,7 @@ def test_every_scalar_value(source, target, width):
 
 @pytest.mark.parametrize("width", VERILATED_WIDTHS)
 @pytest.mark.parametrize("source,target,stall", [("utf-32-le", "utf-16-be", 0.0),
-                                                 ("utf-32-be", "utf-16-le", 0.5),
+                                                 ("utf-32-be", "utf-8", 0.5),
                                                  ("utf-32-le", "utf-32-le", 0.3)])
 def test_adversarial_with_stalls(source, target, width, stall):
     """Messages of edge units of every length around the width, partial units at their ends,
@@ -173,4 +180,5 @@ def test_strict(backend):
     cases += ["😀a".encode("utf-32-le") + b"ab", b"\x00", "é€😀".encode("utf-32-le")]
     cases += [b"".join(rng.choice(units) for _ in range(rng.randrange(1, 6))) +
               bytes(rng.randrange(4)) for _ in range(10)]
-    check_wide_strict(cases, "utf-32-le", ((4, "utf-16-le"), (8, "utf-32-be")), backend)
+    check_wide_strict(cases, "utf-32-le", ((4, "utf-16-le"), (8, "utf-32-be"), (4, "utf-8")),
+                      backend)

@@ -1,13 +1,13 @@
 """UTF-8 decoding and encoding (RFC 3629; Unicode 15, ch. 3, D92 and Tables 3-7 to 3-11)."""
 
-from amaranth.hdl import Module, Signal, Cat, Const, unsigned
+from amaranth.hdl import Module, Signal, Cat, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from .encoder import LaneEncoder
 from ..unicode.layout import UnitBytes, CodePointLanes, UTF8UnitLanes, ErrorKind
 from ..unicode.layout import REPLACEMENT_CHARACTER
-from ..unicode.tables import CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, byte_in_range
+from ..unicode.tables import CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, byte_in_range, utf8_bytes
 from .handshake import registered_handshake
 from .lanes import load_decoded
 
@@ -218,34 +218,4 @@ class UTF8Encoder(LaneEncoder):
         super().__init__(UTF8UnitLanes)
 
     def encode(self, m, code_point):
-        value  = code_point.data
-        length = Signal(range(5))
-        units  = [Signal(8, name=f"byte_{n}") for n in range(4)]
-
-        def continuation(high):
-            return Cat(value[high - 6:high], Const(0b10, 2))
-
-        with m.If(value[7:21] == 0):
-            m.d.comb += [length.eq(1), units[0].eq(value[0:7])]
-        with m.Elif(value[11:21] == 0):
-            m.d.comb += [
-                length.eq(2),
-                units[0].eq(Cat(value[6:11], Const(0b110, 3))),
-                units[1].eq(continuation(6)),
-            ]
-        with m.Elif(value[16:21] == 0):
-            m.d.comb += [
-                length.eq(3),
-                units[0].eq(Cat(value[12:16], Const(0b1110, 4))),
-                units[1].eq(continuation(12)),
-                units[2].eq(continuation(6)),
-            ]
-        with m.Else():
-            m.d.comb += [
-                length.eq(4),
-                units[0].eq(Cat(value[18:21], Const(0b11110, 5))),
-                units[1].eq(continuation(18)),
-                units[2].eq(continuation(12)),
-                units[3].eq(continuation(6)),
-            ]
-        return units, length
+        return utf8_bytes(code_point.data)

@@ -16,7 +16,7 @@ __all__ = [
     "CONTINUATION", "LeadBytes", "TABLE_3_7", "NEXT_BYTE_RANGES", "lead_groups",
     "byte_in_range", "nibble_terms",
     "plane_minus_one", "high_surrogate", "low_surrogate", "surrogate_pair_value",
-    "utf16_units", "beyond_scalar_range", "in_surrogate_range", "select_unit", "swap_bytes",
+    "utf16_units", "utf8_bytes", "beyond_scalar_range", "in_surrogate_range", "select_unit", "swap_bytes",
 ]
 
 
@@ -134,6 +134,26 @@ def utf16_units(value):
     supplementary = value[16:21] != 0
     high = high_surrogate(value[10:16], plane_minus_one(value[16:21]))
     return [Mux(supplementary, high, value[0:16]), low_surrogate(value[0:10])], 1 + supplementary
+
+
+def utf8_bytes(value):
+    """The UTF-8 bytes of scalar value ``value`` (21 bits), as ``([first, ..., fourth],
+    count)``: one to four bytes, shortest form (RFC 3629, section 3; Unicode ch. 3, Table 3-6);
+    a byte counts only when it is before ``count``."""
+    def continuation(high):
+        return Cat(value[high - 6:high], Const(0b10, 2))
+    one = value[7:21] == 0
+    two = ~one & (value[11:21] == 0)
+    three = ~one & ~two & (value[16:21] == 0)
+    first = Mux(one, value[0:8],
+            Mux(two, Cat(value[6:11], Const(0b110, 3)),
+            Mux(three, Cat(value[12:16], Const(0b1110, 4)),
+                Cat(value[18:21], Const(0b11110, 5)))))
+    second = Mux(two, continuation(6), Mux(three, continuation(12), continuation(18)))
+    third = Mux(three, continuation(6), continuation(12))
+    fourth = continuation(6)
+    count = Mux(one, 1, Mux(two, 2, Mux(three, 3, 4)))
+    return [first, second, third, fourth], count
 
 
 def beyond_scalar_range(unit):

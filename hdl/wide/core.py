@@ -1,5 +1,5 @@
-"""The wide cores: any of CPython's UTF codecs to UTF-16 or UTF-32 (LE or BE) at ``width`` bytes
-per clock."""
+"""The wide cores: any of CPython's UTF codecs to UTF-16 or UTF-32 (LE or BE), and UTF-16 or
+UTF-32 to UTF-8, at ``width`` bytes per clock."""
 
 from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
@@ -12,35 +12,42 @@ from ..unicode.params import (CODECS, CodecPair, check_byteorder, check_choice, 
                               check_width)
 from ..lanes.queue import CreditQueue
 from ..lanes.repack import Repacker
-from .encode import EncodeLanes
-from .utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND, POSITION_FORMS
+from .encode import ENCODED_UNITS, EncodeLanes
+from .utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
 from .utf16 import ClassifyUTF16Lanes, DecodeUTF16Positions, UnitClass
 from .utf32 import DecodeUTF32Lanes
 from ..lanes.copies import LANES_PER_COPY
 from ..lanes.window import LaneWindow
 
 
-__all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "output_lanes", "WideTranscoder",
+__all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "WIDE_PAIRS", "output_lanes", "WideTranscoder",
            "WideUTF8ToUTF16"]
 
 
 #: The codecs a wide core reads, and those it writes.
 WIDE_SOURCES = ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le",
                 "utf-32-be")
-WIDE_TARGETS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
+WIDE_TARGETS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be", "utf-8")
+
+#: The pairs a wide core covers: every source to UTF-16 and UTF-32, and UTF-16 and UTF-32 to
+#: UTF-8 (a UTF-8 source's replacements can be three bytes for one, more than a beat of its
+#: width holds).
+WIDE_PAIRS = tuple((source, target) for target in WIDE_TARGETS for source in WIDE_SOURCES
+                   if CODECS[source].form != "utf-8" or CODECS[target].form != "utf-8")
 
 
 def output_lanes(source, target, width):
     """Units per output beat of the wide core from ``source`` to ``target`` at ``width`` bytes
     in per beat: the most one input beat can give. From UTF-8, one unit per byte at most
-    (``width``); from UTF-16, one unit per unit (``width // 2``); from UTF-32, one unit per
-    code point to UTF-32 and two to UTF-16."""
-    form = CODECS[source].form
+    (``width``); from UTF-16, one unit per unit (``width // 2``), or four bytes to UTF-8
+    (``2 * width``); from UTF-32, per code point one UTF-32 unit, two UTF-16 units or four
+    bytes."""
+    form, target_form = CODECS[source].form, CODECS[target].form
     if form == "utf-8":
         return width
     if form == "utf-16":
-        return width // 2
-    return EncodeLanes.slots_of(CODECS[target].form, width // 4)
+        return width // 2 * (4 if target_form == "utf-8" else 1)
+    return EncodeLanes.slots_of(target_form, width // 4)
 
 
 def _stages(source, target, width):
@@ -52,6 +59,8 @@ def _stages(source, target, width):
     elif CODECS[source].form == "utf-16":
         front = (ClassifyUTF16Lanes.latency + LaneWindow.latency + 1
                  + DecodeUTF16Positions.latency)
+        if CODECS[target].form == "utf-8":
+            front += EncodeLanes.latency
     else:
         front = DecodeUTF32Lanes.latency + EncodeLanes.latency
     return front + Compactor.latency_of(lanes) + Repacker.latency_of(lanes)
@@ -140,12 +149,17 @@ class WideTranscoder(CodecPair, WidthStage):
     def __init__(self, *, source="utf-8", target="utf-16-le", width, errors="replace"):
         check_choice("source", source, WIDE_SOURCES)
         check_choice("target", target, WIDE_TARGETS)
+        if (source, target) not in WIDE_PAIRS:
+            raise ValueError(f"the wide core does not transcode {source} to {target}: a "
+                             f"UTF-8 source's replacements can be three bytes for one")
         check_width(width, codec=source)     # before the ports' layouts are made of it
         check_errors(errors)
         self._source, self._target, self._errors = source, target, errors
         codec = CODECS[target]
         self._form, self._byteorder = codec.form, codec.byteorder
-        unit = POSITION_FORMS[codec.form].members["item"]
+        # The order the stages write units in: UTF-8's bytes have one.
+        self._unit_order = codec.byteorder or "little"
+        unit = ENCODED_UNITS[codec.form][0]
         self._lanes = lanes = output_lanes(source, target, width)
         stages = _stages(source, target, width)
         # Room for every beat in the stages, the repacker's extra beat, the clock the ready
@@ -165,7 +179,7 @@ class WideTranscoder(CodecPair, WidthStage):
 
     @property
     def byteorder(self):
-        """``"little"`` or ``"big"``: the target's byte order."""
+        """``"little"`` or ``"big"``: the target's byte order (``None`` for UTF-8)."""
         return self._byteorder
 
     def invariants(self):
@@ -194,8 +208,8 @@ class WideTranscoder(CodecPair, WidthStage):
             m.submodules.decode = front = DecodeUTF32Lanes(
                 width=self._width, byteorder=CODECS[self._source].byteorder,
                 errors=self._errors)
-            m.submodules.encode = encode = EncodeLanes(form=self._form, byteorder=self._byteorder,
-                                                       lanes=self._width // 4)
+            m.submodules.encode = encode = EncodeLanes(
+                form=self._form, byteorder=self._unit_order, lanes=self._width // 4)
             connect(m, front.o, encode.i)
             decoded = encode.o
         m.d.comb += [
@@ -217,13 +231,21 @@ class WideTranscoder(CodecPair, WidthStage):
         fan_out = lanes > LANES_PER_COPY
         m.submodules.window = window = LaneWindow(item=UnitClass, width=lanes, behind=1,
                                                   valid_copies=fan_out)
+        # To UTF-8 each unit's code point goes on to *encode*, like a UTF-32 source's.
+        encodes = self._form == "utf-8"
         m.submodules.decode = decode = DecodeUTF16Positions(
-            width=lanes, byteorder=self._byteorder, errors=self._errors, form=self._form)
+            width=lanes, byteorder=self._unit_order, errors=self._errors,
+            form="code-point" if encodes else self._form)
         connect(m, classify.o, window.i)
         if fan_out:
             m.d.comb += window.valid_copies.eq(classify.valid_copies)
         connect(m, window.o, decode.i)
-        return classify, decode.o
+        if not encodes:
+            return classify, decode.o
+        m.submodules.encode = encode = EncodeLanes(form="utf-8", byteorder=self._unit_order,
+                                                   lanes=lanes)
+        connect(m, decode.o, encode.i)
+        return classify, encode.o
 
     def _utf8_front(self, m):
         """The UTF-8 stages: the first, and the stream of the units each position emits."""
@@ -233,7 +255,7 @@ class WideTranscoder(CodecPair, WidthStage):
         fan_out = width > LANES_PER_COPY
         m.submodules.window = window = LaneWindow(item=ByteClass, width=width,
                                                   behind=LOOKBEHIND, valid_copies=fan_out)
-        m.submodules.decode = decode = DecodePositions(width=width, byteorder=self._byteorder,
+        m.submodules.decode = decode = DecodePositions(width=width, byteorder=self._unit_order,
                                                        errors=self._errors, form=self._form,
                                                        strip_mark=self._source == "utf-8-sig")
         connect(m, classify.o, window.i)

@@ -7,9 +7,9 @@ from amaranth.lib.wiring import In, Out
 
 from ..lanes.compact import Slot
 from ..lanes.window import LaneBeat
-from ..unicode.layout import UTF16Unit, UTF32Unit
+from ..unicode.layout import UTF8Unit, UTF16Unit, UTF32Unit
 from ..unicode.params import check_byteorder, check_choice, check_integer
-from ..unicode.tables import swap_bytes, utf16_units
+from ..unicode.tables import swap_bytes, utf8_bytes, utf16_units
 from .utf32 import CodePointSlot
 
 
@@ -18,12 +18,14 @@ __all__ = ["ENCODED_UNITS", "EncodeLanes"]
 
 #: The target forms :class:`EncodeLanes` writes: each with its unit and the most units one code
 #: point becomes.
-ENCODED_UNITS = {"utf-16": (UTF16Unit, 2), "utf-32": (UTF32Unit, 1)}
+ENCODED_UNITS = {"utf-8": (UTF8Unit, 4), "utf-16": (UTF16Unit, 2), "utf-32": (UTF32Unit, 1)}
+
+_ENCODINGS = {"utf-8": utf8_bytes, "utf-16": utf16_units, "utf-32": lambda value: ([value], 1)}
 
 
 class EncodeLanes(wiring.Component):
-    """Stage *encode*: each lane's code point as one or two slots of target units, in wire
-    byte order (Unicode ch. 3, D90 and D91; RFC 2781, section 2.1).
+    """Stage *encode*: each lane's code point as one to four slots of target units, in wire
+    byte order (Unicode ch. 3, D90 to D92; RFC 2781, section 2.1; RFC 3629, section 3).
 
     Lane ``j``'s units are in slots ``k * j`` to ``k * j + k - 1`` (``k`` the most units of one
     code point, :data:`ENCODED_UNITS`), in order, so that compaction keeps the message's order.
@@ -33,9 +35,9 @@ class EncodeLanes(wiring.Component):
     Parameters
     ----------
     form : :class:`str`
-        ``"utf-16"`` or ``"utf-32"``.
+        ``"utf-8"``, ``"utf-16"`` or ``"utf-32"``.
     byteorder : :class:`str`
-        ``"little"`` or ``"big"``.
+        ``"little"`` or ``"big"`` (UTF-8 has one order; it takes either).
     lanes : :class:`int`
         Code points per beat.
 
@@ -74,7 +76,7 @@ class EncodeLanes(wiring.Component):
         m.d.sync += [self.o.valid.eq(self.i.valid), self.o.payload.last.eq(self.i.payload.last)]
         for lane, source in enumerate(self.i.payload.lanes):
             value = source.item.data
-            units, count = ([value], 1) if self._form == "utf-32" else utf16_units(value)
+            units, count = _ENCODINGS[self._form](value)
             for index, unit in enumerate(units):
                 slot = self.o.payload.lanes[self._most * lane + index]
                 bits = len(slot.item.data)

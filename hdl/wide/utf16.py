@@ -15,8 +15,8 @@ from amaranth.lib.wiring import In, Out
 from ..lanes.compact import Slot
 from ..lanes.copies import registered_copies
 from ..lanes.window import LaneBeat, ValidCopies, WindowBeat
-from ..unicode.layout import (ByteLanes, ErrorKind, REPLACEMENT_CHARACTER, UTF16Unit,
-                              UTF32Unit)
+from ..unicode.layout import (ByteLanes, CodePoint, ErrorKind, REPLACEMENT_CHARACTER,
+                              UTF16Unit, UTF32Unit)
 from ..unicode.params import check_byteorder, check_choice, check_errors, check_width
 from .marks import SOURCE_BYTEORDERS, message_byteorder
 from ..unicode.tables import surrogate_pair_value, swap_bytes
@@ -36,8 +36,9 @@ UnitClass = data.StructLayout({
 
 _SOURCE_CODECS = {"little": "utf-16-le", "big": "utf-16-be", "detect": "utf-16"}
 
-#: The target forms :class:`DecodeUTF16Positions` emits, each with its unit.
-UTF16_FORMS = {"utf-16": UTF16Unit, "utf-32": UTF32Unit}
+#: The target forms :class:`DecodeUTF16Positions` emits, each with its unit: a UTF-16 or UTF-32
+#: unit in wire order, or a code point as a number for an encoder after it.
+UTF16_FORMS = {"utf-16": UTF16Unit, "utf-32": UTF32Unit, "code-point": CodePoint}
 
 
 class ClassifyUTF16Lanes(wiring.Component):
@@ -116,7 +117,7 @@ class DecodeUTF16Positions(wiring.Component):
     - a unit that is no surrogate: its code point;
     - a high surrogate with a low one after it: itself to UTF-16, nothing to UTF-32;
     - a low surrogate with a high one before it: itself to UTF-16, the pair's code point to
-      UTF-32;
+      UTF-32 (and as a code point);
     - any other high surrogate: U+FFFD, ``UNFINISHED`` where the message ends after it (or
       after the odd byte that follows it), else ``UNPAIRED_HIGH_SURROGATE``;
     - any other low surrogate: U+FFFD, ``SURROGATE``;
@@ -128,11 +129,12 @@ class DecodeUTF16Positions(wiring.Component):
     width : :class:`int`
         Units per beat.
     byteorder : :class:`str`
-        The target's byte order: ``"little"`` or ``"big"``.
+        The target's byte order: ``"little"`` or ``"big"`` (a code point is a number either
+        way).
     errors : :class:`str`
         ``"replace"`` or ``"ignore"``.
     form : :class:`str`
-        The target form: ``"utf-16"`` or ``"utf-32"`` (:data:`UTF16_FORMS`).
+        The target form: ``"utf-16"``, ``"utf-32"`` or ``"code-point"`` (:data:`UTF16_FORMS`).
 
     Attributes
     ----------
@@ -167,7 +169,7 @@ class DecodeUTF16Positions(wiring.Component):
         m.d.sync += [decided_valid.eq(self.i.valid), decided_last.eq(self.i.payload.last),
                      self.o.valid.eq(decided_valid), self.o.payload.last.eq(decided_last)]
         window = self.i.payload.window
-        bits = 16 if self._form == "utf-16" else 32
+        bits = UTF16_FORMS[self._form].members["data"].width
         decided = Signal(data.ArrayLayout(data.StructLayout({
             "emits": 1, "value": 21, "error": ErrorKind}), self._width), reset_less=True)
         for lane in range(self._width):
@@ -191,7 +193,7 @@ class DecodeUTF16Positions(wiring.Component):
             if self._errors == "ignore":
                 emits = emits & ~replaced
             value = this.value
-            if self._form == "utf-32":
+            if self._form != "utf-16":
                 value = Signal(21, name=f"value_{lane}")
                 with m.If(paired_low):
                     m.d.comb += value.eq(surrogate_pair_value(before.value, this.value))
@@ -206,11 +208,12 @@ class DecodeUTF16Positions(wiring.Component):
                 m.d.sync += decided[lane].value.eq(REPLACEMENT_CHARACTER)
         for lane in range(self._width):
             slot = self.o.payload.lanes[lane]
-            # The unit: the value's low 16 bits, or all 21 and zeros up to 32.
+            # The unit: the value's low 16 bits, or all 21 (and zeros up to 32 for UTF-32).
             numeric = Cat(decided[lane].value, Const(0, 11))[:bits]
+            wire_order = self._byteorder == "big" and self._form != "code-point"
             m.d.sync += [
                 slot.valid.eq(decided[lane].emits),
                 slot.item.error.eq(decided[lane].error),
-                slot.item.data.eq(swap_bytes(numeric) if self._byteorder == "big" else numeric),
+                slot.item.data.eq(swap_bytes(numeric) if wire_order else numeric),
             ]
         return m
