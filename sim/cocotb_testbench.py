@@ -183,7 +183,7 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
                      interface=interface, stall=stall, seed=seed, messages=messages, verbose=verbose,
                      judge_as=judge_as)
     if build_dir is not None:
-        return _run_in(pathlib.Path(build_dir), **arguments)
+        return _run_in(pathlib.Path(build_dir).resolve(), **arguments)
     with tempfile.TemporaryDirectory(prefix="utfhw-cocotb-") as scratch:
         return _run_in(pathlib.Path(scratch), **arguments)
 

@@ -200,8 +200,8 @@ def test_cocotb_command_wide(tmp_path):
 
 
 def test_cocotb_command_messages_relative_and_no_folder_left(tmp_path):
-    """--messages is read relative to the caller's folder, and without --build-dir the
-    temporary build folder is gone afterwards."""
+    """--messages and --build-dir are read relative to the caller's folder, and without
+    --build-dir the temporary build folder is gone afterwards."""
     pytest.importorskip("cocotb_tools.runner")
     if shutil.which("iverilog") is None:
         pytest.skip("Icarus Verilog is not installed")
@@ -215,6 +215,12 @@ def test_cocotb_command_messages_relative_and_no_folder_left(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "utfhw: cocotb ran 1 test(s), 0 failed" in result.stderr
     assert list(scratch.iterdir()) == []
+    # A relative --build-dir is the caller's too (cocotb runs the simulator in it).
+    kept = subprocess.run([sys.executable, "-m", "utfhw.cli", "cocotb", "--messages",
+                           "message.txt", "--build-dir", "kept"], capture_output=True,
+                          text=True, cwd=tmp_path, env=environment)
+    assert kept.returncode == 0, kept.stderr
+    assert (tmp_path / "kept" / "results.xml").is_file()
 
 
 def test_hdl_language_checked():

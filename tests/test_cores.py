@@ -57,7 +57,8 @@ def test_make_core_arguments():
 
 # The wide pairs, as the messages of width for another pair say them.
 WIDE_PAIRS_ARE = ("width is for any source codec to utf-16-le, utf-16-be, utf-32-le or "
-                  "utf-32-be, not ")
+                  "utf-32-be, and for utf-16, utf-16-le, utf-16-be, utf-32, utf-32-le or "
+                  "utf-32-be to utf-8, not ")
 
 
 def test_core_spec_names_the_core():

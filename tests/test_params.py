@@ -126,8 +126,9 @@ def test_width(make, width):
 
 def test_width_is_for_the_wide_pairs():
     with raises(ValueError, "width is for any source codec to utf-16-le, utf-16-be, utf-32-le "
-                            "or utf-32-be, not utf-16-le to utf-8"):
-        transcode(b"a", "utf-16-le", "utf-8", width=4)
+                            "or utf-32-be, and for utf-16, utf-16-le, utf-16-be, utf-32, "
+                            "utf-32-le or utf-32-be to utf-8, not utf-8-sig to utf-8"):
+        transcode(b"a", "utf-8-sig", "utf-8", width=4)
 
 
 def test_width_on_the_command_line(capsys):
@@ -138,6 +139,7 @@ def test_width_on_the_command_line(capsys):
     with pytest.raises(SystemExit):
         main(["generate", "-o", "x.v", "--width", "4", "--to", "utf-8"])
     assert ("--width is for any source codec to utf-16-le, utf-16-be, utf-32-le or utf-32-be, "
+            "and for utf-16, utf-16-le, utf-16-be, utf-32, utf-32-le or utf-32-be to utf-8, "
             "not utf-8 to utf-8") in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["generate", "-o", "x.v", "--width", "4", "--pipelined"])
