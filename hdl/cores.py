@@ -16,7 +16,7 @@ from .unicode.params import (CODECS, ERROR_HANDLERS, check_choice, check_errors,
                              check_width)
 from .scalar.pipelined import PipelinedUTF8ToUTF16
 from .scalar.transcoder import Transcoder
-from .wide.core import WIDE_PAIRS, WideTranscoder
+from .wide.core import WIDE_PAIRS, WideTranscoder, check_wide_width
 
 
 __all__ = ["Core", "PIPELINED_PAIRS", "WIDE_PAIRS", "CORE_KINDS", "CoreSpec", "check_core",
@@ -130,7 +130,7 @@ class CoreSpec:
                 raise ValueError(f"{option} is for {_pairs(pairs)}, not "
                                  f"{self.source} to {self.target}")
         if self.kind == "wide":
-            check_width(self.width, codec=self.source)
+            check_wide_width(self.width, source=self.source, target=self.target)
 
     @classmethod
     def of(cls, source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,

@@ -31,7 +31,7 @@ from .reference import following_ranges, transcoder_beats, utf8_sequence
 
 __all__ = ["LOOKBEHIND", "position_unit", "message_units", "utf16_positions", "utf32_unit",
            "source_byteorder", "repack_beats",
-           "wide_beats", "expected_beats"]
+           "wide_clocks", "wide_beats", "expected_beats"]
 
 
 #: Bytes before position ``i`` that decide the state it meets.
@@ -265,17 +265,58 @@ def _emissions(message, errors, source, form):
             if errors == "replace" or unit[1] == ErrorKind.NONE]
 
 
+def _position_bytes(message, errors, source):
+    """From UTF-8 to UTF-8, what each position of ``message`` gives: its own byte when it
+    belongs to a complete character (the characters are where the rule to UTF-32 emits a
+    scalar value, as long as its UTF-8 sequence), or U+FFFD's three bytes where that rule
+    emits a replacement, each with its ``ErrorKind``."""
+    emitted = [[] for _ in message]
+    for offset, (value, kind) in _emissions(message, errors, source, "utf-32"):
+        if kind == ErrorKind.NONE:
+            length = len(utf8_sequence(value))
+            for position in range(offset - length + 1, offset + 1):
+                emitted[position] = [(message[position], kind)]
+        else:
+            emitted[offset] = [(byte, kind) for byte in utf8_sequence(value)]
+    return emitted
+
+
+#: From UTF-8 to UTF-8, the clocks a beat with a U+FFFD takes (a quarter of its positions a
+#: clock), and so the beats it gives before repacking.
+EXPANDED_CHUNKS = 4
+
+
 def _beat_units(message, width, errors, source, form):
-    """The units each input beat of ``width`` bytes gives, before repacking."""
+    """The units each input beat of ``width`` bytes gives, before repacking (from UTF-8 to
+    UTF-8, in four parts for a beat with a U+FFFD)."""
     starts = range(0, len(message), width) if message else [0]
+    if CODECS[source].form == form == "utf-8":
+        emitted = _position_bytes(message, errors, source)
+        beats = []
+        for start in starts:
+            positions = emitted[start:start + width]
+            if any(kind != ErrorKind.NONE for units in positions for _, kind in units):
+                part = width // EXPANDED_CHUNKS
+                beats += [[unit for units in positions[chunk * part:(chunk + 1) * part]
+                           for unit in units] for chunk in range(EXPANDED_CHUNKS)]
+            else:
+                beats.append([unit for units in positions for unit in units])
+        return beats
     emitted = _emissions(message, errors, source, form)
     return [[unit for offset, unit in emitted if start <= offset < start + width]
             for start in starts]
 
 
+def wide_clocks(message, width, *, errors="replace", target="utf-16-le", source="utf-8"):
+    """Clocks the wide core's slowest stage takes for one message with the output ready: a
+    clock for each input beat, and from UTF-8 to UTF-8 with ``replace`` three more for each
+    beat that gives a U+FFFD."""
+    return len(_beat_units(bytes(message), width, errors, source, CODECS[target].form))
+
+
 def wide_beats(message, width, *, errors="replace", target="utf-16-le", source="utf-8"):
     """The output beats of the wide core from ``source`` to ``target`` (``utf-16-le``, ``-be``,
-    ``utf-32-le`` or ``-be``, or from UTF-16 and UTF-32 ``utf-8``) for one message
+    ``utf-32-le``, ``-be`` or ``utf-8``) for one message
     sent ``width`` bytes a beat: ``(units, last)`` tuples, ``units`` a list of ``(data,
     ErrorKind)`` with ``data`` in wire order, as :class:`~utfhw.sim.payload.LaneFormat` reads
     them.

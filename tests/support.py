@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from utfhw.hdl.cores import CoreSpec
 from utfhw.sim.verilator import verilated_pipeline
+from utfhw.sim.wide_model import wide_clocks
 
 
 # Bytes at the edges of Unicode Table 3-7, where decoders go wrong.
@@ -134,8 +135,8 @@ def check_verilated(data, lengths, source, target, *, errors="replace", stall=0.
     ``message.decode(source, errors).encode(target)``. Without stalls, also check that ``N``
     input beats take ``N`` plus the latency clocks (the wide core: at most one more). Returns
     the :class:`~utfhw.sim.verilator.VerilatorRun`."""
-    pipeline = verilated_pipeline(CoreSpec.of(source, target, errors=errors,
-                                              pipelined=pipelined, width=width))
+    spec = CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width)
+    pipeline = verilated_pipeline(spec)
     run = pipeline.run_joined(data, lengths, stall=stall, seed=seed)
     expected = [message.decode(source, errors).encode(target)
                 for message in split(data, lengths)]
@@ -147,6 +148,11 @@ def check_verilated(data, lengths, source, target, *, errors="replace", stall=0.
         assert False, "outputs differ in length but no message does"
     if stall == 0.0:
         least = run.input_beats + pipeline.latency
+        if width is not None:
+            least = pipeline.latency + sum(
+                wide_clocks(message, width, errors=spec.hardware_errors, target=target,
+                            source=source)
+                for message in split(data, lengths))
         most = least + (0 if width is None else 1)
         assert least <= run.cycles <= most, (source, target, errors, run.cycles, least)
     if width is not None:

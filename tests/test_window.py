@@ -61,7 +61,7 @@ def _payloads(messages, width):
     return payloads
 
 
-def _windows(messages, width, behind):
+def _windows(messages, width, behind, ahead=1):
     """Each beat's window as the reference gives it: ``(lanes, last)``."""
     expected = []
     for beats in messages:
@@ -69,33 +69,40 @@ def _windows(messages, width, behind):
         for index, lanes in enumerate(beats):
             start = index * width
             around = [flat[position] if 0 <= position < len(flat) else 0
-                      for position in range(start - behind, start + width + 1)]
+                      for position in range(start - behind, start + width + ahead)]
             last = index == len(beats) - 1
             # Lanes past the count of a short last beat are absent, and so is what follows
             # the message.
-            for lane in range(len(lanes), width + last):
+            for lane in range(len(lanes), width + (ahead if last else 0)):
                 around[behind + lane] = 0
             expected.append((around, last))
     return expected
 
 
-def _received(bits_list, width, behind):
-    window = WindowBeat(ITEM, width, behind)
+def _received(bits_list, width, behind, ahead=1):
+    window = WindowBeat(ITEM, width, behind, ahead)
     windows = []
     for bits in bits_list:
         lanes = [(bits >> (window["window"].offset + ITEM.size * lane)) & 0xFF
-                 for lane in range(behind + width + 1)]
+                 for lane in range(behind + width + ahead)]
         windows.append(([lane >> 1 if lane & 1 else 0 for lane in lanes],
                         (bits >> window["last"].offset) & 1 == 1))
     return windows
 
 
-@pytest.mark.parametrize("width,behind", [(1, 3), (2, 3), (4, 3), (8, 1)])
-def test_windows(width, behind):
+@pytest.mark.parametrize("width,behind,ahead", [(1, 3, 1), (2, 3, 1), (4, 3, 1), (8, 1, 1),
+                                                (4, 3, 3), (8, 1, 3)])
+def test_windows(width, behind, ahead):
     messages = _messages(width, width)
-    received = run_valid_stream(LaneWindow(item=ITEM, width=width, behind=behind),
+    received = run_valid_stream(LaneWindow(item=ITEM, width=width, behind=behind, ahead=ahead),
                                 _payloads(messages, width), gap=0.3, seed=width)
-    assert _received(received, width, behind) == _windows(messages, width, behind)
+    assert _received(received, width, behind, ahead) == _windows(messages, width, behind,
+                                                                  ahead)
+
+
+def test_ahead_is_within_the_next_beat():
+    with pytest.raises(ValueError, match=r"^ahead must be an integer from 1 to 2, not 3$"):
+        LaneWindow(item=ITEM, width=2, behind=3, ahead=3)
 
 
 @pytest.mark.parametrize("width", [1, 4, 5, 8])

@@ -22,17 +22,18 @@ class LaneBeat(data.StructLayout):
 
 
 class WindowBeat(data.StructLayout):
-    """A beat's ``width`` lanes with ``behind`` lanes before them and one after.
+    """A beat's ``width`` lanes with ``behind`` lanes before them and ``ahead`` after.
 
     ``window[behind + j]`` is lane ``j``; ``window[0:behind]`` are the lanes before it in the
-    message (absent before the message starts) and ``window[behind + width]`` the lane after
+    message (absent before the message starts) and ``window[behind + width:]`` the lanes after
     it (absent where the message ends).
     """
-    def __init__(self, item, width, behind):
+    def __init__(self, item, width, behind, ahead=1):
         self.item = item
         self.width = width
         self.behind = behind
-        super().__init__({"window": data.ArrayLayout(item, behind + width + 1), "last": 1})
+        self.ahead = ahead
+        super().__init__({"window": data.ArrayLayout(item, behind + width + ahead), "last": 1})
 
 
 class ValidCopies(data.ArrayLayout):
@@ -50,8 +51,8 @@ class ValidCopies(data.ArrayLayout):
 
 
 class LaneWindow(wiring.Component):
-    """Holds each beat until the first lane of the next one is known, and sends it on with
-    ``behind`` lanes of the beats before it.
+    """Holds each beat until the first ``ahead`` lanes of the next one are known, and sends it
+    on with ``behind`` lanes of the beats before it.
 
     A beat with ``last`` goes on two clocks after it arrives; any other waits for the next beat
     of its message. The lanes before a message and the lane after it are the all-zero item,
@@ -74,13 +75,15 @@ class LaneWindow(wiring.Component):
         Lanes per beat.
     behind : :class:`int`
         Lanes of look-behind, at least 1.
+    ahead : :class:`int`
+        Lanes of look-ahead, from 1 to ``width``: the next beat's first lanes.
     valid_copies : :class:`bool`
         Whether ``i.valid`` comes with copies, on the port of that name.
 
     Attributes
     ----------
     i : :py:`In(stream.Signature(LaneBeat(item, width), always_ready=True))`
-    o : :py:`Out(stream.Signature(WindowBeat(item, width, behind), always_ready=True))`
+    o : :py:`Out(stream.Signature(WindowBeat(item, width, behind, ahead), always_ready=True))`
     valid_copies : :py:`In(ValidCopies(width))`
         Copies of ``i.valid`` (:class:`ValidCopies`), driven with it; only with
         ``valid_copies``.
@@ -88,20 +91,23 @@ class LaneWindow(wiring.Component):
     Raises
     ------
     :exc:`ValueError`
-        If ``width`` or ``behind`` is not a positive integer, or ``valid_copies`` not a
-        :class:`bool`.
+        If ``width`` or ``behind`` is not a positive integer, ``ahead`` not one of at most
+        ``width``, or ``valid_copies`` not a :class:`bool`.
     """
     #: Clocks from the beat that completes a window to that window.
     latency = 2
 
-    def __init__(self, *, item, width, behind, valid_copies=False):
+    def __init__(self, *, item, width, behind, ahead=1, valid_copies=False):
         check_integer("width", width, minimum=1)
         check_integer("behind", behind, minimum=1)
+        check_integer("ahead", ahead, minimum=1, maximum=width)
         check_flag("valid_copies", valid_copies)
         self._behind = behind
+        self._ahead = ahead
         members = {
             "i": In(stream.Signature(LaneBeat(item, width), always_ready=True)),
-            "o": Out(stream.Signature(WindowBeat(item, width, behind), always_ready=True)),
+            "o": Out(stream.Signature(WindowBeat(item, width, behind, ahead),
+                                      always_ready=True)),
         }
         if valid_copies:
             members["valid_copies"] = In(ValidCopies(width))
@@ -130,9 +136,10 @@ class LaneWindow(wiring.Component):
         history = Signal(data.ArrayLayout(item, behind))
 
         release = pending_valid & (pending.last | arrived_valid)
-        following = Signal(item)
+        following = Signal(data.ArrayLayout(item, self._ahead))
         with m.If(~pending.last):
-            m.d.comb += following.eq(arrived.lanes[0])
+            m.d.comb += following.eq(Cat(*(arrived.lanes[index].as_value()
+                                           for index in range(self._ahead))))
 
         # The output loads on every clock; ``o.valid`` says when it holds a beat.
         m.d.sync += [

@@ -13,15 +13,16 @@ from ..unicode.params import (CODECS, CodecPair, check_byteorder, check_choice, 
 from ..lanes.queue import CreditQueue
 from ..lanes.repack import Repacker
 from .encode import ENCODED_UNITS, EncodeLanes
-from .utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
+from .expand import CHUNKS, ExpandReplacements
+from .utf8 import ByteClass, ByteToken, ClassifyLanes, DecodePositions, LOOKAHEAD, LOOKBEHIND
 from .utf16 import ClassifyUTF16Lanes, DecodeUTF16Positions, UnitClass
 from .utf32 import DecodeUTF32Lanes
 from ..lanes.copies import LANES_PER_COPY
-from ..lanes.window import LaneWindow
+from ..lanes.window import LaneBeat, LaneWindow
 
 
-__all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "WIDE_PAIRS", "output_lanes", "WideTranscoder",
-           "WideUTF8ToUTF16"]
+__all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "WIDE_PAIRS", "check_wide_width", "output_lanes",
+           "WideTranscoder", "WideUTF8ToUTF16"]
 
 
 #: The codecs a wide core reads, and those it writes.
@@ -29,11 +30,23 @@ WIDE_SOURCES = ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-3
                 "utf-32-be")
 WIDE_TARGETS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be", "utf-8")
 
-#: The pairs a wide core covers: every source to UTF-16 and UTF-32, and UTF-16 and UTF-32 to
-#: UTF-8 (a UTF-8 source's replacements can be three bytes for one, more than a beat of its
-#: width holds).
-WIDE_PAIRS = tuple((source, target) for target in WIDE_TARGETS for source in WIDE_SOURCES
-                   if CODECS[source].form != "utf-8" or CODECS[target].form != "utf-8")
+#: The pairs a wide core covers: every source to each of :data:`WIDE_TARGETS`.
+WIDE_PAIRS = tuple((source, target) for target in WIDE_TARGETS for source in WIDE_SOURCES)
+
+
+def _validates(source, target):
+    """UTF-8 to UTF-8: the one pair whose output can outgrow an output beat of its width."""
+    return CODECS[source].form == CODECS[target].form == "utf-8"
+
+
+def check_wide_width(width, *, source, target):
+    """Raise :exc:`ValueError` unless ``width`` is a width of the wide core from ``source`` to
+    ``target``: a power of two from 1 to 64, at least the source's unit, and at least 4 from
+    UTF-8 to UTF-8 (its window looks three bytes into the next beat)."""
+    check_width(width, codec=source)
+    if _validates(source, target) and width < CHUNKS:
+        raise ValueError(f"width must be at least {CHUNKS} for {source} to {target}, not "
+                         f"{width}")
 
 
 def output_lanes(source, target, width):
@@ -51,8 +64,9 @@ def output_lanes(source, target, width):
 
 
 def _stages(source, target, width):
-    """Clocks from the input to the queue's write port: the stages' latencies (from UTF-8, and
-    a clock for the beat that the window waits for)."""
+    """Clocks from the input to the write port of the queue at the end, and from UTF-8 to
+    UTF-8 those of the two parts, before and after the queue in the middle: the stages'
+    latencies (from UTF-8 and UTF-16, and a clock for the beat that the window waits for)."""
     lanes = output_lanes(source, target, width)
     if CODECS[source].form == "utf-8":
         front = ClassifyLanes.latency + LaneWindow.latency + 1 + DecodePositions.latency
@@ -63,7 +77,15 @@ def _stages(source, target, width):
             front += EncodeLanes.latency
     else:
         front = DecodeUTF32Lanes.latency + EncodeLanes.latency
-    return front + Compactor.latency_of(lanes) + Repacker.latency_of(lanes)
+    tail = Compactor.latency_of(lanes) + Repacker.latency_of(lanes)
+    if _validates(source, target):
+        return front, ExpandReplacements.latency + tail
+    return front + tail, 0
+
+
+def _depth(stages, threshold):
+    """Entries of a queue fed through ``stages`` clocks by a writer that heeds its ``room``."""
+    return 1 << (stages + threshold + 4).bit_length()
 
 
 class WideTranscoder(CodecPair, WidthStage):
@@ -149,10 +171,7 @@ class WideTranscoder(CodecPair, WidthStage):
     def __init__(self, *, source="utf-8", target="utf-16-le", width, errors="replace"):
         check_choice("source", source, WIDE_SOURCES)
         check_choice("target", target, WIDE_TARGETS)
-        if (source, target) not in WIDE_PAIRS:
-            raise ValueError(f"the wide core does not transcode {source} to {target}: a "
-                             f"UTF-8 source's replacements can be three bytes for one")
-        check_width(width, codec=source)     # before the ports' layouts are made of it
+        check_wide_width(width, source=source, target=target)   # before the ports' layouts
         check_errors(errors)
         self._source, self._target, self._errors = source, target, errors
         codec = CODECS[target]
@@ -161,21 +180,32 @@ class WideTranscoder(CodecPair, WidthStage):
         self._unit_order = codec.byteorder or "little"
         unit = ENCODED_UNITS[codec.form][0]
         self._lanes = lanes = output_lanes(source, target, width)
-        stages = _stages(source, target, width)
+        stages, tail = _stages(source, target, width)
         # Room for every beat in the stages, the repacker's extra beat, the clock the ready
         # flip-flop lags, and a few beats of slack so a drained output never stops the input.
-        self.queue_depth = 1 << (stages + self._threshold + 4).bit_length()
+        self.queue_depth = _depth(tail or stages, self._threshold)
         #: The most beats the core holds: the queue with its output register, and the
-        #: stages' beats.
-        self.capacity = self.queue_depth + 1 + stages + 1
+        #: stages' beats (and from UTF-8 to UTF-8, the middle queue's and the stages' before).
+        self.capacity = self.queue_depth + 1 + (tail or stages) + 1
+        if tail:
+            # The middle queue says "room" while it holds enough beats to keep *expand* busy
+            # for as long as beats take to come through the stages before it, so that after a
+            # run of slow beats it never waits for the input to start again.
+            middle_threshold = stages + 2
+            middle_depth = _depth(stages, middle_threshold)
+            self.capacity += middle_depth + 1 + stages + 1
         super().__init__({
             "i": In(stream.Signature(ByteLanes(width))),
             "o": Out(stream.Signature(Lanes(unit, lanes))),
         }, width=width)
         self.latency = self.latency_of(width, source=source, target=target)
-        # Made here, so that :meth:`invariants` can name its state.
+        # Made here, so that :meth:`invariants` can name their state.
         self._queue = CreditQueue(shape=self.o.payload.shape(), depth=self.queue_depth,
                                   threshold=self._threshold)
+        self._middle = None
+        if tail:
+            self._middle = CreditQueue(shape=LaneBeat(ByteToken, width), depth=middle_depth,
+                                       threshold=middle_threshold)
 
     @property
     def byteorder(self):
@@ -186,13 +216,16 @@ class WideTranscoder(CodecPair, WidthStage):
         """What holds in every reachable state, as ``(value, message)`` pairs for a formal
         bench to assert (see :meth:`CreditQueue.invariants
         <utfhw.hdl.lanes.queue.CreditQueue.invariants>`)."""
-        return self._queue.invariants()
+        yield from self._queue.invariants()
+        if self._middle is not None:
+            yield from self._middle.invariants()
 
     @staticmethod
     def latency_of(width, *, source="utf-8", target="utf-16-le"):
         """Clocks from an input beat to the output beat it completes (see above), at
         ``width``, from ``source`` to ``target``."""
-        return _stages(source, target, width) + CreditQueue.latency
+        return sum(_stages(source, target, width)) + CreditQueue.latency * (
+            1 + _validates(source, target))
 
     def elaborate(self, platform):
         m = Module()
@@ -200,7 +233,18 @@ class WideTranscoder(CodecPair, WidthStage):
         m.submodules.compact = compact = Compactor(item=unit, width=self._lanes)
         m.submodules.repack = repack = Repacker(item=unit, width=self._lanes)
         m.submodules.queue = queue = self._queue
-        if CODECS[self._source].form == "utf-8":
+        entry = queue
+        if self._middle is not None:
+            # UTF-8 to UTF-8: the decoded beats wait in the middle queue for *expand*, which
+            # takes four clocks for a beat with a U+FFFD.
+            front, decoded = self._utf8_front(m)
+            m.submodules.middle = entry = self._middle
+            m.submodules.expand = expand = ExpandReplacements(width=self._width)
+            connect(m, decoded, entry.i)
+            connect(m, entry.o, expand.i)
+            m.d.comb += expand.room.eq(queue.room)
+            decoded = expand.o
+        elif CODECS[self._source].form == "utf-8":
             front, decoded = self._utf8_front(m)
         elif CODECS[self._source].form == "utf-16":
             front, decoded = self._utf16_front(m)
@@ -213,8 +257,8 @@ class WideTranscoder(CodecPair, WidthStage):
             connect(m, front.o, encode.i)
             decoded = encode.o
         m.d.comb += [
-            self.i.ready.eq(queue.room),
-            front.i.valid.eq(self.i.valid & queue.room),
+            self.i.ready.eq(entry.room),
+            front.i.valid.eq(self.i.valid & entry.room),
             front.i.payload.eq(self.i.payload),
         ]
         connect(m, decoded, compact.i)
@@ -254,7 +298,8 @@ class WideTranscoder(CodecPair, WidthStage):
         # One group of lanes would have only one copy of the valid bit: the bit itself.
         fan_out = width > LANES_PER_COPY
         m.submodules.window = window = LaneWindow(item=ByteClass, width=width,
-                                                  behind=LOOKBEHIND, valid_copies=fan_out)
+                                                  behind=LOOKBEHIND, ahead=LOOKAHEAD[self._form],
+                                                  valid_copies=fan_out)
         m.submodules.decode = decode = DecodePositions(width=width, byteorder=self._unit_order,
                                                        errors=self._errors, form=self._form,
                                                        strip_mark=self._source == "utf-8-sig")

@@ -22,12 +22,16 @@ from ..lanes.copies import registered_copies
 from ..lanes.window import LaneBeat, ValidCopies, WindowBeat
 
 
-__all__ = ["ByteClass", "LOOKBEHIND", "ClassifyLanes", "UnitSlot", "UTF32Slot", "POSITION_FORMS",
-           "DecodePositions"]
+__all__ = ["ByteClass", "LOOKBEHIND", "LOOKAHEAD", "ClassifyLanes", "UnitSlot", "UTF32Slot",
+           "ByteToken", "POSITION_FORMS", "DecodePositions"]
 
 
 #: Bytes before a position that decide the state it meets.
 LOOKBEHIND = 3
+
+#: Bytes after a position that decide what it emits, for each target form: the next byte, or
+#: to UTF-8, where a byte is kept when the character it begins is complete, the next three.
+LOOKAHEAD = {"utf-16": 1, "utf-32": 1, "utf-8": 3}
 
 
 def _lead_flag(needs, next_range):
@@ -129,8 +133,12 @@ UnitSlot = Slot(UTF16Unit)
 #: One position's output: a UTF-32 unit in wire order, or nothing.
 UTF32Slot = Slot(UTF32Unit)
 
+#: One position's output to UTF-8: its byte, ``kept`` when it belongs to a complete character,
+#: or with ``replaced`` a U+FFFD for the maximal subpart that ends at it, with its error kind.
+ByteToken = data.StructLayout({"byte": 8, "kept": 1, "replaced": 1, "error": ErrorKind})
+
 #: The target forms :class:`DecodePositions` emits, each with the slot of one position.
-POSITION_FORMS = {"utf-16": UnitSlot, "utf-32": UTF32Slot}
+POSITION_FORMS = {"utf-16": UnitSlot, "utf-32": UTF32Slot, "utf-8": ByteToken}
 
 # Stage 1 of decoding, for every window position from the second on: whether the byte is
 # accepted as the second byte of a sequence that needs 1, 2 or 3 continuation bytes.
@@ -204,6 +212,10 @@ class DecodePositions(wiring.Component):
       ``strip_mark`` (``utf-8-sig``) a U+FEFF that is a message's first three bytes emits
       nothing.
 
+    To UTF-8 (``form="utf-8"``) a position emits a :data:`ByteToken`: its own byte, kept when
+    the character it belongs to is complete (it ends at one of bytes ``i`` to ``i+3``, which
+    is why the window looks three bytes ahead), or the U+FFFD above, never both.
+
     The clocks: which bytes are accepted second bytes (two LUT4 levels); each position's role
     (two or three); where its unit comes from and the surrogate's plane; the unit (RFC 2781,
     section 2.1; for UTF-32 Unicode ch. 3, D90: the scalar value), in wire byte order.
@@ -217,13 +229,15 @@ class DecodePositions(wiring.Component):
     errors : :class:`str`
         ``"replace"`` or ``"ignore"``.
     form : :class:`str`
-        The target form: ``"utf-16"`` or ``"utf-32"`` (:data:`POSITION_FORMS`).
+        The target form: ``"utf-16"``, ``"utf-32"`` or ``"utf-8"`` (:data:`POSITION_FORMS`;
+        to UTF-8 ``width`` is at least :data:`LOOKAHEAD`'s 3, so the lanes after a beat are
+        the next beat's).
     strip_mark : :class:`bool`
         Drop a byte order mark that begins a message (``utf-8-sig``).
 
     Attributes
     ----------
-    i : :py:`In(stream.Signature(WindowBeat(ByteClass, width, LOOKBEHIND), always_ready=True))`
+    i : :py:`In(stream.Signature(WindowBeat(ByteClass, width, LOOKBEHIND, LOOKAHEAD[form]), always_ready=True))`
     o : :py:`Out(stream.Signature(LaneBeat(POSITION_FORMS[form], width), always_ready=True))`
 
     Raises
@@ -240,13 +254,15 @@ class DecodePositions(wiring.Component):
         check_errors(errors)
         check_choice("form", form, POSITION_FORMS)
         check_flag("strip_mark", strip_mark)
+        if width < LOOKAHEAD[form]:
+            raise ValueError(f"width must be at least 4 to {form}, not {width}")
         self._byteorder = byteorder
         self._errors = errors
         self._width = width
         self._form = form
         self._strip_mark = strip_mark
         super().__init__({
-            "i": In(stream.Signature(WindowBeat(ByteClass, width, LOOKBEHIND),
+            "i": In(stream.Signature(WindowBeat(ByteClass, width, LOOKBEHIND, LOOKAHEAD[form]),
                                      always_ready=True)),
             "o": Out(stream.Signature(LaneBeat(POSITION_FORMS[form], width),
                                       always_ready=True)),
@@ -294,6 +310,10 @@ class DecodePositions(wiring.Component):
         for lane in range(width):
             m.d.sync += roles[lane].eq(self._role(m, seconds, LOOKBEHIND + lane))
 
+        if self._form == "utf-8":
+            self._tokens(m, seconds, roles)
+            return m
+
         scalar = self._form == "utf-32"
         chosen = Signal(data.ArrayLayout(_ChosenScalar if scalar else _Chosen, width),
                         reset_less=True)
@@ -305,20 +325,53 @@ class DecodePositions(wiring.Component):
             m.d.sync += self.o.payload.lanes[lane].eq(unit(m, chosen[lane]))
         return m
 
+    def _ends(self, seconds, index):
+        """Whether the byte at window ``index`` completes a character of two, three or four
+        bytes (a three-byte one that is a stripped mark does not count)."""
+        this, before, earlier = seconds[index], seconds[index - 1], seconds[index - 2]
+        three = before.second[1] & this.continues
+        if self._strip_mark:
+            # U+FEFF as the message's first three bytes (nothing before them is present) is
+            # taken in and emits nothing.
+            three = three & ~(earlier.mark[0] & before.mark[1] & this.mark[2]
+                              & ~seconds[index - 3].present)
+        low = earlier.second[2] & before.continues & this.continues
+        return this.second[0], three, low
+
+    def _tokens(self, m, seconds, roles):
+        """Stages 3 and 4 to UTF-8: each position's byte, kept when a character that holds
+        it ends at it or at one of the three bytes after it, or its U+FFFD."""
+        width = self._width
+        ends = [self._ends(seconds, LOOKBEHIND + lane) for lane in range(width + 3)]
+        kept = Signal(width, reset_less=True)
+        for lane in range(width):
+            # Byte i is the last, next to last, second or first byte of its character.
+            two, three, low = zip(*ends[lane:lane + 4])
+            m.d.sync += kept[lane].eq(seconds[LOOKBEHIND + lane].ascii | two[0] | three[0]
+                                      | low[0] | two[1] | three[1] | low[1] | three[2]
+                                      | low[2] | low[3])
+        tokens = Signal(data.ArrayLayout(ByteToken, width), reset_less=True)
+        for lane in range(width):
+            chosen = self._choose(m, roles[lane])
+            m.d.sync += [
+                tokens[lane].byte.eq(roles[lane].b0),
+                tokens[lane].replaced.eq(chosen.select.replacement),
+                tokens[lane].error.eq(chosen.error),
+            ]
+        kept_late = Signal(width, reset_less=True)
+        m.d.sync += kept_late.eq(kept)
+        for lane in range(width):
+            m.d.sync += [self.o.payload.lanes[lane].eq(tokens[lane]),
+                         self.o.payload.lanes[lane].kept.eq(kept_late[lane])]
+
     def _role(self, m, seconds, index):
         """Stage 2: how the byte at window ``index`` stands in its sequence."""
         this, before, following = seconds[index], seconds[index - 1], seconds[index + 1]
         earlier = seconds[index - 2]
         second_any = this.second[0] | this.second[1] | this.second[2]
         three = before.second[1] & this.continues
-        emits_three = three
-        if self._strip_mark:
-            # U+FEFF as the message's first three bytes (nothing before them is present) is
-            # taken in and emits nothing.
-            emits_three = three & ~(earlier.mark[0] & before.mark[1] & this.mark[2]
-                                    & ~seconds[index - 3].present)
+        _, emits_three, low = self._ends(seconds, index)
         third_of_four = before.second[2] & this.continues
-        low = earlier.second[2] & before.continues & this.continues
         following_starts = following.second[0] | following.second[1] | following.second[2]
         result = Signal(_Roles)
         m.d.comb += [
