@@ -3,8 +3,8 @@ test bench in Icarus Verilog as Verilog-2005 and as SystemVerilog and in Verilat
 without one, gives the reference model's output beats, and no output is X after the first clock.
 
 CI runs a fixed set of modules that covers every source, every target, both handlers, the
-pipelined core and the wide core at three widths to UTF-16, two to UTF-32, two to UTF-8, two
-from UTF-32, two from UTF-16 and two from mark-reading codecs; ``UTFHW_SWEEP=full`` runs every module."""
+pipelined core and the wide core at three widths to UTF-16, two to UTF-32, four to UTF-8 (two
+from UTF-8), two from UTF-32, two from UTF-16 and two from mark-reading codecs; ``UTFHW_SWEEP=full`` runs every module."""
 
 import itertools
 import random
@@ -14,7 +14,8 @@ import pytest
 
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import CoreSpec, PIPELINED_PAIRS, WIDE_PAIRS, make_core
-from utfhw.hdl.unicode.params import CODECS, WIDTHS
+from utfhw.hdl.wide.core import wide_widths
+from utfhw.hdl.unicode.params import CODECS
 from utfhw.sim.generate import convert, generate_module
 from utfhw.sim.reference import transcoder_beats
 from utfhw.sim.wide_model import expected_beats
@@ -45,15 +46,16 @@ FIXED += [("utf-16", "utf-8-sig", "ignore", False, None),
           ("utf-16", "utf-32-be", "replace", False, 4),
           ("utf-8-sig", "utf-16-le", "ignore", False, 2),
           ("utf-16-le", "utf-8", "replace", False, 4),
-          ("utf-32-be", "utf-8", "ignore", False, 8)]
+          ("utf-32-be", "utf-8", "ignore", False, 8),
+          ("utf-8", "utf-8", "replace", False, 8),
+          ("utf-8-sig", "utf-8", "ignore", False, 4)]
 EVERY = [(source, target, errors, False, None)
          for source, target in itertools.product(CODECS, CODECS)
          for errors in ("replace", "ignore")]
 EVERY += [(source, target, errors, True, None) for source, target in PIPELINED_PAIRS
           for errors in ("replace", "ignore")]
 EVERY += [(source, target, errors, False, width) for source, target in WIDE_PAIRS
-          for errors in ("replace", "ignore") for width in WIDTHS
-          if width >= CODECS[source].unit_bytes]
+          for errors in ("replace", "ignore") for width in wide_widths(source, target)]
 MODULES = EVERY if FULL_SWEEP else FIXED
 
 

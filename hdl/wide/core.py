@@ -8,8 +8,8 @@ from amaranth.lib.wiring import In, Out, connect
 from ..lanes.compact import Compactor
 from ..lanes.stage import WidthStage
 from ..unicode.layout import ByteLanes, Lanes
-from ..unicode.params import (CODECS, CodecPair, check_byteorder, check_choice, check_errors,
-                              check_width)
+from ..unicode.params import (CODECS, WIDTHS, CodecPair, check_byteorder, check_choice,
+                              check_errors, check_width)
 from ..lanes.queue import CreditQueue
 from ..lanes.repack import Repacker
 from .encode import ENCODED_UNITS, EncodeLanes
@@ -21,7 +21,8 @@ from ..lanes.copies import LANES_PER_COPY
 from ..lanes.window import LaneBeat, LaneWindow
 
 
-__all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "WIDE_PAIRS", "check_wide_width", "output_lanes",
+__all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "WIDE_PAIRS", "check_wide_width", "wide_widths",
+           "output_lanes",
            "WideTranscoder", "WideUTF8ToUTF16"]
 
 
@@ -37,6 +38,13 @@ WIDE_PAIRS = tuple((source, target) for target in WIDE_TARGETS for source in WID
 def _validates(source, target):
     """UTF-8 to UTF-8: the one pair whose output can outgrow an output beat of its width."""
     return CODECS[source].form == CODECS[target].form == "utf-8"
+
+
+def wide_widths(source, target):
+    """The widths of the wide core from ``source`` to ``target``, as :func:`check_wide_width`
+    takes them."""
+    return tuple(width for width in WIDTHS if width >= CODECS[source].unit_bytes
+                 and (width >= CHUNKS or not _validates(source, target)))
 
 
 def check_wide_width(width, *, source, target):
@@ -206,6 +214,12 @@ class WideTranscoder(CodecPair, WidthStage):
         if tail:
             self._middle = CreditQueue(shape=LaneBeat(ByteToken, width), depth=middle_depth,
                                        threshold=middle_threshold)
+
+    @property
+    def most_clocks_per_beat(self):
+        """The most clocks one input beat takes with the output ready: 1, or from UTF-8 to UTF-8
+        with ``replace`` :data:`~utfhw.hdl.wide.expand.CHUNKS` for a beat with a U+FFFD."""
+        return CHUNKS if self._middle is not None and self._errors == "replace" else 1
 
     @property
     def byteorder(self):
