@@ -99,13 +99,13 @@ def _depth(stages, threshold):
 class WideTranscoder(CodecPair, WidthStage):
     """A codec pair at ``width`` bytes per clock, exact to
     ``bytes.decode(source, errors).encode(target)`` on every input: any of the eight codecs
-    (:data:`WIDE_SOURCES`) to UTF-16-LE, -BE, UTF-32-LE or -BE.
+    (:data:`WIDE_SOURCES`) to UTF-8, UTF-16-LE, -BE, UTF-32-LE or -BE.
 
     Each beat brings up to ``width`` bytes, each beat out carries :func:`output_lanes` target
-    units (all beats full but the last of a message): from UTF-8 ``width`` units, ``2 * width``
-    bytes of UTF-16 or ``4 * width`` of UTF-32; from UTF-16 ``width // 2`` units; from UTF-32
-    ``width`` bytes. The stages, each a
-    component of its own, run without stopping; only the input waits. From UTF-8:
+    units (all beats full but the last of a message): from UTF-8 ``width`` units, ``width``
+    bytes of UTF-8, ``2 * width`` of UTF-16 or ``4 * width`` of UTF-32; from UTF-16 ``width //
+    2`` units, or ``2 * width`` bytes of UTF-8; from UTF-32 ``width`` bytes. The stages, each
+    a component of its own, run without stopping; only the input waits. From UTF-8:
 
     1. *classify* (:class:`~utfhw.hdl.wide.utf8.ClassifyLanes`): what each byte is;
     2. *window* (:class:`~utfhw.hdl.lanes.window.LaneWindow`): each beat with the three bytes before
@@ -123,12 +123,20 @@ class WideTranscoder(CodecPair, WidthStage):
     window with one unit either side and :class:`~utfhw.hdl.wide.utf16.DecodeUTF16Positions`;
     from UTF-32, *decode* (:class:`~utfhw.hdl.wide.utf32.DecodeUTF32Lanes`: each unit's code
     point, alone) and *encode* (:class:`~utfhw.hdl.wide.encode.EncodeLanes`: its one or two
-    target units); *compact* and *repack* work on their slots. ``utf-8-sig`` drops a leading
-    mark in *decode*, ``utf-16`` and ``utf-32`` read theirs (:mod:`~utfhw.hdl.wide.marks`).
+    target units, or to UTF-8 one to four bytes); from UTF-16 to UTF-8, *decode* gives code
+    points and *encode* follows it; *compact* and *repack* work on their slots. ``utf-8-sig``
+    drops a leading mark in *decode*, ``utf-16`` and ``utf-32`` read theirs
+    (:mod:`~utfhw.hdl.wide.marks`). From UTF-8 to UTF-8 the window looks three bytes ahead,
+    *decode* gives each position's byte token (:data:`~utfhw.hdl.wide.utf8.ByteToken`), and
+    the tokens wait in a middle queue for *expand*
+    (:class:`~utfhw.hdl.wide.expand.ExpandReplacements`), which writes them as bytes in
+    ``width`` slots a clock, four clocks for a beat with a U+FFFD.
 
     Throughput: with ``o.ready`` high the core takes a beat on every clock, whatever the bytes
-    and however messages are split, well-formed or not. Over a message the output has no more
-    beats than the input (no input beat gives more units than an output beat holds), and the
+    and however messages are split, well-formed or not, but from UTF-8 to UTF-8 with
+    ``replace``, where a beat with a U+FFFD takes :attr:`most_clocks_per_beat` (4). Over a
+    message the output has no more beats than the input (no input beat gives more units than
+    an output beat holds, or from UTF-8 to UTF-8 than its clocks' beats hold), and the
     repacker's output lags by at most one beat.
     A message of ``n`` bytes alone takes ``ceil(n / width)`` input clocks (one if empty) and
     is out ``latency`` clocks after its last beat went in, or one clock later when its last
@@ -152,7 +160,7 @@ class WideTranscoder(CodecPair, WidthStage):
         One of :data:`WIDE_TARGETS`.
     width : :class:`int`
         Bytes per input beat: 1, 2, 4, 8, 16, 32 or 64, at least the source's unit (4 for
-        UTF-32).
+        UTF-32), and at least 4 from UTF-8 to UTF-8 (:func:`wide_widths`).
     errors : :class:`str`
         ``"replace"`` or ``"ignore"``.
 
@@ -163,7 +171,8 @@ class WideTranscoder(CodecPair, WidthStage):
         beat. A message starts on a new beat and only its last beat may be short; an empty
         message is one beat with ``count == 0`` and ``last``.
     o : :py:`Out(stream.Signature(Lanes(unit, output_lanes(source, target, width))))`
-        Target units (:data:`~utfhw.hdl.unicode.layout.UTF16Unit` or
+        Target units (:data:`~utfhw.hdl.unicode.layout.UTF8Unit`,
+        :data:`~utfhw.hdl.unicode.layout.UTF16Unit` or
         :data:`~utfhw.hdl.unicode.layout.UTF32Unit`) in wire order (``data[0:8]`` first), each
         with its :class:`~utfhw.hdl.unicode.layout.ErrorKind`, ``count`` from lane 0, ``last``
         on the message's final beat.
