@@ -222,6 +222,9 @@ def _encoded(code_point, form):
     return [0xD800 | offset >> 10, 0xDC00 | offset & 0x3FF]
 
 
+#: U+FEFF, which a byte order mark encodes.
+_MARK = 0xFEFF
+
 #: The byte order marks of ``utf-16`` and ``utf-32`` (Unicode ch. 23.8), with the order each
 #: gives.
 _MARKS = {"utf-16": {b"\xff\xfe": "little", b"\xfe\xff": "big"},
@@ -309,9 +312,11 @@ def _beat_units(message, width, errors, source, form):
 
 def wide_clocks(message, width, *, errors="replace", target="utf-16-le", source="utf-8"):
     """Clocks the wide core's slowest stage takes for one message with the output ready: a
-    clock for each input beat, and from UTF-8 to UTF-8 with ``replace`` three more for each
-    beat that gives a U+FFFD."""
-    return len(_beat_units(bytes(message), width, errors, source, CODECS[target].form))
+    clock for each input beat, from UTF-8 to UTF-8 with ``replace`` three more for each beat
+    that gives a U+FFFD, and to a target that writes a mark a clock of rest after the
+    message."""
+    return (len(_beat_units(bytes(message), width, errors, source, CODECS[target].form))
+            + CODECS[target].mark)
 
 
 def wide_beats(message, width, *, errors="replace", target="utf-16-le", source="utf-8"):
@@ -327,8 +332,11 @@ def wide_beats(message, width, *, errors="replace", target="utf-16-le", source="
     (:func:`~utfhw.hdl.wide.core.output_lanes`)."""
     message = bytes(message)
     codec = CODECS[target]
-    beats = repack_beats(_beat_units(message, width, errors, source, codec.form),
-                         _output_lanes(source, codec.form, width))
+    units = _beat_units(message, width, errors, source, codec.form)
+    if codec.mark:
+        # The target's byte order mark, before the first beat's units.
+        units[0] = [(unit, ErrorKind.NONE) for unit in _encoded(_MARK, codec.form)] + units[0]
+    beats = repack_beats(units, _output_lanes(source, codec.form, width))
     if codec.byteorder == "big":
         beats = [([(int.from_bytes(unit.to_bytes(codec.unit_bytes, "big"), "little"), kind)
                    for unit, kind in units], last) for units, last in beats]

@@ -1,9 +1,10 @@
-"""The wide core from the codecs that read a byte order mark: ``utf-8-sig`` strips one leading
-EF BB BF, ``utf-16`` and ``utf-32`` take the byte order of a leading mark for the whole message
-(little-endian without one). The model against CPython on every short message of mark-edge
-units, the beats in Amaranth's simulator against the model, and the generated Verilog in
-Verilator against CPython at widths 4 and 32 with messages back to back, so that every message
-reads its own mark."""
+"""The wide core from and to the codecs with a byte order mark. As sources, ``utf-8-sig`` strips
+one leading EF BB BF, ``utf-16`` and ``utf-32`` take the byte order of a leading mark for the
+whole message (little-endian without one); as targets, they begin every message with the mark
+(little-endian). The model against CPython on every short message of mark-edge units, the
+beats in Amaranth's simulator against the model, and the generated Verilog in Verilator
+against CPython at widths 4 and 32 with messages back to back, so that every message reads
+and writes its own mark."""
 
 import itertools
 import random
@@ -11,12 +12,16 @@ import random
 import pytest
 
 from conftest import FULL_SWEEP
+from utfhw.hdl.cores import check_core
+from utfhw.hdl.unicode.params import CODECS
+from utfhw.hdl.wide.core import WIDE_SOURCES
 from utfhw.hdl.wide.utf16 import ClassifyUTF16Lanes
 from utfhw.sim.backends import simulate
+from utfhw.sim.throughput import stress_input
 from utfhw.sim.wide_model import wide_beats
 
-from support import (MARK_CASES, check_verilated, check_wide_beats, cpython_strict_error,
-                     error_fields, joined)
+from support import (MARK_CASES, check_a_beat_every_clock, check_verilated, check_wide_beats,
+                     check_wide_strict, cpython_strict_error, error_fields, joined)
 
 
 TARGETS = ("utf-16-le", "utf-32-be")
@@ -37,10 +42,10 @@ def short_messages(source, length):
             yield b"".join(parts) + tail
 
 
-def model_output(message, source, target, errors):
-    unit_bytes = 2 if target.startswith("utf-16") else 4
+def model_output(message, source, target, errors, width=4):
+    unit_bytes = CODECS[target].unit_bytes
     return b"".join(unit.to_bytes(unit_bytes, "little")
-                    for units, _ in wide_beats(message, 4, errors=errors, target=target,
+                    for units, _ in wide_beats(message, width, errors=errors, target=target,
                                                source=source)
                     for unit, _ in units)
 
@@ -122,3 +127,80 @@ def test_strict(backend):
             with pytest.raises(UnicodeDecodeError) as error:
                 simulate(data, source, "utf-16-le", errors="strict", width=4, backend=backend)
             assert error_fields(error.value) == expected, (source, data.hex())
+
+
+# --- targets that write a mark ---------------------------------------------------------------
+
+MARK_TARGETS = ("utf-8-sig", "utf-16", "utf-32")
+
+
+@pytest.mark.parametrize("target", MARK_TARGETS)
+@pytest.mark.parametrize("source", WIDE_SOURCES)
+def test_model_writes_the_mark(source, target):
+    """The model of the wide core at width 8: the mark, then the message's units."""
+    messages = [b"", b"A", *MARK_CASES, stress_input(source, 200, seed=3)]
+    messages += [message[:cut] for message in messages for cut in (1, 5, 9)]
+    for message in messages:
+        for errors in ("replace", "ignore"):
+            assert model_output(message, source, target, errors, width=8) == \
+                message.decode(source, errors).encode(target), (message.hex(), errors)
+
+
+@pytest.mark.parametrize("source,target,message", [
+    ("utf-8", "utf-16", "width must be at least 2 for utf-8 to utf-16, not 1"),
+    ("utf-16-le", "utf-32", "width must be at least 4 for utf-16-le to utf-32, not 2"),
+    ("utf-32-be", "utf-32", "width must be at least 8 for utf-32-be to utf-32, not 4"),
+])
+def test_width_holds_more_than_the_mark(source, target, message):
+    """An output beat must hold more than the mark."""
+    width = int(message.rsplit(" ", 1)[1])
+    with pytest.raises(ValueError) as error:
+        check_core(source, target, width=width)
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize("errors", ["replace", "ignore"])
+@pytest.mark.parametrize("source,target,width", [("utf-8", "utf-16", 2),
+                                                 ("utf-16-le", "utf-8-sig", 2),
+                                                 ("utf-32-be", "utf-32", 8),
+                                                 ("utf-8", "utf-8-sig", 4),
+                                                 ("utf-16", "utf-16", 4)])
+def test_beats_with_the_mark_as_the_model_gives(source, target, width, errors):
+    """The mark in the first lanes of each message's first beat, the units after it."""
+    rng = random.Random(f"{source}{target}{width}{errors}")
+    messages = [stress_input(source, rng.randrange(0, 6 * width), seed=index)
+                for index in range(30)]
+    check_wide_beats(messages + [b"", b"A"], source, target, width, errors)
+
+
+def test_a_message_costs_a_clock_more():
+    """Alone, a message takes its input beats and the latency, or a clock more (the mark can
+    make its output a beat longer than its input)."""
+    check_a_beat_every_clock([b"", b"A" * 8, b"A" * 9, "añ€😀".encode() * 10], "utf-8",
+                             "utf-16", 8)
+
+
+@pytest.mark.parametrize("width", VERILATED_WIDTHS)
+@pytest.mark.parametrize("source,target", [("utf-8", "utf-16"), ("utf-16-be", "utf-8-sig"),
+                                           ("utf-32", "utf-8-sig"), ("utf-8-sig", "utf-8-sig")])
+def test_back_to_back_writing_the_mark(source, target, width):
+    """Short messages of every length around the width back to back, each given its own mark,
+    with and without stalls: each message a clock more than its beats."""
+    rng = random.Random(f"{source}{target}{width}")
+    data = stress_input(source, 30_000, seed=width)
+    messages = [b"", b"", b"A"]
+    while data:
+        cut = rng.choice([0, 1, width - 1, width, width + 1, 2 * width, rng.randrange(200)])
+        messages.append(data[:cut])
+        data = data[cut:]
+    for errors, stall in (("replace", 0.0), ("ignore", 0.4)):
+        check_verilated(*joined(messages), source, target, errors=errors, width=width,
+                        stall=stall, seed=width)
+
+
+@pytest.mark.parametrize("backend", ["amaranth", "verilator"])
+def test_strict_after_the_mark(backend):
+    """CPython's start, end and reason: the mark written is not counted."""
+    cases = [b"ok \xf0\x9f\x98", b"\xed\xa0\x80x", "é€😀".encode() * 3 + b"\xc3", b"\xff"]
+    check_wide_strict(cases, "utf-8", ((4, "utf-16"), (4, "utf-8-sig"), (4, "utf-32")),
+                      backend)

@@ -30,12 +30,21 @@ class Repacker(WidthStage):
     of the beat that arrives then, which in turn waits. So the output lags the input by at most
     one beat at any time, and one output beat per clock always keeps up.
 
+    With ``lead`` every message's output begins with those items (a byte order mark): the
+    pointer starts each message ``len(lead)`` slots into its first half, and the first beat a
+    message sends has them in its first lanes. A message then can give one output beat more
+    than it has input beats, so the input must leave a clock without a beat after each
+    message's last beat, in which the holding register empties.
+
     Parameters
     ----------
     item : :class:`~amaranth.lib.data.Layout`
         One item.
     width : :class:`int`
         Items per beat, a power of two from 1 to 64.
+    lead : sequence of items
+        Items every message's output begins with, fewer than ``width`` (default: none): each
+        what ``item.const`` takes, or a value of the item's width.
 
     Attributes
     ----------
@@ -44,8 +53,14 @@ class Repacker(WidthStage):
     o : :py:`Out(stream.Signature(Lanes(item, width), always_ready=True))`
         Full beats, the last of a message with 1 to ``width`` items (none for an empty one).
     """
-    def __init__(self, *, item, width):
+    def __init__(self, *, item, width, lead=()):
         check_width(width)           # before the ports' layouts are made of it
+        # Each item a constant of the item's layout, or a value as wide as it.
+        self._lead = [item.const(value) if isinstance(value, (int, dict)) else value
+                      for value in lead]
+        if len(self._lead) >= width:
+            raise ValueError(f"lead must be fewer items than width ({width}), not "
+                             f"{len(self._lead)}")
         super().__init__({
             "i": In(stream.Signature(Lanes(item, width), always_ready=True)),
             "o": Out(stream.Signature(Lanes(item, width), always_ready=True)),
@@ -54,7 +69,7 @@ class Repacker(WidthStage):
         # width 1 the fill is always 0, and no beat can spill into the next half; the shapes
         # keep a bit so that no Verilog vector is empty.)
         self._fill_shape = fill_shape = range(max(width, 2))
-        self._fill = Signal(fill_shape, name="fill")
+        self._fill = Signal(fill_shape, name="fill", init=len(self._lead))
         self._placed = Signal(data.StructLayout({
             "lanes": data.ArrayLayout(item, width), "count": range(width + 1), "last": 1,
             "half": 1, "fill": fill_shape, "total": range(2 * width),
@@ -66,7 +81,8 @@ class Repacker(WidthStage):
         }), name=f"rotate{stage}_info", reset_less=True) for stage in range(_rotate_stages(width))]
         self._rotated_valid = [Signal(name=f"rotate{stage}_valid")
                                for stage in range(_rotate_stages(width))]
-        emission = data.StructLayout({"valid": 1, "count": range(width + 1), "last": 1})
+        emission = data.StructLayout({"valid": 1, "count": range(width + 1), "last": 1,
+                                      "starts": 1})
         self._first = Signal(emission, name="first")
         self._second = Signal(emission, name="second")
         self._held = Signal(Lanes(item, width), name="held", reset_less=True)
@@ -93,7 +109,8 @@ class Repacker(WidthStage):
                                                               self._rotated_info))]
         for valid, fill in stages:          # the oldest beat in the pipeline decides
             next_fill = Mux(valid, fill, next_fill)
-        yield (~self._held_valid | (~self._second.valid & (~self._first.valid | (next_fill == 0))),
+        yield (~self._held_valid | (~self._second.valid & (~self._first.valid
+                                                          | (next_fill == len(self._lead)))),
                "the repacker's held beat is never overwritten")
 
     @staticmethod
@@ -107,6 +124,7 @@ class Repacker(WidthStage):
         layout = self.i.payload.shape()
         item = layout.item
         bits = width.bit_length() - 1
+        lead = len(self._lead)
         half_layout = data.ArrayLayout(item, width)
 
         # The pointer: the half being filled and the slots of it already used.
@@ -121,15 +139,15 @@ class Repacker(WidthStage):
         with m.If(self.i.valid):
             with m.If(self.i.payload.last):
                 # The next message starts on a fresh half, after the one this one ends in.
-                m.d.sync += [fill.eq(0), half.eq(half ^ ~spills(total))]
+                m.d.sync += [fill.eq(lead), half.eq(half ^ ~spills(total))]
             with m.Else():
                 m.d.sync += [fill.eq(total[:bits]), half.eq(half ^ (total >= width))]
         # The rotation's multiplexers select on ``fill``: every group of lanes has its own
         # copy (:mod:`.copies`), rather than one flip-flop driving every multiplexer of a wide
         # beat.
-        fill_copies = state_copies(copy_groups(width), fill_shape, name="fills")
+        fill_copies = state_copies(copy_groups(width), fill_shape, name="fills", init=lead)
         update_copies(m, fill_copies, lambda copy: Mux(
-            self.i.valid, Mux(self.i.payload.last, 0, (self.i.payload.count + copy)[:bits]),
+            self.i.valid, Mux(self.i.payload.last, lead, (self.i.payload.count + copy)[:bits]),
             copy))
 
         placed, placed_valid = self._placed, self._placed_valid
@@ -204,7 +222,13 @@ class Repacker(WidthStage):
         first, second = self._first, self._second
         fills = info.total >= width
         spilled = spills(info.total)
+        # Whether the next ``first`` is a message's first beat, which carries the lead items.
+        beginning = Signal(init=1)
+        with m.If(valid & (fills | info.last)):
+            m.d.sync += beginning.eq(info.last)
         m.d.sync += [
+            first.starts.eq(beginning),
+            second.starts.eq(0),
             first.valid.eq(valid & (fills | info.last)),
             first.count.eq(Mux(fills, width, info.total)),
             first.last.eq(info.last & ~spilled),
@@ -218,15 +242,18 @@ class Repacker(WidthStage):
         # half of the message before), so the half ``first`` sends is the one after the last
         # half sent, and ``second``'s the other.
         held, held_valid = self._held, self._held_valid
+        held_starts = Signal(name="held_starts")
         m.d.sync += self.o.valid.eq(held_valid | first.valid)
         with m.If(held_valid):
             m.d.sync += [self.o.payload.count.eq(held.count), self.o.payload.last.eq(held.last),
                          held.count.eq(first.count), held.last.eq(first.last),
-                         held_valid.eq(first.valid)]
+                         held_starts.eq(first.starts), held_valid.eq(first.valid)]
         with m.Else():
             m.d.sync += [self.o.payload.count.eq(first.count), self.o.payload.last.eq(first.last),
                          held.count.eq(second.count), held.last.eq(second.last),
-                         held_valid.eq(second.valid)]
+                         held_starts.eq(second.starts), held_valid.eq(second.valid)]
+        # The beat that goes out next begins a message: its first lanes are the lead's.
+        starts = Mux(held_valid, held_starts, first.starts)
         # Each lane's own copies of ``held_valid`` and of the half that ``first`` sends
         # (:mod:`.copies`): one of each for the whole output would select for every bit of
         # every lane, hundreds of multiplexers.
@@ -237,8 +264,11 @@ class Repacker(WidthStage):
         for index, (lane_held_valid, lane_half) in enumerate(zip(held_valids, sent_halves)):
             sent = Mux(lane_half, buffer[1][index], buffer[0][index])
             other = Mux(lane_half, buffer[0][index], buffer[1][index])
+            out = Mux(lane_held_valid, held.lanes[index], sent)
+            if index < lead:
+                out = Mux(starts, self._lead[index], out)
             m.d.sync += [
-                self.o.payload.lanes[index].eq(Mux(lane_held_valid, held.lanes[index], sent)),
+                self.o.payload.lanes[index].eq(out),
                 held.lanes[index].eq(Mux(lane_held_valid, sent, other)),
             ]
         return m

@@ -1,7 +1,7 @@
 """The wide cores: any of CPython's UTF codecs to UTF-16 or UTF-32 (LE or BE), and UTF-16 or
 UTF-32 to UTF-8, at ``width`` bytes per clock."""
 
-from amaranth.hdl import Module
+from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
@@ -12,7 +12,7 @@ from ..unicode.params import (CODECS, WIDTHS, CodecPair, check_byteorder, check_
                               check_errors, check_width)
 from ..lanes.queue import CreditQueue
 from ..lanes.repack import Repacker
-from .encode import ENCODED_UNITS, EncodeLanes
+from .encode import ENCODED_UNITS, MARK_UNITS, EncodeLanes, mark_items
 from .expand import CHUNKS, ExpandReplacements
 from .utf8 import ByteClass, ByteToken, ClassifyLanes, DecodePositions, LOOKAHEAD, LOOKBEHIND
 from .utf16 import ClassifyUTF16Lanes, DecodeUTF16Positions, UnitClass
@@ -29,7 +29,8 @@ __all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "WIDE_PAIRS", "check_wide_width", "wi
 #: The codecs a wide core reads, and those it writes.
 WIDE_SOURCES = ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le",
                 "utf-32-be")
-WIDE_TARGETS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be", "utf-8")
+WIDE_TARGETS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be", "utf-8", "utf-8-sig",
+                "utf-16", "utf-32")
 
 #: The pairs a wide core covers: every source to each of :data:`WIDE_TARGETS`.
 WIDE_PAIRS = tuple((source, target) for target in WIDE_TARGETS for source in WIDE_SOURCES)
@@ -44,16 +45,20 @@ def wide_widths(source, target):
     """The widths of the wide core from ``source`` to ``target``, as :func:`check_wide_width`
     takes them."""
     return tuple(width for width in WIDTHS if width >= CODECS[source].unit_bytes
-                 and (width >= CHUNKS or not _validates(source, target)))
+                 and (width >= CHUNKS or not _validates(source, target))
+                 and (not CODECS[target].mark
+                      or output_lanes(source, target, width) > MARK_UNITS[CODECS[target].form]))
 
 
 def check_wide_width(width, *, source, target):
     """Raise :exc:`ValueError` unless ``width`` is a width of the wide core from ``source`` to
-    ``target``: a power of two from 1 to 64, at least the source's unit, and at least 4 from
-    UTF-8 to UTF-8 (its window looks three bytes into the next beat)."""
+    ``target``: a power of two from 1 to 64, at least the source's unit, at least 4 from UTF-8
+    to UTF-8 (its window looks three bytes into the next beat), and to a target that writes a
+    byte order mark, wide enough that an output beat holds more than the mark."""
     check_width(width, codec=source)
-    if _validates(source, target) and width < CHUNKS:
-        raise ValueError(f"width must be at least {CHUNKS} for {source} to {target}, not "
+    widths = wide_widths(source, target)
+    if width not in widths:
+        raise ValueError(f"width must be at least {widths[0]} for {source} to {target}, not "
                          f"{width}")
 
 
@@ -192,9 +197,9 @@ class WideTranscoder(CodecPair, WidthStage):
         check_errors(errors)
         self._source, self._target, self._errors = source, target, errors
         codec = CODECS[target]
-        self._form, self._byteorder = codec.form, codec.byteorder
+        self._form, self._byteorder = codec.form, codec.target_byteorder
         # The order the stages write units in: UTF-8's bytes have one.
-        self._unit_order = codec.byteorder or "little"
+        self._unit_order = codec.target_byteorder or "little"
         unit = ENCODED_UNITS[codec.form][0]
         self._lanes = lanes = output_lanes(source, target, width)
         stages, tail = _stages(source, target, width)
@@ -254,7 +259,10 @@ class WideTranscoder(CodecPair, WidthStage):
         m = Module()
         unit = self.o.payload.shape().item
         m.submodules.compact = compact = Compactor(item=unit, width=self._lanes)
-        m.submodules.repack = repack = Repacker(item=unit, width=self._lanes)
+        # A target that writes a mark begins each message's output with it.
+        writes_mark = CODECS[self._target].mark
+        m.submodules.repack = repack = Repacker(
+            item=unit, width=self._lanes, lead=mark_items(self._form) if writes_mark else ())
         m.submodules.queue = queue = self._queue
         entry = queue
         if self._middle is not None:
@@ -262,7 +270,8 @@ class WideTranscoder(CodecPair, WidthStage):
             # takes four clocks for a beat with a U+FFFD.
             front, decoded = self._utf8_front(m)
             m.submodules.middle = entry = self._middle
-            m.submodules.expand = expand = ExpandReplacements(width=self._width)
+            m.submodules.expand = expand = ExpandReplacements(width=self._width,
+                                                              rests=writes_mark)
             connect(m, decoded, entry.i)
             connect(m, entry.o, expand.i)
             m.d.comb += expand.room.eq(queue.room)
@@ -279,9 +288,15 @@ class WideTranscoder(CodecPair, WidthStage):
                 form=self._form, byteorder=self._unit_order, lanes=self._width // 4)
             connect(m, front.o, encode.i)
             decoded = encode.o
+        # The mark can make a message's output a beat longer than its input: after a
+        # message's last beat the input rests a clock, which the repacker needs (the middle
+        # queue's *expand* rests instead, from UTF-8 to UTF-8).
+        resting = Signal()
+        if writes_mark and self._middle is None:
+            m.d.sync += resting.eq(self.i.valid & self.i.ready & self.i.payload.last)
         m.d.comb += [
-            self.i.ready.eq(entry.room),
-            front.i.valid.eq(self.i.valid & entry.room),
+            self.i.ready.eq(entry.room & ~resting),
+            front.i.valid.eq(self.i.valid & self.i.ready),
             front.i.payload.eq(self.i.payload),
         ]
         connect(m, decoded, compact.i)

@@ -7,13 +7,13 @@ from amaranth.lib.wiring import In, Out
 
 from ..lanes.compact import Slot
 from ..lanes.window import LaneBeat
-from ..unicode.layout import UTF8Unit, UTF16Unit, UTF32Unit
+from ..unicode.layout import BYTE_ORDER_MARK, ErrorKind, UTF8Unit, UTF16Unit, UTF32Unit
 from ..unicode.params import check_byteorder, check_choice, check_integer
 from ..unicode.tables import swap_bytes, utf8_bytes, utf16_units
 from .utf32 import CodePointSlot
 
 
-__all__ = ["ENCODED_UNITS", "EncodeLanes"]
+__all__ = ["ENCODED_UNITS", "MARK_UNITS", "mark_items", "EncodeLanes"]
 
 
 #: The target forms :class:`EncodeLanes` writes: each with its unit and the most units one code
@@ -21,6 +21,22 @@ __all__ = ["ENCODED_UNITS", "EncodeLanes"]
 ENCODED_UNITS = {"utf-8": (UTF8Unit, 4), "utf-16": (UTF16Unit, 2), "utf-32": (UTF32Unit, 1)}
 
 _ENCODINGS = {"utf-8": utf8_bytes, "utf-16": utf16_units, "utf-32": lambda value: ([value], 1)}
+
+#: The units of the byte order mark, U+FEFF, in each form: three bytes, one UTF-16 unit, one
+#: UTF-32 unit.
+MARK_UNITS = {"utf-8": 3, "utf-16": 1, "utf-32": 1}
+
+
+def mark_items(form):
+    """The byte order mark as items of ``form``'s unit (:data:`ENCODED_UNITS`), little-endian
+    as CPython's ``utf-8-sig``, ``utf-16`` and ``utf-32`` write it: ``data`` then an error kind
+    of ``NONE``."""
+    unit = ENCODED_UNITS[form][0]
+    bits = unit.members["data"].width
+    units, _ = _ENCODINGS[form](Const(BYTE_ORDER_MARK, 21))
+    return [Cat(units[index], Const(0, bits - len(units[index])),
+                Const(ErrorKind.NONE.value, ErrorKind.as_shape()))
+            for index in range(MARK_UNITS[form])]
 
 
 class EncodeLanes(wiring.Component):

@@ -8,7 +8,7 @@ from amaranth.lib.wiring import In, Out
 from ..lanes.compact import Slot
 from ..lanes.window import LaneBeat
 from ..unicode.layout import REPLACEMENT_CHARACTER, UTF8Unit
-from ..unicode.params import check_integer
+from ..unicode.params import check_flag, check_integer
 from ..unicode.tables import utf8_bytes
 from .utf8 import ByteToken
 
@@ -41,6 +41,9 @@ class ExpandReplacements(wiring.Component):
     ----------
     width : :class:`int`
         Positions per beat, and slots per clock: a multiple of :data:`CHUNKS`.
+    rests : :class:`bool`
+        Send nothing on the clock after a message's last slots (for a repacker that writes a
+        byte order mark, :class:`~utfhw.hdl.lanes.repack.Repacker`'s ``lead``).
 
     Attributes
     ----------
@@ -56,8 +59,10 @@ class ExpandReplacements(wiring.Component):
     """
     latency = 1
 
-    def __init__(self, *, width):
+    def __init__(self, *, width, rests=False):
         check_integer("width", width, minimum=CHUNKS)
+        check_flag("rests", rests)
+        self._rests = rests
         if width % CHUNKS:
             raise ValueError(f"width must be a multiple of {CHUNKS}, not {width}")
         self._width = width
@@ -75,8 +80,12 @@ class ExpandReplacements(wiring.Component):
         replaces = Signal()
         m.d.comb += replaces.eq(Cat(token.replaced for token in tokens).any())
         final = ~replaces | (chunk == CHUNKS - 1)
-        sends = self.i.valid & self.room
-        m.d.comb += self.i.ready.eq(self.room & final)
+        resting = Signal()
+        free = self.room & ~resting
+        sends = self.i.valid & free
+        if self._rests:
+            m.d.sync += resting.eq(sends & final & self.i.payload.last)
+        m.d.comb += self.i.ready.eq(free & final)
         m.d.sync += [self.o.valid.eq(sends), self.o.payload.last.eq(self.i.payload.last & final)]
         with m.If(sends & replaces):
             m.d.sync += chunk.eq(chunk + 1)
