@@ -119,8 +119,8 @@ def _widths(text):
 
 def _add_width_argument(parser):
     parser.add_argument("--width", type=_width, default=None, metavar="W",
-                        help="the wide core, W bytes per clock (1, 2, 4, 8, 16, 32 or 64; "
-                             "utf-8 to utf-16-le, utf-16-be, utf-32-le or utf-32-be only)")
+                        help="the wide core, W bytes per clock (1, 2, 4, 8, 16, 32 or 64, at "
+                             "least the source's unit; 4 from UTF-8 to UTF-8)")
 
 
 def _codec(text):
@@ -711,7 +711,8 @@ def _generate_fusesoc(subparser, args):
 def _option_names(error):
     """A core's error message with its keyword arguments named as the command line's."""
     return (str(error).replace("pipelined=True", "--pipelined")
-            .replace("width is for", "--width is for").replace(" and width are", " and --width are"))
+            .replace("width is for", "--width is for").replace(" and width are", " and --width are")
+            .replace("width must be at least", "--width must be at least"))
 
 
 def _bench_pairs(args):

@@ -25,12 +25,13 @@ from ..hdl.scalar.byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMa
 from ..hdl.scalar.byteorder import ByteOrderMarkWriter
 from ..hdl.bridge import UARTBridge
 from ..hdl.bytestream import UnitAssembler, LaneSerializer
-from ..hdl.cores import check_core, make_core
+from ..hdl.cores import make_core
 from ..hdl.scalar.error_dropper import ErrorDropper
 from ..hdl.unicode.layout import UTF16UnitLanes, UTF32UnitLanes
-from ..hdl.unicode.params import CODECS, check_choice, check_integer
+from ..hdl.unicode.params import CODECS, check_choice, check_integer, check_pair
 from ..hdl.uart import UARTReceiver, UARTTransmitter
 from ..hdl.scalar.utf8 import UTF8Decoder, UTF8Encoder
+from ..hdl.wide.core import wide_widths
 from ..hdl.scalar.utf16 import UTF16Decoder, UTF16Encoder
 from ..hdl.scalar.utf32 import UTF32Decoder, UTF32Encoder
 from ..sim.tools import BuildError, BuildTimeout, run, tool_environment
@@ -165,10 +166,10 @@ def design_names(pairs="all", *, widths=WIDE_WIDTHS, wide_pairs=WIDE_REPORT_PAIR
     wide core for each of ``wide_pairs`` (source, target) at each of ``widths`` it takes)."""
     check_choice("pairs", pairs, PAIRS)
     for source, target in wide_pairs:
-        check_core(source, target, width=1 if source == "utf-8" else 4)
+        check_pair(source, target)
     if pairs == "wide":
         return [PIPELINED, *(wide_design(width, pair) for pair in wide_pairs
-                             for width in widths if width >= CODECS[pair[0]].unit_bytes)]
+                             for width in widths if width in wide_widths(*pair))]
     if pairs == "all":
         codecs = list(CODECS)
     elif pairs == "forms":

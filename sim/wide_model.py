@@ -305,9 +305,10 @@ def _beat_units(message, width, errors, source, form):
             else:
                 beats.append([unit for units in positions for unit in units])
         return beats
-    emitted = _emissions(message, errors, source, form)
-    return [[unit for offset, unit in emitted if start <= offset < start + width]
-            for start in starts]
+    beats = [[] for _ in starts]
+    for offset, unit in _emissions(message, errors, source, form):
+        beats[offset // width].append(unit)
+    return beats
 
 
 def wide_clocks(message, width, *, errors="replace", target="utf-16-le", source="utf-8"):

@@ -115,8 +115,11 @@ def test_design_names(tmp_path):
         (("utf-32-be", "utf-16-le"), 4)]
     core = report.make_design(names[3])
     assert (core.source, core.target, core.width) == ("utf-32-be", "utf-16-le", 4)
-    with pytest.raises(ValueError, match=r"^width is for any source codec to utf-16-le, "):
-        report.design_names("wide", wide_pairs=(("utf-8", "utf-8"),))
+    with pytest.raises(ValueError, match=r"^target codec must be 'utf-8', "):
+        report.design_names("wide", wide_pairs=(("utf-8", "latin-1"),))
+    # UTF-8 to UTF-8 is built from width 4 on.
+    assert report.design_names("wide", widths=(1, 4), wide_pairs=(("utf-8", "utf-8"),)) == \
+        [report.PIPELINED, "WideTranscoder(utf-8 -> utf-8, 4)"]
     with pytest.raises(ValueError, match=r"^pairs must be 'all', 'forms', 'headline' or 'wide', "
                                          r"not 'some'$"):
         report.design_names("some")

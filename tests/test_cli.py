@@ -194,9 +194,10 @@ def test_cocotb_command_wide(tmp_path):
                  "--build-dir", tmp_path)
     assert result.returncode == 0, result.stderr
     assert "utfhw: cocotb ran 1 test(s), 0 failed" in result.stderr
-    refused = run("cocotb", "--to", "utf-8", "--width", "4")
+    refused = run("cocotb", "--to", "utf-8", "--width", "2")
     assert refused.returncode == 2
-    assert "utfhw cocotb: error: --width is for any source codec to " in refused.stderr
+    assert "utfhw cocotb: error: --width must be at least 4 for utf-8 to utf-8, not 2" in \
+        refused.stderr
 
 
 def test_cocotb_command_messages_relative_and_no_folder_left(tmp_path):

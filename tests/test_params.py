@@ -12,6 +12,7 @@ from utfhw.hdl.lanes.compact import Compactor
 from utfhw.hdl.lanes.queue import CreditQueue
 from utfhw.hdl.lanes.repack import Repacker
 from utfhw.hdl.lanes.window import LaneWindow
+from utfhw.hdl.wide.expand import ExpandReplacements
 from utfhw.hdl.wide.utf8 import DecodePositions
 from utfhw.sim import simulate, transcode
 from utfhw.cli import main
@@ -125,10 +126,8 @@ def test_width(make, width):
 
 
 def test_width_is_for_the_wide_pairs():
-    with raises(ValueError, "width is for any source codec to utf-16-le, utf-16-be, utf-32-le "
-                            "or utf-32-be, and for utf-16, utf-16-le, utf-16-be, utf-32, "
-                            "utf-32-le or utf-32-be to utf-8, not utf-8-sig to utf-8"):
-        transcode(b"a", "utf-8-sig", "utf-8", width=4)
+    with raises(ValueError, "width must be at least 4 for utf-8-sig to utf-8, not 2"):
+        transcode(b"a", "utf-8-sig", "utf-8", width=2)
 
 
 def test_width_on_the_command_line(capsys):
@@ -137,10 +136,8 @@ def test_width_on_the_command_line(capsys):
     assert "argument --width: width must be a power of two from 1 to 64, not '5'" in \
         capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["generate", "-o", "x.v", "--width", "4", "--to", "utf-8"])
-    assert ("--width is for any source codec to utf-16-le, utf-16-be, utf-32-le or utf-32-be, "
-            "and for utf-16, utf-16-le, utf-16-be, utf-32, utf-32-le or utf-32-be to utf-8, "
-            "not utf-8 to utf-8") in capsys.readouterr().err
+        main(["generate", "-o", "x.v", "--width", "2", "--to", "utf-8"])
+    assert "--width must be at least 4 for utf-8 to utf-8, not 2" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["generate", "-o", "x.v", "--width", "4", "--pipelined"])
     assert "--pipelined and --width are two different cores; give one of them" in \
@@ -156,5 +153,9 @@ def test_stage_parameters():
         CreditQueue(shape=8, depth=12, threshold=3)
     with raises(ValueError, "threshold must be an integer from 1 to 15, not 16"):
         CreditQueue(shape=8, depth=16, threshold=16)
-    with raises(ValueError, "form must be 'utf-16' or 'utf-32', not 'utf-8'"):
-        DecodePositions(width=4, form="utf-8")
+    with raises(ValueError, "form must be 'utf-16', 'utf-32' or 'utf-8', not 'utf-7'"):
+        DecodePositions(width=4, form="utf-7")
+    with raises(ValueError, "lead must be fewer items than width (2), not 2"):
+        Repacker(item=CodePoint, width=2, lead=[0, 0])
+    with raises(ValueError, "rests must be True or False, not 1"):
+        ExpandReplacements(width=4, rests=1)
