@@ -55,12 +55,12 @@ class Repacker(WidthStage):
     """
     def __init__(self, *, item, width, lead=()):
         check_width(width)           # before the ports' layouts are made of it
+        lead = list(lead)
+        if len(lead) >= width:
+            raise ValueError(f"lead must be fewer items than width ({width}), not {len(lead)}")
         # Each item a constant of the item's layout, or a value as wide as it.
         self._lead = [item.const(value) if isinstance(value, (int, dict)) else value
                       for value in lead]
-        if len(self._lead) >= width:
-            raise ValueError(f"lead must be fewer items than width ({width}), not "
-                             f"{len(self._lead)}")
         super().__init__({
             "i": In(stream.Signature(Lanes(item, width), always_ready=True)),
             "o": Out(stream.Signature(Lanes(item, width), always_ready=True)),
