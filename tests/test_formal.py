@@ -490,7 +490,8 @@ def wide_equivalence(core, beats):
 @pytest.mark.parametrize("source,target", [("utf-8", "utf-16-le"), ("utf-32-le", "utf-16-be"),
                                            ("utf-32-be", "utf-32-le"), ("utf-16-le", "utf-32-be"),
                                            ("utf-16-be", "utf-16-le"), ("utf-16", "utf-32-le"),
-                                           ("utf-32", "utf-16-be"), ("utf-32-le", "utf-8")]
+                                           ("utf-32", "utf-16-be"), ("utf-32-le", "utf-8"),
+                                           ("utf-32-be", "utf-16")]
                          + ([("utf-8", "utf-32-be"), ("utf-16-be", "utf-8"), ("utf-8", "utf-8")]
                             if FULL_SWEEP else []))
 @pytest.mark.parametrize("beats", [2, 3] if FULL_SWEEP else [2])

@@ -4,7 +4,8 @@ without one, gives the reference model's output beats, and no output is X after 
 
 CI runs a fixed set of modules that covers every source, every target, both handlers, the
 pipelined core and the wide core at three widths to UTF-16, two to UTF-32, four to UTF-8 (two
-from UTF-8), two from UTF-32, two from UTF-16 and two from mark-reading codecs; ``UTFHW_SWEEP=full`` runs every module."""
+from UTF-8), two from UTF-32, two from UTF-16, two from mark-reading codecs and two to
+mark-writing codecs; ``UTFHW_SWEEP=full`` runs every module."""
 
 import itertools
 import random
@@ -48,7 +49,9 @@ FIXED += [("utf-16", "utf-8-sig", "ignore", False, None),
           ("utf-16-le", "utf-8", "replace", False, 4),
           ("utf-32-be", "utf-8", "ignore", False, 8),
           ("utf-8", "utf-8", "replace", False, 8),
-          ("utf-8-sig", "utf-8", "ignore", False, 4)]
+          ("utf-8-sig", "utf-8", "ignore", False, 4),
+          ("utf-16-be", "utf-16", "replace", False, 4),
+          ("utf-32", "utf-8-sig", "ignore", False, 4)]
 EVERY = [(source, target, errors, False, None)
          for source, target in itertools.product(CODECS, CODECS)
          for errors in ("replace", "ignore")]
