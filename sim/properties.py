@@ -695,7 +695,10 @@ class WideEquivalence(wiring.Component):
                 m.d.sync += fed_all.eq(1)
 
         # The scalar core's units, in order.
-        most = 2 * width * beats + 2
+        # Each input beat gives at most a beat of units (from UTF-8 to UTF-8, a beat for each of
+        # its clocks), and a mark-writing target three more.
+        most = (beats * len(wide.o.payload.lanes) * getattr(wide, "most_clocks_per_beat", 1)
+                + 3)
         unit_layout = wide.o.payload.shape().item
         reference = Array(Signal(unit_layout, name=f"unit_{index}") for index in range(most))
         produced = Signal(range(most + 1))
