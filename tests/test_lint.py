@@ -40,7 +40,7 @@ MODULES += [("utf-8", "utf-16-be", "ignore", False, 4), ("utf-8", "utf-16-be", "
             ("utf-16-be", "utf-16-be", "ignore", False, 32),
             ("utf-32", "utf-16-le", "replace", False, 8), ("utf-8-sig", "utf-32-le", "ignore", False, 4),
             ("utf-16-be", "utf-8", "ignore", False, 16), ("utf-32-le", "utf-8", "replace", False, 4),
-            ("utf-8", "utf-8", "replace", False, 32), ("utf-8-sig", "utf-8", "ignore", False, 4),
+            ("utf-8", "utf-8", "replace", False, 8), ("utf-8-sig", "utf-8", "ignore", False, 4),
             ("utf-8", "utf-16", "replace", False, 2), ("utf-16-le", "utf-8-sig", "ignore", False, 8)]
 MODULES = [(*module, interface) for module in MODULES for interface in INTERFACES]
 

@@ -1,14 +1,19 @@
 """Equivalence at scale through the generated Verilog, run by Verilator, against CPython: every
 UTF-8 message of one to three bytes, every scalar value through every decoder and encoder, every
-UTF-16 unit and unit pair class, and the third-party corpus through every pair."""
+UTF-16 unit and unit pair class, the third-party corpus through every pair, and with
+``UTFHW_SWEEP=full`` every pair's wide core at widths 4 and 32."""
 
 import itertools
+import random
 
 import pytest
 
+from conftest import FULL_SWEEP
+from utfhw.hdl.cores import WIDE_PAIRS
+from utfhw.hdl.wide.core import wide_widths
 from utfhw.sim.reference import CODECS
 
-from support import check_verilated, every_two_bytes_messages, joined
+from support import adversarial_message, check_verilated, every_two_bytes_messages, joined
 
 
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
@@ -81,3 +86,22 @@ def corpus_messages(corpus, source):
 @pytest.mark.parametrize("source,target", list(itertools.product(CODECS, CODECS)))
 def test_corpus_every_pair(corpus, source, target):
     check_verilated(*joined(corpus_messages(corpus, source)), source, target, stall=0.2, seed=5)
+
+
+@pytest.mark.skipif(not FULL_SWEEP, reason="UTFHW_SWEEP=full")
+@pytest.mark.parametrize("errors", ["replace", "ignore"])
+@pytest.mark.parametrize("width", [4, 32])
+@pytest.mark.parametrize("source,target", WIDE_PAIRS)
+def test_every_wide_pair(source, target, width, errors):
+    """Every pair's wide core at widths 4 and 32 (the least it takes, if more): adversarial
+    messages of every length around the width back to back, with stalls on both sides, and
+    without stalls at the rate the model gives."""
+    width = max(width, wide_widths(source, target)[0])
+    rng = random.Random(f"{source}{target}{width}{errors}")
+    messages = [b"", adversarial_message(rng, 1)]
+    for _ in range(600):
+        message = adversarial_message(rng, rng.choice([2, 12, 40]))
+        messages.append(message[:rng.choice([len(message), width - 1, width, width + 1])])
+    for stall in (0.0, 0.3):
+        check_verilated(*joined(messages), source, target, errors=errors, width=width,
+                        stall=stall, seed=width)
