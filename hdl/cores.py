@@ -187,8 +187,8 @@ def make_core(source="utf-8", target="utf-16-le", *, errors="replace", pipelined
     """The core for a codec pair: a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`; with
     ``pipelined=True`` the :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`; with
     ``width`` (bytes per clock: 1, 2, 4, 8, 16, 32 or 64) the
-    :class:`~utfhw.hdl.wide.core.WideTranscoder` (:data:`WIDE_PAIRS`: any source to UTF-16-LE,
-    -BE, UTF-32-LE or -BE, and UTF-16 or UTF-32 to UTF-8). The pipelined core is UTF-8 to UTF-16-LE or -BE
+    :class:`~utfhw.hdl.wide.core.WideTranscoder` (:data:`WIDE_PAIRS`: all 64 pairs, at the
+    widths :func:`~utfhw.hdl.wide.core.wide_widths` gives). The pipelined core is UTF-8 to UTF-16-LE or -BE
     only. ``errors="strict"`` makes the ``"replace"`` core, whose error kinds tell the consumer
     where to stop. ``CoreSpec.of(...).build()`` in one call.
 

@@ -1,5 +1,5 @@
-"""The wide cores: any of CPython's UTF codecs to UTF-16 or UTF-32 (LE or BE), and UTF-16 or
-UTF-32 to UTF-8, at ``width`` bytes per clock."""
+"""The wide cores: any of CPython's eight UTF codecs to any other, at ``width`` bytes per
+clock."""
 
 from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
@@ -104,7 +104,9 @@ def _depth(stages, threshold):
 class WideTranscoder(CodecPair, WidthStage):
     """A codec pair at ``width`` bytes per clock, exact to
     ``bytes.decode(source, errors).encode(target)`` on every input: any of the eight codecs
-    (:data:`WIDE_SOURCES`) to UTF-8, UTF-16-LE, -BE, UTF-32-LE or -BE.
+    (:data:`WIDE_SOURCES`) to any of them (:data:`WIDE_TARGETS`). A target that writes a byte
+    order mark (``utf-8-sig``, ``utf-16``, ``utf-32``) begins each message with it, through
+    the repacker's ``lead``, and the input rests a clock after each message's last beat.
 
     Each beat brings up to ``width`` bytes, each beat out carries :func:`output_lanes` target
     units (all beats full but the last of a message): from UTF-8 ``width`` units, ``width``
