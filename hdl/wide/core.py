@@ -1,7 +1,7 @@
 """The wide cores: any of CPython's eight UTF codecs to any other, at ``width`` bytes per
 clock."""
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
@@ -13,12 +13,12 @@ from ..unicode.params import (CODECS, WIDTHS, CodecPair, check_byteorder, check_
 from ..lanes.queue import CreditQueue
 from ..lanes.repack import Repacker
 from .encode import ENCODED_UNITS, MARK_UNITS, EncodeLanes, mark_items
-from .expand import CHUNKS, ExpandReplacements
-from .utf8 import ByteClass, ByteToken, ClassifyLanes, DecodePositions, LOOKAHEAD, LOOKBEHIND
+from .expand import CHUNKS, ExpandReplacements, TokenBeat
+from .utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKAHEAD, LOOKBEHIND
 from .utf16 import ClassifyUTF16Lanes, DecodeUTF16Positions, UnitClass
 from .utf32 import DecodeUTF32Lanes
 from ..lanes.copies import LANES_PER_COPY
-from ..lanes.window import LaneBeat, LaneWindow
+from ..lanes.window import LaneWindow
 
 
 __all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "WIDE_PAIRS", "check_wide_width", "wide_widths",
@@ -228,7 +228,7 @@ class WideTranscoder(CodecPair, WidthStage):
                                   threshold=self._threshold)
         self._middle = None
         if tail:
-            self._middle = CreditQueue(shape=LaneBeat(ByteToken, width), depth=middle_depth,
+            self._middle = CreditQueue(shape=TokenBeat(width), depth=middle_depth,
                                        threshold=middle_threshold)
 
     @property
@@ -274,7 +274,14 @@ class WideTranscoder(CodecPair, WidthStage):
             m.submodules.middle = entry = self._middle
             m.submodules.expand = expand = ExpandReplacements(width=self._width,
                                                               rests=writes_mark)
-            connect(m, decoded, entry.i)
+            tokens = decoded.payload.lanes
+            m.d.comb += [
+                entry.i.valid.eq(decoded.valid),
+                entry.i.payload.lanes.eq(tokens),
+                entry.i.payload.last.eq(decoded.payload.last),
+                entry.i.payload.replaces.eq(
+                    Cat(tokens[lane].replaced for lane in range(self._width)).any()),
+            ]
             connect(m, entry.o, expand.i)
             m.d.comb += expand.room.eq(queue.room)
             decoded = expand.o

@@ -1,8 +1,8 @@
 """The stage that turns UTF-8 to UTF-8's byte tokens into bytes: each kept byte, or U+FFFD's
 three bytes, in slots for the compactor."""
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal
-from amaranth.lib import stream, wiring
+from amaranth.hdl import Const, Module, Mux, Signal
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..lanes.compact import Slot
@@ -13,12 +13,22 @@ from ..unicode.tables import utf8_bytes
 from .utf8 import ByteToken
 
 
-__all__ = ["CHUNKS", "ExpandReplacements"]
+__all__ = ["CHUNKS", "TokenBeat", "ExpandReplacements"]
 
 
 #: Clocks a beat with a U+FFFD takes: each position has this many slots (three for U+FFFD's
 #: bytes, and one to make a power of two), so a clock takes ``width // CHUNKS`` positions.
 CHUNKS = 4
+
+
+class TokenBeat(data.StructLayout):
+    """A beat of ``width`` byte tokens (:data:`~utfhw.hdl.wide.utf8.ByteToken`), its ``last``,
+    and ``replaces``: whether any of them is a U+FFFD, found before the beat waits, so that no
+    wide OR sits between the queue it waits in and the queue's read enable."""
+    def __init__(self, width):
+        self.width = width
+        super().__init__({"lanes": data.ArrayLayout(ByteToken, width), "last": 1,
+                          "replaces": 1})
 
 
 class ExpandReplacements(wiring.Component):
@@ -47,7 +57,7 @@ class ExpandReplacements(wiring.Component):
 
     Attributes
     ----------
-    i : :py:`In(stream.Signature(LaneBeat(ByteToken, width)))`
+    i : :py:`In(stream.Signature(TokenBeat(width)))`
     o : :py:`Out(stream.Signature(LaneBeat(Slot(UTF8Unit), width), always_ready=True))`
     room : :py:`In(1)`
         The stages after have room for this clock's slots.
@@ -67,7 +77,7 @@ class ExpandReplacements(wiring.Component):
             raise ValueError(f"width must be a multiple of {CHUNKS}, not {width}")
         self._width = width
         super().__init__({
-            "i": In(stream.Signature(LaneBeat(ByteToken, width))),
+            "i": In(stream.Signature(TokenBeat(width))),
             "o": Out(stream.Signature(LaneBeat(Slot(UTF8Unit), width), always_ready=True)),
             "room": In(1),
         })
@@ -77,8 +87,7 @@ class ExpandReplacements(wiring.Component):
         width = self._width
         tokens = self.i.payload.lanes
         chunk = Signal(range(CHUNKS))
-        replaces = Signal()
-        m.d.comb += replaces.eq(Cat(token.replaced for token in tokens).any())
+        replaces = self.i.payload.replaces
         final = ~replaces | (chunk == CHUNKS - 1)
         resting = Signal()
         free = self.room & ~resting
