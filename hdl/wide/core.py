@@ -211,12 +211,15 @@ class WideTranscoder(CodecPair, WidthStage):
         #: The most beats the core holds: the queue with its output register, and the
         #: stages' beats (and from UTF-8 to UTF-8, the middle queue's and the stages' before).
         self.capacity = self.queue_depth + 1 + (tail or stages) + 1
+        self._middle = None
         if tail:
             # The middle queue says "room" while it holds enough beats to keep *expand* busy
             # for as long as beats take to come through the stages before it, so that after a
             # run of slow beats it never waits for the input to start again.
             middle_threshold = stages + 2
             middle_depth = _depth(stages, middle_threshold)
+            self._middle = CreditQueue(shape=TokenBeat(width), depth=middle_depth,
+                                       threshold=middle_threshold)
             self.capacity += middle_depth + 1 + stages + 1
         super().__init__({
             "i": In(stream.Signature(ByteLanes(width))),
@@ -226,10 +229,6 @@ class WideTranscoder(CodecPair, WidthStage):
         # Made here, so that :meth:`invariants` can name their state.
         self._queue = CreditQueue(shape=self.o.payload.shape(), depth=self.queue_depth,
                                   threshold=self._threshold)
-        self._middle = None
-        if tail:
-            self._middle = CreditQueue(shape=TokenBeat(width), depth=middle_depth,
-                                       threshold=middle_threshold)
 
     @property
     def most_clocks_per_beat(self):
