@@ -31,7 +31,7 @@ from .reference import following_ranges, transcoder_beats, utf8_sequence
 
 __all__ = ["LOOKBEHIND", "position_unit", "message_units", "utf16_positions", "utf32_unit",
            "source_byteorder", "repack_beats",
-           "wide_clocks", "wide_beats", "expected_beats"]
+           "stream_clocks", "wide_clocks", "wide_beats", "expected_beats"]
 
 
 #: Bytes before position ``i`` that decide the state it meets.
@@ -289,9 +289,18 @@ def _position_bytes(message, errors, source):
 EXPANDED_CHUNKS = 4
 
 
-def _beat_units(message, width, errors, source, form):
-    """The units each input beat of ``width`` bytes gives, before repacking (from UTF-8 to
-    UTF-8, in four parts for a beat with a U+FFFD)."""
+def _positions(width, source, form):
+    """Bytes a beat of the stages holds: from UTF-8 to UTF-8 at least four, the bytes after
+    a position that decide it (narrower input beats are gathered)."""
+    if CODECS[source].form == form == "utf-8":
+        return max(width, EXPANDED_CHUNKS)
+    return width
+
+
+def _stage_beats(message, width, errors, source, form):
+    """The units each beat of the stages gives, before repacking, in the parts it gives them
+    in: one part, or from UTF-8 to UTF-8 four for a beat with a U+FFFD."""
+    width = _positions(width, source, form)
     starts = range(0, len(message), width) if message else [0]
     if CODECS[source].form == form == "utf-8":
         emitted = _position_bytes(message, errors, source)
@@ -300,24 +309,66 @@ def _beat_units(message, width, errors, source, form):
             positions = emitted[start:start + width]
             if any(kind != ErrorKind.NONE for units in positions for _, kind in units):
                 part = width // EXPANDED_CHUNKS
-                beats += [[unit for units in positions[chunk * part:(chunk + 1) * part]
-                           for unit in units] for chunk in range(EXPANDED_CHUNKS)]
+                beats.append([[unit for units in positions[chunk * part:(chunk + 1) * part]
+                               for unit in units] for chunk in range(EXPANDED_CHUNKS)])
             else:
-                beats.append([unit for units in positions for unit in units])
+                beats.append([[unit for units in positions for unit in units]])
         return beats
     beats = [[] for _ in starts]
     for offset, unit in _emissions(message, errors, source, form):
         beats[offset // width].append(unit)
-    return beats
+    return [[units] for units in beats]
+
+
+def _beat_units(message, width, errors, source, form):
+    """The units of each part of each beat of the stages, before repacking."""
+    return [part for beat in _stage_beats(message, width, errors, source, form)
+            for part in beat]
+
+
+def stream_clocks(messages, width, *, errors="replace", target="utf-16-le", source="utf-8"):
+    """Clocks the wide core's slowest stage takes for ``messages`` sent back to back with the
+    output ready: a clock for each input beat, and to a target that writes a mark a clock of
+    rest after each message.
+
+    From UTF-8 to UTF-8 with ``replace``, a beat of the stages with a U+FFFD takes four
+    clocks. Below four bytes a beat, the beats of the stages are gathered from input beats,
+    and a beat that is not its message's last waits for the next one (whose bytes decide its
+    last positions): a beat ends ``max(the input beat it waits for, the end of the beat
+    before it) + its clocks`` clocks in, which is a clock per input beat while no beat takes
+    longer than its input did. (At four bytes or more the beats are the input's, and the
+    clocks their sum.)
+
+    That is exact but where the input waits for the queue in the middle, below four bytes a
+    beat from UTF-8 to UTF-8 (``replace`` with many U+FFFD, or many short messages to
+    ``utf-8-sig``): then it is the fewest clocks, and the most are a clock for each input
+    beat and each clock of *expand* (this function at width 4), since while the input waits
+    *expand* is busy."""
+    form = CODECS[target].form
+    rest = CODECS[target].mark
+    gathered = _positions(width, source, form)
+    end = beats_in = 0
+    for message in messages:
+        message = bytes(message)
+        clocks = [len(parts) for parts in _stage_beats(message, width, errors, source, form)]
+        # The input beat each beat of the stages is complete with, counted from 1.
+        complete = []
+        for beat in range(len(clocks)):
+            size = len(message) - beat * gathered if beat == len(clocks) - 1 else gathered
+            beats_in += max(1, -(-size // width))
+            complete.append(beats_in)
+        # A beat starts once the next one of its message is complete, a clock after which is
+        # in the latency; its message's last, once it is.
+        waits = [following - 1 for following in complete[1:]] + complete[-1:]
+        for beat, (wait, beat_clocks) in enumerate(zip(waits, clocks)):
+            end = max(wait - 1, end) + beat_clocks + rest * (beat == len(clocks) - 1)
+    return end
 
 
 def wide_clocks(message, width, *, errors="replace", target="utf-16-le", source="utf-8"):
-    """Clocks the wide core's slowest stage takes for one message with the output ready: a
-    clock for each input beat, from UTF-8 to UTF-8 with ``replace`` three more for each beat
-    that gives a U+FFFD, and to a target that writes a mark a clock of rest after the
-    message."""
-    return (len(_beat_units(bytes(message), width, errors, source, CODECS[target].form))
-            + CODECS[target].mark)
+    """Clocks the wide core's slowest stage takes for one message with the output ready
+    (:func:`stream_clocks`)."""
+    return stream_clocks([message], width, errors=errors, target=target, source=source)
 
 
 def wide_beats(message, width, *, errors="replace", target="utf-16-le", source="utf-8"):
@@ -337,23 +388,29 @@ def wide_beats(message, width, *, errors="replace", target="utf-16-le", source="
     if codec.mark:
         # The target's byte order mark, before the first beat's units.
         units[0] = [(unit, ErrorKind.NONE) for unit in _encoded(_MARK, codec.form)] + units[0]
-    beats = repack_beats(units, _output_lanes(source, codec.form, width))
+    beats = repack_beats(units, _output_lanes(source, target, width))
     if codec.byteorder == "big":
         beats = [([(int.from_bytes(unit.to_bytes(codec.unit_bytes, "big"), "little"), kind)
                    for unit, kind in units], last) for units, last in beats]
     return beats
 
 
-def _output_lanes(source, form, width):
-    # The model's own count: a byte gives at most one unit, and so does a UTF-16 unit (or up to
-    # four bytes of UTF-8); a UTF-32 unit one code point, one UTF-32 unit, up to two UTF-16
-    # units or four bytes.
+def _output_lanes(source, target, width):
+    # The model's own count: a byte gives at most one unit (and at least four bytes a beat
+    # from UTF-8 to UTF-8), and so does a UTF-16 unit (or up to four bytes of UTF-8); a UTF-32
+    # unit one code point, one UTF-32 unit, up to two UTF-16 units or four bytes. A beat has
+    # room for more than the mark, in a power of two.
+    form = CODECS[target].form
     most = {"utf-8": 4, "utf-16": 2, "utf-32": 1}[form]
     if CODECS[source].form == "utf-8":
-        return width
-    if CODECS[source].form == "utf-16":
-        return width // 2 * (4 if form == "utf-8" else 1)
-    return width // 4 * most
+        lanes = _positions(width, source, form)
+    elif CODECS[source].form == "utf-16":
+        lanes = width // 2 * (4 if form == "utf-8" else 1)
+    else:
+        lanes = width // 4 * most
+    while CODECS[target].mark and lanes <= len(_encoded(_MARK, form)):
+        lanes *= 2
+    return lanes
 
 
 def expected_beats(message, source, target, errors="replace", *, width=None):

@@ -194,9 +194,9 @@ def test_cocotb_command_wide(tmp_path):
                  "--build-dir", tmp_path)
     assert result.returncode == 0, result.stderr
     assert "utfhw: cocotb ran 1 test(s), 0 failed" in result.stderr
-    refused = run("cocotb", "--to", "utf-8", "--width", "2")
+    refused = run("cocotb", "--from", "utf-32-le", "--to", "utf-8", "--width", "2")
     assert refused.returncode == 2
-    assert "utfhw cocotb: error: --width must be at least 4 for utf-8 to utf-8, not 2" in \
+    assert "utfhw cocotb: error: --width must be at least 4 for utf-32-le, not 2" in \
         refused.stderr
 
 

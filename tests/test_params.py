@@ -125,9 +125,9 @@ def test_width(make, width):
         make(width)
 
 
-def test_width_is_for_the_wide_pairs():
-    with raises(ValueError, "width must be at least 4 for utf-8-sig to utf-8, not 2"):
-        transcode(b"a", "utf-8-sig", "utf-8", width=2)
+def test_width_holds_a_unit_of_the_source():
+    with raises(ValueError, "width must be at least 4 for utf-32, not 2"):
+        transcode(b"a", "utf-32", "utf-8", width=2)
 
 
 def test_width_on_the_command_line(capsys):

@@ -1,4 +1,4 @@
-"""Repacker: beats of 0 to ``width`` items into beats of ``width`` items, the last of each
+"""Repacker: beats of 0 to ``in_width`` items into beats of ``width`` items, the last of each
 message with what is left, and at most one beat behind."""
 
 import random
@@ -33,18 +33,22 @@ def messages_of(rng, width, count):
 
 
 @pytest.mark.parametrize("gap", [0.0, 0.4])
-@pytest.mark.parametrize("width", [1, 2, 4, 8, 32])
-def test_beats_as_the_model_gives(width, gap):
-    rng = random.Random(f"{width}{gap}")
-    messages = messages_of(rng, width, 150)
-    layout = Lanes(ITEM, width)
-    lanes = LaneFormat(layout)
-    payloads = [lanes.pack([(value, 0) for value in beat], index == len(beats) - 1)
+@pytest.mark.parametrize("width,in_width", [(1, 1), (2, 2), (4, 4), (8, 8), (32, 32),
+                                            (2, 1), (4, 1), (4, 2), (8, 4)])
+def test_beats_as_the_model_gives(width, in_width, gap):
+    """Beats of ``in_width`` items or fewer (gathered when narrower) into full beats of
+    ``width``."""
+    rng = random.Random(f"{width}{in_width}{gap}")
+    messages = messages_of(rng, in_width, 150)
+    sent = LaneFormat(Lanes(ITEM, in_width))
+    payloads = [sent.pack([(value, 0) for value in beat], index == len(beats) - 1)
                 for beats in messages for index, beat in enumerate(beats)]
-    received = run_valid_stream(Repacker(item=ITEM, width=width), payloads, gap=gap, seed=width)
+    received = run_valid_stream(Repacker(item=ITEM, width=width, in_width=in_width), payloads,
+                                gap=gap, seed=width)
     expected = [beat for beats in messages
                 for beat in repack_beats([[(value, 0) for value in beat] for beat in beats],
                                          width)]
+    lanes = LaneFormat(Lanes(ITEM, width))
     got = [lanes.unpack(bits) for bits in received]
     assert [([value for value, _ in items], last) for items, last in got] == \
         [([value for value, _ in items], last) for items, last in expected]
@@ -55,3 +59,10 @@ def test_model_needs_the_second_beat():
     assert repack_beats([[1, 2, 3], [4, 5, 6, 7]], 4) == [([1, 2, 3, 4], False),
                                                           ([5, 6, 7], True)]
     assert repack_beats([[1, 2, 3, 4], []], 4) == [([1, 2, 3, 4], False), ([], True)]
+
+
+@pytest.mark.parametrize("in_width", [0, 5, 2.0])
+def test_in_width_must_fit_the_output(in_width):
+    with pytest.raises(ValueError, match=f"in_width must be an integer from 1 to 4, not "
+                                         f"{in_width!r}"):
+        Repacker(item=ITEM, width=4, in_width=in_width)

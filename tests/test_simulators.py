@@ -48,9 +48,9 @@ FIXED += [("utf-16", "utf-8-sig", "ignore", False, None),
           ("utf-8-sig", "utf-16-le", "ignore", False, 2),
           ("utf-16-le", "utf-8", "replace", False, 4),
           ("utf-32-be", "utf-8", "ignore", False, 8),
-          ("utf-8", "utf-8", "replace", False, 8),
+          ("utf-8", "utf-8", "replace", False, 2),
           ("utf-8-sig", "utf-8", "ignore", False, 4),
-          ("utf-16-be", "utf-16", "replace", False, 4),
+          ("utf-16-be", "utf-16", "replace", False, 2),
           ("utf-32", "utf-8-sig", "ignore", False, 4)]
 EVERY = [(source, target, errors, False, None)
          for source, target in itertools.product(CODECS, CODECS)

@@ -41,7 +41,8 @@ def test_parameters(arguments, message):
     ({"target": "latin-1"}, "target must be 'utf-16-le', 'utf-16-be', 'utf-32-le', "
                             "'utf-32-be', 'utf-8', 'utf-8-sig', 'utf-16' or 'utf-32', not "
                             "'latin-1'"),
-    ({"target": "utf-8", "width": 2}, "width must be at least 4 for utf-8 to utf-8, not 2"),
+    ({"source": "utf-16-le", "target": "utf-8", "width": 1},
+     "width must be at least 2 for utf-16-le, not 1"),
     ({"source": "latin-1"}, "source must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "
                             "'utf-16-be', 'utf-32', 'utf-32-le' or 'utf-32-be', not 'latin-1'"),
     ({"target": "utf-32-le", "width": 6}, "width must be a power of two from 1 to 64, not 6"),
@@ -63,8 +64,8 @@ def test_core_choice():
     assert (core.target, core.byteorder, core.o.payload.shape().item.size) == \
         ("utf-32-be", "big", 35)
     with pytest.raises(ValueError) as error:
-        check_core("utf-8", "utf-8", width=1)
-    assert str(error.value) == "width must be at least 4 for utf-8 to utf-8, not 1"
+        check_core("utf-16", "utf-8", width=1)
+    assert str(error.value) == "width must be at least 2 for utf-16, not 1"
     with pytest.raises(ValueError) as error:
         check_core("utf-8", "utf-16-le", width=4, pipelined=True)
     assert str(error.value) == ("pipelined=True and width are two different cores; give one of "

@@ -11,7 +11,6 @@ import random
 import pytest
 
 from conftest import FULL_SWEEP
-from utfhw.hdl.cores import check_core
 from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.hdl.wide.core import WideTranscoder
 from utfhw.hdl.wide.expand import ExpandReplacements
@@ -56,17 +55,13 @@ def test_mark_cases_against_cpython():
                 message.decode("utf-8-sig", errors).encode(), (message.hex(), errors)
 
 
-@pytest.mark.parametrize("arguments,message", [
-    ({"width": 2}, "width must be at least 4 for utf-8 to utf-8, not 2"),
-    ({"width": 1, "source": "utf-8-sig"}, "width must be at least 4 for utf-8-sig to utf-8, not 1"),
-])
-def test_width(arguments, message):
-    with pytest.raises(ValueError) as error:
-        WideTranscoder(target="utf-8", **arguments)
-    assert str(error.value) == message
-    with pytest.raises(ValueError) as error:
-        check_core(arguments.get("source", "utf-8"), "utf-8", width=arguments["width"])
-    assert str(error.value) == message
+@pytest.mark.parametrize("width", [1, 2])
+def test_narrow_beats_are_gathered(width):
+    """Below four bytes a beat, the window's three bytes of look-ahead would span beats: the
+    input is gathered into beats of four, and an output beat holds four bytes."""
+    core = WideTranscoder(target="utf-8", width=width)
+    assert (core.i.payload.shape().width, len(core.o.payload.lanes)) == (width, 4)
+    assert core.latency == WideTranscoder.latency_of(4, target="utf-8") + 4
 
 
 def test_stage_parameters():
@@ -79,7 +74,8 @@ def test_stage_parameters():
 
 
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
-@pytest.mark.parametrize("source,width", [("utf-8", 4), ("utf-8", 8), ("utf-8-sig", 4)])
+@pytest.mark.parametrize("source,width", [("utf-8", 1), ("utf-8", 2), ("utf-8", 4), ("utf-8", 8),
+                                          ("utf-8-sig", 2), ("utf-8-sig", 4)])
 def test_beats_as_the_model_gives(source, width, errors):
     """Beat for beat what the model of the wide core says, under stalls on both sides."""
     rng = random.Random(f"{source}{width}{errors}")
@@ -113,21 +109,21 @@ def test_clocks_on_malformed_input(errors):
         assert clocks + latency <= result.cycles <= clocks + latency + 1, message.hex()
 
 
-VERILATED_WIDTHS = [width for width in WIDTHS if width >= 4] if FULL_SWEEP else [4, 32]
+VERILATED_WIDTHS = list(WIDTHS) if FULL_SWEEP else [2, 4, 32]
 
 
 @pytest.mark.parametrize("width,errors", [
     (width, errors) for width in VERILATED_WIDTHS for errors in ("replace", "ignore")
-    if FULL_SWEEP or (width, errors) != (32, "ignore")])
+    if FULL_SWEEP or (width, errors) not in ((2, "ignore"), (32, "ignore"))])
 def test_short_messages_at_every_lane(width, errors):
-    """Every 1-3-byte message of class-edge bytes, after 0 to ``width - 1`` bytes of ASCII, of
+    """Every 1-3-byte message of class-edge bytes, after 0 to ``max(width, 4) - 1`` bytes of ASCII, of
     an unfinished four-byte sequence and of stray continuation bytes, so that it meets every
     lane and the beat boundary with every state behind it and ahead of it; each its own
     message, and all of them back to back in one."""
     rng = random.Random(width)
     messages = []
     for message in CLASS_MESSAGES:
-        offset = rng.randrange(width)
+        offset = rng.randrange(max(width, 4))   # narrower beats are gathered into four bytes
         messages.append(b"a" * offset + message)
         messages.append(b"\xf0\x90\x80" * (offset // 3) + b"\x80" * (offset % 3) + message
                         + rng.choice([b"", b"\x80", b"\x80\x80", b"\xbf\xbf\xbf"]))

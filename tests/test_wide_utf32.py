@@ -55,8 +55,8 @@ def test_unit_rule_against_cpython(source, byteorder):
 @pytest.mark.parametrize("arguments,message", [
     ({"source": "utf-32-le", "width": 2}, "width must be at least 4 for utf-32-le, not 2"),
     ({"source": "utf-32-be", "width": 1}, "width must be at least 4 for utf-32-be, not 1"),
-    ({"source": "utf-32", "target": "utf-32", "width": 4},
-     "width must be at least 8 for utf-32 to utf-32, not 4"),
+    ({"source": "utf-32", "target": "utf-32", "width": 2},
+     "width must be at least 4 for utf-32, not 2"),
 ])
 def test_parameters(arguments, message):
     with pytest.raises(ValueError) as error:

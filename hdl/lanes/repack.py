@@ -1,4 +1,4 @@
-"""Repacking: beats of 0 to ``width`` items into beats of exactly ``width`` items."""
+"""Repacking: beats of 0 to ``in_width`` items into beats of exactly ``width`` items."""
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream
@@ -6,7 +6,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..unicode.layout import Lanes
 from .stage import WidthStage
-from ..unicode.params import check_width
+from ..unicode.params import check_integer, check_width
 from .copies import LANES_PER_COPY, copy_groups, state_copies, update_copies
 
 
@@ -14,8 +14,8 @@ __all__ = ["Repacker"]
 
 
 class Repacker(WidthStage):
-    """Stage *repack*: turns beats of 0 to ``width`` packed items into beats of ``width`` items,
-    all full but the last of each message.
+    """Stage *repack*: turns beats of 0 to ``in_width`` packed items into beats of ``width``
+    items, all full but the last of each message.
 
     Items are written into a buffer of two halves of ``width`` slots at a pointer that moves on
     by each beat's count; a half goes out when it fills, and ``last`` sends the half the
@@ -41,20 +41,32 @@ class Repacker(WidthStage):
     item : :class:`~amaranth.lib.data.Layout`
         One item.
     width : :class:`int`
-        Items per beat, a power of two from 1 to 64.
+        Items per output beat, a power of two from 1 to 64.
+    in_width : :class:`int`
+        Items per input beat, from 1 to ``width`` (default: ``width``). A narrower input is
+        what gathers narrow beats into wide ones, or gives an output beat room for ``lead``
+        beside all that one input beat can bring.
     lead : sequence of items
         Items every message's output begins with, fewer than ``width`` (default: none): each
         what ``item.const`` takes, or a value of the item's width.
 
     Attributes
     ----------
-    i : :py:`In(stream.Signature(Lanes(item, width), always_ready=True))`
+    i : :py:`In(stream.Signature(Lanes(item, in_width), always_ready=True))`
         Items packed from lane 0.
     o : :py:`Out(stream.Signature(Lanes(item, width), always_ready=True))`
         Full beats, the last of a message with 1 to ``width`` items (none for an empty one).
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If ``width`` is not a power of two from 1 to 64, ``in_width`` not an integer from 1 to
+        ``width``, or ``lead`` not fewer items than ``width``.
     """
-    def __init__(self, *, item, width, lead=()):
+    def __init__(self, *, item, width, in_width=None, lead=()):
         check_width(width)           # before the ports' layouts are made of it
+        in_width = width if in_width is None else in_width
+        check_integer("in_width", in_width, minimum=1, maximum=width)
         lead = list(lead)
         if len(lead) >= width:
             raise ValueError(f"lead must be fewer items than width ({width}), not {len(lead)}")
@@ -62,7 +74,7 @@ class Repacker(WidthStage):
         self._lead = [item.const(value) if isinstance(value, (int, dict)) else value
                       for value in lead]
         super().__init__({
-            "i": In(stream.Signature(Lanes(item, width), always_ready=True)),
+            "i": In(stream.Signature(Lanes(item, in_width), always_ready=True)),
             "o": Out(stream.Signature(Lanes(item, width), always_ready=True)),
         }, width=width)
         # The state that :meth:`invariants` names, made here so that a bench can name it. (At
@@ -71,7 +83,7 @@ class Repacker(WidthStage):
         self._fill_shape = fill_shape = range(max(width, 2))
         self._fill = Signal(fill_shape, name="fill", init=len(self._lead))
         self._placed = Signal(data.StructLayout({
-            "lanes": data.ArrayLayout(item, width), "count": range(width + 1), "last": 1,
+            "lanes": data.ArrayLayout(item, width), "count": range(in_width + 1), "last": 1,
             "half": 1, "fill": fill_shape, "total": range(2 * width),
         }), name="placed", reset_less=True)
         self._placed_valid = Signal(name="placed_valid")
@@ -156,7 +168,10 @@ class Repacker(WidthStage):
         m.d.sync += [
             placed_fills.eq(Cat(*fill_copies)),
             placed_valid.eq(self.i.valid),
-            placed.lanes.eq(self.i.payload.lanes), placed.count.eq(self.i.payload.count),
+            # Lanes past ``in_width`` are never written (no beat brings that many items).
+            placed.lanes.as_value()[:len(self.i.payload.lanes.as_value())].eq(
+                self.i.payload.lanes),
+            placed.count.eq(self.i.payload.count),
             placed.last.eq(self.i.payload.last), placed.half.eq(half), placed.fill.eq(fill),
             placed.total.eq(total),
         ]

@@ -1,7 +1,7 @@
 """The wide cores: any of CPython's eight UTF codecs to any other, at ``width`` bytes per
 clock."""
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Cat, Module, Signal, unsigned
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
@@ -41,48 +41,58 @@ def _validates(source, target):
     return CODECS[source].form == CODECS[target].form == "utf-8"
 
 
+def _positions(source, target, width):
+    """Byte positions a beat of the stages from UTF-8 to UTF-8 holds: ``width``, or
+    :data:`~utfhw.hdl.wide.expand.CHUNKS` when it is narrower (the window looks three bytes
+    into the next beat, so narrower beats are gathered into beats of four first)."""
+    return max(width, CHUNKS) if _validates(source, target) else width
+
+
 def wide_widths(source, target):
     """The widths of the wide core from ``source`` to ``target``, as :func:`check_wide_width`
-    takes them."""
-    return tuple(width for width in WIDTHS if width >= CODECS[source].unit_bytes
-                 and (width >= CHUNKS or not _validates(source, target))
-                 and (not CODECS[target].mark
-                      or output_lanes(source, target, width) > MARK_UNITS[CODECS[target].form]))
+    takes them: every width from the source's unit to 64."""
+    return tuple(width for width in WIDTHS if width >= CODECS[source].unit_bytes)
 
 
 def check_wide_width(width, *, source, target):
     """Raise :exc:`ValueError` unless ``width`` is a width of the wide core from ``source`` to
-    ``target``: a power of two from 1 to 64, at least the source's unit, at least 4 from UTF-8
-    to UTF-8 (its window looks three bytes into the next beat), and to a target that writes a
-    byte order mark, wide enough that an output beat holds more than the mark."""
+    ``target``: a power of two from 1 to 64, at least the source's unit."""
     check_width(width, codec=source)
-    widths = wide_widths(source, target)
-    if width not in widths:
-        raise ValueError(f"width must be at least {widths[0]} for {source} to {target}, not "
-                         f"{width}")
+
+
+def _slots(source, target, width):
+    """Units the stages before *compact* give per beat: the most one input beat gives (from UTF-8
+    to UTF-8, one beat of :func:`_positions`)."""
+    form, target_form = CODECS[source].form, CODECS[target].form
+    if form == "utf-8":
+        return _positions(source, target, width)
+    if form == "utf-16":
+        return width // 2 * (4 if target_form == "utf-8" else 1)
+    return EncodeLanes.slots_of(target_form, width // 4)
 
 
 def output_lanes(source, target, width):
     """Units per output beat of the wide core from ``source`` to ``target`` at ``width`` bytes
     in per beat: the most one input beat can give. From UTF-8, one unit per byte at most
-    (``width``); from UTF-16, one unit per unit (``width // 2``), or four bytes to UTF-8
-    (``2 * width``); from UTF-32, per code point one UTF-32 unit, two UTF-16 units or four
-    bytes."""
-    form, target_form = CODECS[source].form, CODECS[target].form
-    if form == "utf-8":
-        return width
-    if form == "utf-16":
-        return width // 2 * (4 if target_form == "utf-8" else 1)
-    return EncodeLanes.slots_of(target_form, width // 4)
+    (``width``; to UTF-8, at least 4); from UTF-16, one unit per unit (``width // 2``), or four
+    bytes to UTF-8 (``2 * width``); from UTF-32, per code point one UTF-32 unit, two UTF-16
+    units or four bytes. A target that writes a byte order mark has at least one unit more
+    than the mark, so that a message's first beat holds the mark and a unit."""
+    lanes = _slots(source, target, width)
+    if CODECS[target].mark:
+        lanes = max(lanes, 1 << MARK_UNITS[CODECS[target].form].bit_length())
+    return lanes
 
 
 def _stages(source, target, width):
     """Clocks from the input to the write port of the queue at the end, and from UTF-8 to
     UTF-8 those of the two parts, before and after the queue in the middle: the stages'
     latencies (from UTF-8 and UTF-16, and a clock for the beat that the window waits for)."""
-    lanes = output_lanes(source, target, width)
+    slots, lanes = _slots(source, target, width), output_lanes(source, target, width)
     if CODECS[source].form == "utf-8":
         front = ClassifyLanes.latency + LaneWindow.latency + 1 + DecodePositions.latency
+        if _positions(source, target, width) > width:
+            front += Repacker.latency_of(CHUNKS)        # *gather*
     elif CODECS[source].form == "utf-16":
         front = (ClassifyUTF16Lanes.latency + LaneWindow.latency + 1
                  + DecodeUTF16Positions.latency)
@@ -90,7 +100,7 @@ def _stages(source, target, width):
             front += EncodeLanes.latency
     else:
         front = DecodeUTF32Lanes.latency + EncodeLanes.latency
-    tail = Compactor.latency_of(lanes) + Repacker.latency_of(lanes)
+    tail = Compactor.latency_of(slots) + Repacker.latency_of(lanes)
     if _validates(source, target):
         return front, ExpandReplacements.latency + tail
     return front + tail, 0
@@ -111,7 +121,8 @@ class WideTranscoder(CodecPair, WidthStage):
     Each beat brings up to ``width`` bytes, each beat out carries :func:`output_lanes` target
     units (all beats full but the last of a message): from UTF-8 ``width`` units, ``width``
     bytes of UTF-8, ``2 * width`` of UTF-16 or ``4 * width`` of UTF-32; from UTF-16 ``width //
-    2`` units, or ``2 * width`` bytes of UTF-8; from UTF-32 ``width`` bytes. The stages, each
+    2`` units, or ``2 * width`` bytes of UTF-8; from UTF-32 ``width`` bytes (and at least four
+    bytes from UTF-8 to UTF-8, and a unit more than a mark the target writes). The stages, each
     a component of its own, run without stopping; only the input waits. From UTF-8:
 
     1. *classify* (:class:`~utfhw.hdl.wide.utf8.ClassifyLanes`): what each byte is;
@@ -167,7 +178,9 @@ class WideTranscoder(CodecPair, WidthStage):
         One of :data:`WIDE_TARGETS`.
     width : :class:`int`
         Bytes per input beat: 1, 2, 4, 8, 16, 32 or 64, at least the source's unit (4 for
-        UTF-32), and at least 4 from UTF-8 to UTF-8 (:func:`wide_widths`).
+        UTF-32). From UTF-8 to UTF-8 below 4, the input beats are gathered into beats of four
+        bytes first (stage *gather*, a :class:`~utfhw.hdl.lanes.repack.Repacker`), since the
+        window looks three bytes ahead.
     errors : :class:`str`
         ``"replace"`` or ``"ignore"``.
 
@@ -218,7 +231,8 @@ class WideTranscoder(CodecPair, WidthStage):
             # run of slow beats it never waits for the input to start again.
             middle_threshold = stages + 2
             middle_depth = _depth(stages, middle_threshold)
-            self._middle = CreditQueue(shape=TokenBeat(width), depth=middle_depth,
+            self._middle = CreditQueue(shape=TokenBeat(_positions(source, target, width)),
+                                       depth=middle_depth,
                                        threshold=middle_threshold)
             self.capacity += middle_depth + 1 + stages + 1
         super().__init__({
@@ -259,11 +273,14 @@ class WideTranscoder(CodecPair, WidthStage):
     def elaborate(self, platform):
         m = Module()
         unit = self.o.payload.shape().item
-        m.submodules.compact = compact = Compactor(item=unit, width=self._lanes)
+        slots = _slots(self._source, self._target, self._width)
+        positions = _positions(self._source, self._target, self._width)
+        m.submodules.compact = compact = Compactor(item=unit, width=slots)
         # A target that writes a mark begins each message's output with it.
         writes_mark = CODECS[self._target].mark
         m.submodules.repack = repack = Repacker(
-            item=unit, width=self._lanes, lead=mark_items(self._form) if writes_mark else ())
+            item=unit, width=self._lanes, in_width=slots,
+            lead=mark_items(self._form) if writes_mark else ())
         m.submodules.queue = queue = self._queue
         entry = queue
         if self._middle is not None:
@@ -271,7 +288,7 @@ class WideTranscoder(CodecPair, WidthStage):
             # takes four clocks for a beat with a U+FFFD.
             front, decoded = self._utf8_front(m)
             m.submodules.middle = entry = self._middle
-            m.submodules.expand = expand = ExpandReplacements(width=self._width,
+            m.submodules.expand = expand = ExpandReplacements(width=positions,
                                                               rests=writes_mark)
             tokens = decoded.payload.lanes
             m.d.comb += [
@@ -279,7 +296,7 @@ class WideTranscoder(CodecPair, WidthStage):
                 entry.i.payload.lanes.eq(tokens),
                 entry.i.payload.last.eq(decoded.payload.last),
                 entry.i.payload.replaces.eq(
-                    Cat(tokens[lane].replaced for lane in range(self._width)).any()),
+                    Cat(tokens[lane].replaced for lane in range(positions)).any()),
             ]
             connect(m, entry.o, expand.i)
             m.d.comb += expand.room.eq(queue.room)
@@ -302,11 +319,22 @@ class WideTranscoder(CodecPair, WidthStage):
         resting = Signal()
         if writes_mark and self._middle is None:
             m.d.sync += resting.eq(self.i.valid & self.i.ready & self.i.payload.last)
-        m.d.comb += [
-            self.i.ready.eq(entry.room & ~resting),
-            front.i.valid.eq(self.i.valid & self.i.ready),
-            front.i.payload.eq(self.i.payload),
-        ]
+        m.d.comb += self.i.ready.eq(entry.room & ~resting)
+        if positions > self._width:
+            # Narrow beats from UTF-8 to UTF-8 are gathered into beats of four bytes.
+            m.submodules.gather = gather = Repacker(item=unsigned(8), width=positions,
+                                                    in_width=self._width)
+            m.d.comb += [
+                gather.i.valid.eq(self.i.valid & self.i.ready),
+                gather.i.payload.eq(self.i.payload.as_value()),
+                front.i.valid.eq(gather.o.valid),
+                front.i.payload.eq(gather.o.payload.as_value()),
+            ]
+        else:
+            m.d.comb += [
+                front.i.valid.eq(self.i.valid & self.i.ready),
+                front.i.payload.eq(self.i.payload),
+            ]
         connect(m, decoded, compact.i)
         connect(m, compact.o, repack.i)
         connect(m, repack.o, queue.i)
@@ -339,7 +367,7 @@ class WideTranscoder(CodecPair, WidthStage):
 
     def _utf8_front(self, m):
         """The UTF-8 stages: the first, and the stream of the units each position emits."""
-        width = self._width
+        width = _positions(self._source, self._target, self._width)
         m.submodules.classify = classify = ClassifyLanes(width=width)
         # One group of lanes would have only one copy of the valid bit: the bit itself.
         fan_out = width > LANES_PER_COPY
