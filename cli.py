@@ -16,10 +16,10 @@ from .hdl.unicode.params import (CODECS, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS
 from .hdl.cores import CoreSpec
 from .sim.backends import BACKENDS, fastest_backend, simulate_messages
 from .sim.cocotb_testbench import SIMULATORS, run as run_cocotb
-from .sim.generate import INTERFACES, generate_module
+from .verilog.generate import INTERFACES, generate_module
 from .sim.sample import sample_messages
 from .sim.stream import check_stall
-from .sim.tools import BuildError, ToolchainError
+from .verilog.tools import BuildError, ToolchainError
 from .sim.throughput import stress_input
 from .sim.verilator import cache_dir, verilated_pipeline
 
@@ -580,7 +580,7 @@ def _transcode(subparser, args):
         subparser.exit(1, f"utfhw: error: cannot write {args.output}: {error.strerror}\n")
 
     if args.width is None:
-        units = (f"an empty message" if not data and len(messages) == 1 else
+        units = ("an empty message" if not data and len(messages) == 1 else
                  _plural(result.input_beats - sum(1 for m in messages if not m), "code unit"))
         rate = f"{result.units_per_clock:.4f} input units per clock"
     else:
@@ -692,10 +692,13 @@ def _generate(subparser, args):
 
 
 def _generate_fusesoc(subparser, args):
-    from .sim.fusesoc import core_vlnv, write_fusesoc_core
+    from .sim.verilog_testbench import stress_bench_files
+    from .verilog.fusesoc import core_vlnv, write_fusesoc_core
     try:
-        path = write_fusesoc_core(args.fusesoc, _core_spec(args), interface=args.interface,
-                                  name=args.name)
+        spec = _core_spec(args)
+        module = generate_module(spec, interface=args.interface, name=args.name)
+        bench = stress_bench_files(spec, module) if args.interface == "stream" else None
+        path = write_fusesoc_core(args.fusesoc, module, spec=spec, bench=bench)
     except ValueError as error:
         subparser.error(_option_names(error))
     except ToolchainError as error:

@@ -34,7 +34,7 @@ from ..hdl.scalar.utf8 import UTF8Decoder, UTF8Encoder
 from ..hdl.wide.core import wide_widths
 from ..hdl.scalar.utf16 import UTF16Decoder, UTF16Encoder
 from ..hdl.scalar.utf32 import UTF32Decoder, UTF32Encoder
-from ..sim.tools import BuildError, BuildTimeout, run, tool_environment
+from ..verilog.tools import BuildError, BuildTimeout, run, tool_environment
 from .nextpnr import read_report
 
 

@@ -1,5 +1,5 @@
-"""utfhw simulation: the reference model, Amaranth's simulator and Verilator running the cores,
-Verilog generation, lint and model checking."""
+"""utfhw simulation: the reference model, Amaranth's simulator, Verilator, Icarus Verilog and
+cocotb running the cores, and model checking. Verilog export is :mod:`utfhw.verilog`."""
 
 from .backends import Simulation, simulate, simulate_messages, transcode
 

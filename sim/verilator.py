@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from amaranth.hdl import Shape
 
 from ..hdl.unicode.params import check_errors
-from . import tools
-from .generate import generate_module
+from ..verilog import tools
+from ..verilog.generate import generate_module
 from .payload import LaneFormat
 from .stream import check_stall
-from .tools import BuildError, ToolchainError
+from ..verilog.tools import BuildError, ToolchainError
 
 
 __all__ = ["ToolchainError", "BuildError", "cache_dir", "verilator_available", "VerilatorRun", "VerilatedPipeline",

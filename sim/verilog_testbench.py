@@ -17,11 +17,13 @@ import pathlib
 from ..hdl.unicode.params import check_choice, check_integer
 from .payload import LaneFormat, pack_units
 from .stream import check_stall
-from .tools import find_iverilog, find_verilator, require_program, run
+from .throughput import stress_messages
+from .wide_model import expected_beats
+from ..verilog.tools import find_iverilog, find_verilator, require_program, run
 
 
 __all__ = ["SIMULATORS", "BenchRun", "VerilogBench", "bench_verilog", "build_bench",
-           "bench_files"]
+           "bench_files", "stress_bench_files"]
 
 
 #: Where the bench runs: Icarus Verilog as Verilog-2005 and as SystemVerilog, and Verilator.
@@ -222,8 +224,8 @@ def build_bench(verilog, name, core, messages, *, simulator, directory):
     """Build a bench that streams byte ``messages`` back to back through module ``name`` of
     the Verilog text ``verilog`` (the design of ``core``, whose port layouts the bench reads) on
     ``simulator`` (one of :data:`SIMULATORS`), in the folder ``directory``. Returns a
-    :class:`VerilogBench`. Raises :exc:`~utfhw.sim.tools.ToolchainError` if the simulator is
-    missing and :exc:`~utfhw.sim.tools.BuildError` if it rejects the design."""
+    :class:`VerilogBench`. Raises :exc:`~utfhw.verilog.tools.ToolchainError` if the simulator is
+    missing and :exc:`~utfhw.verilog.tools.BuildError` if it rejects the design."""
     check_choice("simulator", simulator, SIMULATORS)
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -268,3 +270,14 @@ def _read_outputs(lines, output_format, messages):
         raise AssertionError(f"the bench ended after {len(beats)} of {messages} messages "
                              f"({cycles} clocks)")
     return BenchRun(beats, x_clocks, cycles)
+
+
+def stress_bench_files(spec, module):
+    """The files of a self-checking bench for ``module``, generated from the core ``spec``
+    (a :class:`~utfhw.hdl.cores.CoreSpec`) with the stream ports: it sends a stress input and
+    the byte order mark cases with random stalls, and checks every output beat against the
+    model's (:func:`bench_files`)."""
+    messages = stress_messages(spec.source)
+    expected = [expected_beats(message, spec.source, spec.target, spec.hardware_errors,
+                               width=spec.width) for message in messages]
+    return bench_files(module.name, module.top, messages, expected)

@@ -10,10 +10,10 @@ from amaranth.build import Attrs, Clock, Pins, Resource
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 
 from utfhw.boards import report
-from utfhw.sim import tools
+from utfhw.verilog import tools
 from utfhw.boards.build import build
 from utfhw.boards.nextpnr import TimingError
-from utfhw.sim.tools import ToolchainError, tool_environment
+from utfhw.verilog.tools import ToolchainError, tool_environment
 from utfhw.boards.top import BOARDS, Board, BridgeTop
 from utfhw.cli import BOARD_NAMES
 
@@ -117,9 +117,9 @@ def test_design_names(tmp_path):
     assert (core.source, core.target, core.width) == ("utf-32-be", "utf-16-le", 4)
     with pytest.raises(ValueError, match=r"^target codec must be 'utf-8', "):
         report.design_names("wide", wide_pairs=(("utf-8", "latin-1"),))
-    # UTF-8 to UTF-8 is built from width 4 on.
-    assert report.design_names("wide", widths=(1, 4), wide_pairs=(("utf-8", "utf-8"),)) == \
-        [report.PIPELINED, "WideTranscoder(utf-8 -> utf-8, 4)"]
+    # A UTF-32 source is built from width 4 on.
+    assert report.design_names("wide", widths=(1, 4), wide_pairs=(("utf-32-le", "utf-8"),)) == \
+        [report.PIPELINED, "WideTranscoder(utf-32-le -> utf-8, 4)"]
     with pytest.raises(ValueError, match=r"^pairs must be 'all', 'forms', 'headline' or 'wide', "
                                          r"not 'some'$"):
         report.design_names("some")

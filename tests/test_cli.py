@@ -11,9 +11,9 @@ import pytest
 from utfhw.cli import main, split_messages
 from utfhw.hdl.cores import CoreSpec
 from utfhw.hdl.unicode.params import canonical_codec
-from utfhw.sim.generate import pipeline_hdl
-from utfhw.sim.lint import lint_verilog
-from utfhw.sim.tools import ToolchainError, find_verilator
+from utfhw.verilog.generate import pipeline_hdl
+from utfhw.verilog.lint import lint_verilog
+from utfhw.verilog.tools import ToolchainError, find_verilator
 
 
 def needs_verilator():
@@ -386,7 +386,8 @@ def test_fastest_backend(monkeypatch):
 
 
 def test_verilator_not_available_without_a_compiler(monkeypatch):
-    from utfhw.sim import tools, verilator
+    from utfhw.sim import verilator
+    from utfhw.verilog import tools
 
     def missing():
         raise ToolchainError("no C++ compiler found")

@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from utfhw.sim.cocotb_testbench import run
-from utfhw.sim.tools import find_program
+from utfhw.verilog.tools import find_program
 
 pytest.importorskip("cocotb_tools.runner")
 

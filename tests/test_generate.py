@@ -1,4 +1,4 @@
-"""Verilog generation (sim/generate.py): the same design gives the same bytes from any
+"""Verilog generation (verilog/generate.py): the same design gives the same bytes from any
 checkout, environment and hash seed, and names no file of the machine it was made on."""
 
 import os
@@ -10,11 +10,11 @@ import sys
 import pytest
 
 from utfhw.hdl.cores import CoreSpec
-from utfhw.sim.generate import pipeline_hdl
+from utfhw.verilog.generate import pipeline_hdl
 
 from support import PACKAGE, copy_package
 
-GENERATE = ("import sys; from utfhw.sim.generate import pipeline_hdl; "
+GENERATE = ("import sys; from utfhw.verilog.generate import pipeline_hdl; "
             "from utfhw.hdl.cores import CoreSpec; "
             "sys.stdout.write(pipeline_hdl(CoreSpec.of(sys.argv[1], sys.argv[2], "
             "errors=sys.argv[3], pipelined=sys.argv[4] == '1'), language=sys.argv[5]))")
@@ -47,7 +47,7 @@ def test_copy_is_what_runs(tmp_path):
     """The comparison above is between the copies: a copy whose generator is changed gives
     other text."""
     folder = copy_package(tmp_path / "changed")
-    generate = folder / "utfhw" / "sim" / "generate.py"
+    generate = folder / "utfhw" / "verilog" / "generate.py"
     generate.write_text(generate.read_text().replace('"write_verilog -norename"',
                                                      '"write_verilog -norename -noattr"'))
     arguments = ("utf-8", "utf-16-le", "replace", "0", "verilog")
@@ -63,7 +63,7 @@ def test_provenance_header():
     """Every generated module says what made it: the version, the command, the pair, the
     handler, the core with its width, latency and capacity, and the ports."""
     import utfhw
-    from utfhw.sim.generate import generate_module
+    from utfhw.verilog.generate import generate_module
 
     module = generate_module(CoreSpec("utf-8", "utf-16-be", "ignore", "wide", 4), interface="axis")
     header = module.text.split("\n")[:4]
@@ -85,7 +85,7 @@ def test_provenance_header():
 def test_provenance_command_makes_the_same_module(tmp_path):
     """The command in the header, run, writes the module it is in, byte for byte."""
     from utfhw.cli import main
-    from utfhw.sim.generate import generate_module
+    from utfhw.verilog.generate import generate_module
 
     module = generate_module(CoreSpec("utf-16", "utf-32-le", "ignore"), interface="axis",
                              name="mine")
@@ -113,7 +113,7 @@ def test_modules_compile_together(tmp_path):
     design (no module name is defined twice) in Icarus and Verilator."""
     import shutil
     from utfhw.cli import main
-    from utfhw.sim.tools import find_iverilog, find_verilator, ToolchainError
+    from utfhw.verilog.tools import find_iverilog, find_verilator, ToolchainError
 
     files = []
     for arguments in (["--interface", "axis"], [], ["--width", "4"], ["--pipelined"],

@@ -1,5 +1,5 @@
-"""The package's structure: imports run one way (command line -> boards and sim -> hdl), with no
-cycle anywhere, and every module imports on its own."""
+"""The package's structure: imports run one way (command line -> boards and sim -> Verilog export
+-> hdl), with no cycle anywhere, and every module imports on its own."""
 
 import ast
 import importlib
@@ -9,7 +9,7 @@ import pytest
 
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent
-LAYERS = ("hdl", "sim", "boards")
+LAYERS = ("hdl", "verilog", "sim", "boards")
 
 
 def module_names():
@@ -99,14 +99,15 @@ def test_no_import_cycle():
 
 @pytest.mark.parametrize("name", module_names())
 def test_imports_run_one_way(name):
-    """hdl imports nothing above it; sim imports no boards and no command line; boards imports
-    of sim only the tool layer; nothing imports the command line. The package root (its
+    """hdl imports nothing above it; Verilog export (``verilog``) only hdl; sim no boards and
+    no command line; boards no sim; nothing imports the command line. The package root (its
     version) imports nothing, so any module may read it."""
     allowed = {
         "hdl": {"utfhw", "hdl"},
-        "sim": {"utfhw", "hdl", "sim"},
-        "boards": {"utfhw", "hdl", "boards", "sim.tools"},
-        "cli": {"utfhw", "hdl", "sim", "boards"},
+        "verilog": {"utfhw", "hdl", "verilog"},
+        "sim": {"utfhw", "hdl", "verilog", "sim"},
+        "boards": {"utfhw", "hdl", "verilog", "boards"},
+        "cli": {"utfhw", "hdl", "verilog", "sim", "boards"},
         "utfhw": set(),
     }[layer(name)]
     for imported in imported_modules(name):
@@ -153,5 +154,5 @@ def test_import_graph_sees_every_form():
     """The graph the checks walk has the edges of each form of import: relative from a module,
     from a package (``from . import tools``), and inside a function (the command line's)."""
     assert "utfhw.hdl.cores" in imported_modules("utfhw.sim.backends")
-    assert "utfhw.sim.tools" in imported_modules("utfhw.sim.verilator")
+    assert "utfhw.verilog.tools" in imported_modules("utfhw.sim.verilator")
     assert "utfhw.boards.build" in imported_modules("utfhw.cli")

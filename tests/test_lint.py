@@ -1,5 +1,5 @@
 """The Verilog of every module ``utfhw generate`` writes (every pair and handler, the
-pipelined core, and the wide core at every width) passes ``verilator --lint-only -Wall`` with the waivers in ``utfhw.sim.lint``,
+pipelined core, and the wide core at every width) passes ``verilator --lint-only -Wall`` with the waivers in ``utfhw.verilog.lint``,
 and compiles with Icarus Verilog as Verilog-2005 and as SystemVerilog where it is installed."""
 
 import itertools
@@ -8,11 +8,11 @@ import subprocess
 
 import pytest
 
-from utfhw.sim.generate import INTERFACES, module_name, pipeline_hdl
-from utfhw.sim.lint import lint_verilog
+from utfhw.verilog.generate import INTERFACES, module_name, pipeline_hdl
+from utfhw.verilog.lint import lint_verilog
 from utfhw.hdl.cores import CoreSpec, PIPELINED_PAIRS
 from utfhw.hdl.unicode.params import WIDTHS
-from utfhw.sim.tools import ToolchainError, find_verilator
+from utfhw.verilog.tools import ToolchainError, find_verilator
 from utfhw.sim.reference import CODECS
 
 

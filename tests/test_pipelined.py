@@ -11,7 +11,7 @@ from utfhw.hdl.cores import CoreSpec
 from utfhw.hdl.scalar.pipelined import PipelinedUTF8ToUTF16
 from utfhw.sim.formal import check, combinational_path
 from utfhw.sim.properties import PipelineProperties
-from utfhw.sim.generate import pipeline_hdl
+from utfhw.verilog.generate import pipeline_hdl
 from utfhw.hdl.cores import make_core
 
 from support import SEQUENCES, TRICKY_BYTES, byte_soup, check_messages

@@ -1,4 +1,4 @@
-"""The JSON port description ``utfhw generate`` writes beside the Verilog (sim/ports.py) agrees
+"""The JSON port description ``utfhw generate`` writes beside the Verilog (verilog/ports.py) agrees
 with the Verilog's own port list and with the payload layouts."""
 
 import gc

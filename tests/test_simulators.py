@@ -17,11 +17,11 @@ from conftest import FULL_SWEEP
 from utfhw.hdl.cores import CoreSpec, PIPELINED_PAIRS, WIDE_PAIRS, make_core
 from utfhw.hdl.wide.core import wide_widths
 from utfhw.hdl.unicode.params import CODECS
-from utfhw.sim.generate import convert, generate_module
+from utfhw.verilog.generate import convert, generate_module
 from utfhw.sim.reference import transcoder_beats
 from utfhw.sim.wide_model import expected_beats
 from utfhw.sim.throughput import stress_input
-from utfhw.sim.tools import find_program
+from utfhw.verilog.tools import find_program
 from utfhw.sim.verilog_testbench import SIMULATORS, build_bench, bench_verilog
 
 from support import MARK_CASES

@@ -10,7 +10,8 @@ import pytest
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import CoreSpec
 from utfhw.sim import simulate, transcode
-from utfhw.sim import tools, verilator
+from utfhw.sim import verilator
+from utfhw.verilog import tools
 from utfhw.sim.throughput import stress_input
 from utfhw.sim.strict import first_error_span
 from utfhw.sim.reference import CODECS, decode_error, input_beats, transcoder_beats

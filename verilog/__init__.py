@@ -1,0 +1,3 @@
+"""Verilog export: a core's Verilog (``generate``), the JSON description of its ports
+(``ports``), Verilator's lint with utfhw's waivers (``lint``), a FuseSoC core (``fusesoc``),
+and the finder of the tools they and the layers above run (``tools``)."""
