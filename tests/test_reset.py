@@ -1,0 +1,111 @@
+"""Reset at any clock: ``rst`` held for one to three clocks at random points of a run (mid-message,
+mid-beat of a stall, with the output held or draining) returns every kind of core to its initial
+state. While ``rst`` is high ``i.ready`` and ``o.valid`` are low (the driver fails the run
+otherwise); a message a reset cuts gives only what came before the reset, and every message
+after it is exact (CPython's output)."""
+
+import itertools
+import random
+import shutil
+
+import pytest
+
+from utfhw.hdl.cores import CoreSpec
+from utfhw.sim.payload import pack_units
+from utfhw.sim.throughput import stress_input
+from utfhw.sim.verilator import verilated_pipeline
+from utfhw.sim.verilog_testbench import build_bench
+from utfhw.sim.wide_model import expected_beats
+from utfhw.verilog.generate import generate_module
+
+
+#: One core of each kind: scalar pairs of each source form, the pipelined core, and the wide
+#: cores at the narrowest width, at 4 and at 32, UTF-8 to UTF-8 and a mark-writing target among
+#: them.
+KINDS = [
+    ("utf-8", "utf-16-le", None, False),
+    ("utf-16", "utf-8", None, False),
+    ("utf-32-be", "utf-32", None, False),
+    ("utf-8", "utf-16-be", None, True),
+    ("utf-8", "utf-8", 1, False),
+    ("utf-16-le", "utf-16", 2, False),
+    ("utf-8", "utf-16-le", 4, False),
+    ("utf-32-le", "utf-8", 4, False),
+    ("utf-8", "utf-8", 32, False),
+]
+
+
+def check_resets(source, target, errors, width, pipelined, *, messages, stall, reset, seed):
+    """Run ``messages`` through the Verilated core with random resets and check them; returns
+    the run."""
+    spec = CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width)
+    run = verilated_pipeline(spec).run(messages, stall=stall, seed=seed, reset=reset)
+    assert len(run.cut) == len(run.output_lengths) == len(messages)
+    for index, (message, got, cut) in enumerate(zip(messages, run.messages(), run.cut)):
+        want = message.decode(source, errors).encode(target)
+        if cut:
+            assert want.startswith(got), (index, message.hex(), got.hex(), want.hex())
+        else:
+            assert got == want, (index, message.hex(), got.hex(), want.hex())
+    return run
+
+
+@pytest.mark.parametrize("source,target,width,pipelined", KINDS)
+def test_random_resets(source, target, width, pipelined):
+    rng = random.Random(f"{source}{target}{width}")
+    data = stress_input(source, 20_000, seed=3)
+    messages = [b"", b"A"]
+    while data:
+        cut = rng.choice([0, 1, 7, 40, rng.randrange(300)])
+        messages.append(data[:cut])
+        data = data[cut:]
+    for errors, stall in (("replace", 0.0), ("ignore", 0.4)):
+        run = check_resets(source, target, errors, width, pipelined, messages=messages,
+                           stall=stall, reset=0.005, seed=len(messages))
+        assert run.resets >= 5 and 0 < sum(run.cut) < len(messages) / 2
+
+
+def test_reset_probability_is_checked():
+    pipeline = verilated_pipeline(CoreSpec.of("utf-8", "utf-16-le", errors="replace"))
+    with pytest.raises(ValueError, match=r"^reset must be a probability from 0 up to \(not "
+                                         r"including\) 1, not 1\.5$"):
+        pipeline.run([b"a"], reset=1.5)
+
+
+@pytest.mark.parametrize("simulator", ["icarus-2005", "icarus-2012"])
+@pytest.mark.parametrize("source,target,width,pipelined", KINDS)
+def test_random_resets_in_icarus(tmp_path, simulator, source, target, width, pipelined):
+    """The Verilog exactly as ``utfhw generate`` writes it, in a plain Verilog bench with random
+    resets: the handshake is low in reset, no output is X, and after each reset the output is
+    the beginning of that of the messages sent after it (all of it after the last reset)."""
+    if shutil.which("iverilog") is None:
+        pytest.skip("iverilog is not installed")
+    errors = "replace"
+    spec = CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width)
+    module = generate_module(spec)
+    rng = random.Random(f"{source}{target}{width}")
+    data = stress_input(source, 3000, seed=5)
+    messages = [b""]
+    while data:
+        cut = rng.choice([0, 1, 7, 40, rng.randrange(120)])
+        messages.append(data[:cut])
+        data = data[cut:]
+    bench = build_bench(module.text, module.name, module.top, messages, simulator=simulator,
+                        directory=tmp_path)
+    run = bench.run(stall=0.3, seed=2, resets=0.004)
+    assert run.x_clocks == [] and run.handshake_in_reset == []
+    assert len(run.segments) > 3
+    # The input beat each message starts at, and the beats it should give.
+    layout = module.top.i.payload.shape()
+    starts = list(itertools.accumulate([len(pack_units(layout, message)) for message in messages],
+                                       initial=0))
+    expected = [expected_beats(message, source, target, errors, width=width)
+                for message in messages]
+    bounds = [start for start, _ in run.segments[1:]] + [starts[-1]]
+    for index, ((start, got), end) in enumerate(zip(run.segments, bounds)):
+        sent = [beats for first, beats in zip(starts, expected) if start <= first < end]
+        want = [beat for beats in sent for beat in beats]
+        if index == len(run.segments) - 1:
+            assert got == want, index
+        else:
+            assert got == want[:len(got)], index
