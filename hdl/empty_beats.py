@@ -94,9 +94,14 @@ class WithoutEmptyBeats(wiring.Component):
     ----------
     i : the core's ``i``
     o : the core's ``o``
+    latency : :class:`int`
+        The core's latency and one clock: the least it is.
+    capacity : :class:`int`
+        The core's capacity and two beats.
     """
     def __init__(self, core):
         self.core = core
+        self.latency, self.capacity = core.latency + 1, core.capacity + 2
         super().__init__(core.signature)
 
     def elaborate(self, platform):

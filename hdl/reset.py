@@ -31,9 +31,12 @@ class ResetGuard(wiring.Component):
     ----------
     i : the core's ``i``
     o : the core's ``o``
+    latency, capacity : :class:`int`
+        The core's.
     """
     def __init__(self, core):
         self.core = core
+        self.latency, self.capacity = core.latency, core.capacity
         super().__init__(core.signature)
 
     def elaborate(self, platform):

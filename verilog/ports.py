@@ -4,7 +4,7 @@ generate`` writes it as JSON beside the Verilog."""
 
 from amaranth.lib import data, wiring
 
-from ..hdl.axis import AXIStreamTop, TUSER_BITS_PER_UNIT
+from ..hdl.axis import AXIStreamTop, TUSER_BITS_PER_UNIT, TUSER_PROTOCOL_ERROR_BIT
 from ..hdl.empty_beats import WithoutEmptyBeats
 from ..hdl.reset import ResetGuard
 from ..hdl.unicode.layout import ErrorKind
@@ -26,7 +26,8 @@ _MEANINGS = {
 _AXIS_MEANINGS = {
     "s_axis_tdata": "one source code unit, bytes in wire order ([7:0] first)",
     "s_axis_tkeep": "one bit a byte, kept bytes packed from byte 0; only a message's last beat "
-                    "may keep fewer than a whole unit",
+                    "may keep fewer than a whole unit; a beat that keeps none without tlast is "
+                    "dropped; any other beat is a protocol error (protocol_error)",
     "s_axis_tlast": "the final beat of a message",
     "s_axis_tvalid": "an input beat is offered",
     "s_axis_tready": "the input beat is taken on this rising edge, if valid",
@@ -38,7 +39,12 @@ _AXIS_MEANINGS = {
     "m_axis_tvalid": "an output beat is offered",
     "m_axis_tready": "the output beat is taken on this rising edge, if valid",
     "m_axis_tuser": f"{TUSER_BITS_PER_UNIT} bits a lane: bits [2:0] of lane k's byte are its "
-                    f"unit's ErrorKind ({_ERROR_KINDS})",
+                    f"unit's ErrorKind ({_ERROR_KINDS}); on the tlast beat, bit "
+                    f"{TUSER_PROTOCOL_ERROR_BIT} of every lane's byte says that the message's "
+                    f"input had a protocol error",
+    "protocol_error": "high for one clock after an input beat the core cannot take was taken "
+                      "(kept bytes with a hole or not from byte 0, or short of a whole unit "
+                      "without tlast): that message's output is not CPython's",
 }
 
 
