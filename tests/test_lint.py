@@ -8,7 +8,8 @@ import subprocess
 
 import pytest
 
-from utfhw.verilog.generate import INTERFACES, module_name, pipeline_hdl
+from conftest import FULL_SWEEP
+from utfhw.verilog.generate import INTERFACES, generate_module
 from utfhw.verilog.lint import lint_verilog
 from utfhw.hdl.cores import CoreSpec, PIPELINED_PAIRS
 from utfhw.hdl.unicode.params import WIDTHS
@@ -41,16 +42,24 @@ MODULES += [("utf-8", "utf-16-be", "ignore", False, 4), ("utf-8", "utf-16-be", "
             ("utf-32", "utf-16-le", "replace", False, 8), ("utf-8-sig", "utf-32-le", "ignore", False, 4),
             ("utf-16-be", "utf-8", "ignore", False, 16), ("utf-32-le", "utf-8", "replace", False, 4),
             ("utf-8", "utf-8", "replace", False, 8), ("utf-8-sig", "utf-8", "ignore", False, 4),
-            ("utf-8", "utf-16", "replace", False, 2), ("utf-16-le", "utf-8-sig", "ignore", False, 8)]
-MODULES = [(*module, interface) for module in MODULES for interface in INTERFACES]
+            ("utf-8", "utf-16", "replace", False, 2), ("utf-16-le", "utf-8-sig", "ignore", False, 8),
+            ("utf-8", "utf-8", "ignore", False, 1), ("utf-32-be", "utf-32", "replace", False, 4)]
+MODULES = [(*module, interface, True) for module in MODULES for interface in INTERFACES
+           # The widest AXI4-Stream module takes the linters half a minute: the full sweep's.
+           if FULL_SWEEP or (module[4], interface) != (64, "axis")]
+# Without empty output beats.
+MODULES += [("utf-8", "utf-16-le", "replace", False, None, "axis", False),
+            ("utf-16-be", "utf-8", "ignore", False, 4, "stream", False)]
 
 
-@pytest.mark.parametrize("source,target,errors,pipelined,width,interface", MODULES)
-def test_every_module(verilator, tmp_path, source, target, errors, pipelined, width, interface):
+@pytest.mark.parametrize("source,target,errors,pipelined,width,interface,empty_beats", MODULES)
+def test_every_module(verilator, tmp_path, source, target, errors, pipelined, width, interface,
+                      empty_beats):
     spec = CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width)
-    name = module_name(spec, interface=interface)
+    module = generate_module(spec, interface=interface, empty_beats=empty_beats)
+    name = module.name
     path = tmp_path / f"{name}.v"
-    path.write_text(pipeline_hdl(spec, interface=interface))
+    path.write_text(module.text)
     lint = lint_verilog(path, top=name)
     assert lint.returncode == 0, lint.stderr
     iverilog = shutil.which("iverilog")
