@@ -85,6 +85,10 @@ class AXIStreamTop(wiring.Component):
             "protocol_error": Out(1),
         })
 
+    def invariants(self):
+        """The core's :meth:`invariants`, if it states any, for a formal bench."""
+        return getattr(self.core, "invariants", lambda: ())()
+
     def elaborate(self, platform):
         m = Module()
         m.submodules.core = core = self.core

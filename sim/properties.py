@@ -12,7 +12,8 @@ from .formal import PropertyBench
 
 __all__ = ["StreamProperties", "DecoderProperties", "EncoderProperties", "PipelineProperties",
            "WideStreamProperties", "WideProperties", "FixedLatency", "WindowAccounting",
-           "RepackerAccounting", "QueueAccounting", "WideEquivalence", "ReadyView"]
+           "RepackerAccounting", "QueueAccounting", "WideEquivalence", "ReadyView",
+           "AXIStreamRules"]
 
 
 class StreamProperties(PropertyBench):
@@ -767,4 +768,63 @@ class ReadyView(wiring.Component):
             self.o.payload.eq(core.o.payload),
             Assume(self.o.ready),
         ]
+        return m
+
+
+class AXIStreamRules(wiring.Component):
+    """The AXI4-Stream rules (ARM IHI 0051, section 2.2.1) on both sides of an
+    :class:`~utfhw.hdl.axis.AXIStreamTop`, and its protocol errors flagged.
+
+    The input is assumed to keep the rules: once ``s_axis_tvalid`` is high it stays high with
+    the same ``tdata``, ``tkeep`` and ``tlast`` until taken. Asserted: the output keeps them
+    (``m_axis_tvalid`` stays high with the same ``tdata``, ``tkeep``, ``tlast`` and ``tuser``
+    until taken), and ``protocol_error`` is high exactly on the clock after a beat the core
+    cannot take was taken: kept bytes with a hole or not from byte 0, or some but not all bytes
+    kept without ``tlast`` (the bench's own statement of the rule). That ``m_axis_tvalid`` does
+    not wait for ``m_axis_tready`` is a question of paths, for
+    :func:`~utfhw.sim.formal.combinational_path`. Reset is assumed low.
+
+    Parameters
+    ----------
+    top : :class:`~utfhw.hdl.axis.AXIStreamTop`
+        Or a design with its ports; ``invariants``, if it has them, are asserted so that
+        induction can use them.
+    """
+    def __init__(self, top):
+        self.top = top
+        super().__init__({name: In(member.shape) if member.flow == In else Out(member.shape)
+                          for name, member in top.signature.members.items()})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.top = top = self.top
+        for name, member in top.signature.members.items():
+            if member.flow == In:
+                m.d.comb += getattr(top, name).eq(getattr(self, name))
+            else:
+                m.d.comb += getattr(self, name).eq(getattr(top, name))
+        m.d.comb += Assume(~ResetSignal())
+        sides = (("s_axis", ("tdata", "tkeep", "tlast"), Assume),
+                 ("m_axis", ("tdata", "tkeep", "tlast", "tuser"), Assert))
+        for prefix, fields, check in sides:
+            valid = getattr(self, f"{prefix}_tvalid")
+            ready = getattr(self, f"{prefix}_tready")
+            payload = Cat(*(getattr(self, f"{prefix}_{field}") for field in fields))
+            stalled = Signal(name=f"{prefix}_stalled")
+            held = Signal.like(payload, name=f"{prefix}_held")
+            m.d.sync += [stalled.eq(valid & ~ready), held.eq(payload)]
+            with m.If(stalled):
+                m.d.comb += check(valid & (payload == held),
+                                  f"{prefix}: the beat is held until taken")
+        keep, last = self.s_axis_tkeep, self.s_axis_tlast
+        width = len(keep)
+        hole = Cat(~keep[low] & keep[high] for low in range(width)
+                   for high in range(low + 1, width)).any() if width > 1 else Const(0)
+        short = ~last & keep.any() & ~keep.all()
+        flagged = Signal()
+        m.d.sync += flagged.eq(self.s_axis_tvalid & self.s_axis_tready & (hole | short))
+        m.d.comb += Assert(self.protocol_error == flagged,
+                           "protocol_error exactly after a beat the core cannot take")
+        for value, message in getattr(top, "invariants", lambda: ())():
+            m.d.comb += Assert(value, message)
         return m
