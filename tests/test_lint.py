@@ -45,8 +45,9 @@ MODULES += [("utf-8", "utf-16-be", "ignore", False, 4), ("utf-8", "utf-16-be", "
             ("utf-8", "utf-16", "replace", False, 2), ("utf-16-le", "utf-8-sig", "ignore", False, 8),
             ("utf-8", "utf-8", "ignore", False, 1), ("utf-32-be", "utf-32", "replace", False, 4)]
 MODULES = [(*module, interface, True) for module in MODULES for interface in INTERFACES
-           # The widest AXI4-Stream module takes the linters half a minute: the full sweep's.
-           if FULL_SWEEP or (module[4], interface) != (64, "axis")]
+           # The widest UTF-8 to UTF-16 modules take the linters half a minute each: the full
+           # sweep's (the widest core is linted from UTF-32 in CI).
+           if FULL_SWEEP or module[:2] != ("utf-8", "utf-16-le") or module[4] != 64]
 # Without empty output beats.
 MODULES += [("utf-8", "utf-16-le", "replace", False, None, "axis", False),
             ("utf-16-be", "utf-8", "ignore", False, 4, "stream", False)]

@@ -159,9 +159,12 @@ def test_short_messages_at_every_lane(width, errors, target):
     check_verilated(whole, [len(whole)], "utf-8", target, errors=errors, width=width)
 
 
-@pytest.mark.parametrize("width", VERILATED_WIDTHS)
-@pytest.mark.parametrize("stall,target", [(0.0, "utf-16-le"), (0.3, "utf-16-le"),
-                                          (0.7, "utf-16-le"), (0.3, "utf-32-le")])
+@pytest.mark.parametrize("width,stall,target", [
+    (width, stall, target) for width in VERILATED_WIDTHS
+    for stall, target in ((0.0, "utf-16-le"), (0.3, "utf-16-le"), (0.7, "utf-16-le"),
+                          (0.3, "utf-32-le"))
+    # The widest core with the even stalls and without (the builds are what take the time).
+    if FULL_SWEEP or width != 32 or stall != 0.7])
 def test_adversarial_with_stalls(width, stall, target):
     """Adversarial messages of every length around the width, empty and one-byte messages, with
     stalls on both sides."""
@@ -177,8 +180,8 @@ def test_adversarial_with_stalls(width, stall, target):
                         stall=stall, seed=width)
 
 
-@pytest.mark.parametrize("width,target", [(width, "utf-16-be") for width in VERILATED_WIDTHS]
-                         + [(32, "utf-32-be")])
+@pytest.mark.parametrize("width,target", [(width, "utf-16-be") for width in VERILATED_WIDTHS
+                                          if FULL_SWEEP or width == 32] + [(32, "utf-32-be")])
 def test_multi_megabyte_message(width, target):
     data = stress_input("utf-8", (16 if FULL_SWEEP else 3) << 20, seed=1)
     run = check_verilated(data, [len(data)], "utf-8", target, width=width)
@@ -205,8 +208,9 @@ def test_strict(backend):
              b"\xf4\x90\x80\x80", b"\xc0\xaf", "ab€".encode() * 9 + b"\xe2\x82" + b"z" * 9]
     cases += [bytes(rng.choice(TRICKY_BYTES) for _ in range(rng.randrange(1, 12)))
               for _ in range(40 if backend == "verilator" else 10)]
-    check_wide_strict(cases, "utf-8", ((4, "utf-16-le"), (8, "utf-16-le"), (4, "utf-32-be")),
-                      backend)
+    # Amaranth's simulator is slow: two of the cores there.
+    cores = ((4, "utf-16-le"), (8, "utf-16-le"), (4, "utf-32-be"))
+    check_wide_strict(cases, "utf-8", cores if backend == "verilator" else cores[1:], backend)
 
 
 @pytest.mark.skipif(not FULL_SWEEP, reason="UTFHW_SWEEP=full")

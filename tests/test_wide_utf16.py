@@ -177,5 +177,7 @@ def test_strict(backend):
     cases += [b"\x00\xd8", b"\x00\xd8\x41", b"\x41", b"a\x00\x41", "😀é".encode("utf-16-le")]
     cases += [b"".join(rng.choice(units) for _ in range(rng.randrange(1, 8))) +
               bytes(rng.randrange(2)) for _ in range(12)]
-    check_wide_strict(cases, "utf-16-le", ((2, "utf-16-be"), (8, "utf-32-le"), (4, "utf-8")),
+    # Amaranth's simulator is slow: two of the cores there.
+    cores = ((2, "utf-16-be"), (8, "utf-32-le"), (4, "utf-8"))
+    check_wide_strict(cases, "utf-16-le", cores if backend == "verilator" else cores[::2],
                       backend)
