@@ -68,22 +68,26 @@ def test_core_without_empty_beats(source, target, width):
         assert all(units for units, _ in got) or got == [([], True)]
 
 
-def test_generated_module(tmp_path):
-    """The Verilog ``utfhw generate --no-empty-beats`` writes, in Icarus: its name, its header,
-    and beats as the model gives them."""
-    if shutil.which("iverilog") is None:
+@pytest.mark.parametrize("simulator,width", [("icarus-2005", None), ("icarus-2012", None),
+                                             ("icarus-2012", 4),
+                                             ("verilator", 4)])
+def test_generated_module(tmp_path, simulator, width):
+    """The Verilog ``utfhw generate --no-empty-beats`` writes, in Icarus and Verilator: its
+    name, its header, and beats as the model gives them, with no X."""
+    if simulator.startswith("icarus") and shutil.which("iverilog") is None:
         pytest.skip("iverilog is not installed")
-    spec = CoreSpec.of("utf-8", "utf-16-le", errors="replace")
+    spec = CoreSpec.of("utf-8", "utf-16-le", errors="replace", width=width)
     module = generate_module(spec, empty_beats=False)
-    assert module.name == module_name(spec, empty_beats=False) == "utf8_to_utf16le_noempty"
+    assert module.name == module_name(spec, empty_beats=False) == \
+        "utf8_to_utf16le" + ("" if width is None else f"_w{width}") + "_noempty"
     assert "--no-empty-beats" in module.ports["generator"]["command"]
     messages = [b"", "añ€😀".encode() * 3, b"\xe0\x80", stress_input("utf-8", 400, seed=4)]
     bench = build_bench(module.text, module.name, module.top, messages,
-                        simulator="icarus-2012", directory=tmp_path)
+                        simulator=simulator, directory=tmp_path)
     run = bench.run(stall=0.3, seed=2)
     assert run.x_clocks == []
-    assert run.beats == [expected_beats(message, "utf-8", "utf-16-le", empty_beats=False)
-                         for message in messages]
+    assert run.beats == [expected_beats(message, "utf-8", "utf-16-le", width=width,
+                                        empty_beats=False) for message in messages]
 
 
 def test_axis_without_empty_beats(tmp_path):
