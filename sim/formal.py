@@ -92,13 +92,20 @@ def _yosys(top, *, name, directory, commands):
                cwd=directory, check=False)
 
 
-def check(top, *, mode, depth, directory, name="top"):
-    """Run one model check of ``top`` in ``directory``; returns a :class:`FormalResult`."""
+def check(top, *, mode, depth, directory, name="top", free_state=()):
+    """Run one model check of ``top`` in ``directory``; returns a :class:`FormalResult`.
+
+    ``free_state`` names submodules of ``top`` (``"reset"``, or ``"reset.core"`` further down)
+    whose registers and memory entries start from values the solver picks, not from their
+    initial values."""
     check_choice("mode", mode, MODES)
     check_integer("depth", depth, minimum=1)
     directory = pathlib.Path(directory)
+    # Memories become registers first, so that freeing their initial values frees the
+    # entries' too.
+    freed = "".join(f"flatten; setattr -unset init w:{submodule}.*; " for submodule in free_state)
     prepared = _yosys(top, name=name, directory=directory,
-                      commands=f"memory -nordff; async2sync; dffunmap; "
+                      commands=f"memory -nordff; {freed}async2sync; dffunmap; "
                                f"write_smt2 -wires {name}.smt2")
     if prepared.returncode != 0:
         raise RuntimeError(f"yosys could not prepare {name}: {prepared.stderr}")

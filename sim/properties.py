@@ -1,10 +1,11 @@
 """Formal properties of the cores, as :class:`~utfhw.sim.formal.PropertyBench` subclasses."""
 
-from amaranth.hdl import (Array, Assert, Assume, Cat, Const, Cover, Module, Mux, ResetSignal,
-                          Signal, Value)
+from amaranth.hdl import (Array, Assert, Assume, Cat, Const, Cover, Fragment, Module, Mux,
+                          ResetSignal, Signal, Value)
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..hdl.axis import TUSER_BITS_PER_UNIT, TUSER_PROTOCOL_ERROR_BIT
 from ..hdl.unicode.layout import ErrorKind, REPLACEMENT_CHARACTER
 from ..hdl.unicode.params import CODECS, check_integer
 from .formal import PropertyBench
@@ -13,7 +14,8 @@ from .formal import PropertyBench
 __all__ = ["StreamProperties", "DecoderProperties", "EncoderProperties", "PipelineProperties",
            "WideStreamProperties", "WideProperties", "FixedLatency", "WindowAccounting",
            "RepackerAccounting", "QueueAccounting", "WideEquivalence", "ReadyView",
-           "AXIStreamRules"]
+           "AXIStreamRules", "ResetToInitial", "ResetEquivalence", "handshake_outputs",
+           "reset_registers", "visible_output"]
 
 
 class StreamProperties(PropertyBench):
@@ -828,3 +830,146 @@ class AXIStreamRules(wiring.Component):
         for value, message in getattr(top, "invariants", lambda: ())():
             m.d.comb += Assert(value, message)
         return m
+
+
+def _mirror_ports(m, bench, top):
+    """Drive ``top``'s inputs from ``bench``'s ports of the same signature, and ``bench``'s
+    outputs from ``top``'s."""
+    for (_, member, outer), (_, _, inner) in zip(bench.signature.flatten(bench),
+                                                 top.signature.flatten(top)):
+        if member.flow == In:
+            m.d.comb += inner.eq(outer)
+        else:
+            m.d.comb += outer.eq(inner)
+
+
+def handshake_outputs(top):
+    """The two outputs of ``top`` that move beats, ``(ready of the input, valid of the
+    output)``: ``i.ready`` and ``o.valid``, or ``s_axis_tready`` and ``m_axis_tvalid``; none
+    for a design with neither (the UART bridge)."""
+    if "s_axis_tready" in top.signature.members:
+        return top.s_axis_tready, top.m_axis_tvalid
+    if "i" in top.signature.members:
+        return top.i.ready, top.o.valid
+    return ()
+
+
+def reset_registers(fragment):
+    """Every signal ``fragment`` and the fragments below it drive from a clock domain, but
+    those declared ``reset_less``: the registers a reset puts back to their initial values."""
+    for domain, statements in fragment.statements.items():
+        if domain == "comb":
+            continue
+        for statement in statements:
+            for signal in statement._lhs_signals():
+                if not signal.reset_less:
+                    yield signal
+    for subfragment, _, _ in fragment.subfragments:
+        yield from reset_registers(subfragment)
+
+
+class ResetToInitial(wiring.Component):
+    """Reset from any state: while ``rst`` is high the handshake is low (``i.ready`` and
+    ``o.valid``, or ``s_axis_tready`` and ``m_axis_tvalid``: ARM IHI 0051, section 2.7.2), and
+    on the clock after one with ``rst`` high every register with a reset holds its initial
+    value, whatever the state before and whatever the neighbours do.
+
+    The property is about one clock of the transition, so k-induction proves it from every
+    state, reachable or not. The registers are found in the design itself (every signal driven
+    in a clock domain, but those declared ``reset_less``), so a register added later is checked
+    without a change here. The ``reset_less`` data registers and memories are left to
+    :class:`ResetEquivalence`, which shows that nothing of what they held before a reset
+    reaches the output after it.
+
+    Parameters
+    ----------
+    top : wiring.Component
+        A core with streams ``i`` and ``o``, an AXI4-Stream top, or any other design (the UART
+        bridge: registers only); its ports become the bench's, free.
+    """
+    def __init__(self, top):
+        self.top = top
+        super().__init__(top.signature)
+
+    def elaborate(self, platform):
+        m = Module()
+        # Elaborated here, so that the registers found are the ones in the design checked.
+        fragment = Fragment.get(self.top, platform)
+        m.submodules.top = fragment
+        _mirror_ports(m, self, self.top)
+        for output in handshake_outputs(self.top):
+            m.d.comb += Assert(~ResetSignal() | ~output, "the handshake is low in reset")
+        after_reset = Signal(reset_less=True)
+        m.d.sync += after_reset.eq(ResetSignal())
+        registers = list({id(signal): signal for signal in reset_registers(fragment)}.values())
+        self.register_count = len(registers)
+        with m.If(after_reset):
+            for register in registers:
+                m.d.comb += Assert(register == register.init,
+                                   "every register is back at its initial value")
+        return m
+
+
+class ResetEquivalence(wiring.Component):
+    """After a reset, a core that was in any state behaves as one just powered up: two copies
+    of the design get the same inputs, ``fresh`` from its initial state and ``reset`` from a
+    state the solver picks, registers of either kind and memories alike (the check frees the
+    initial state of everything under ``reset``, see :func:`~utfhw.sim.formal.check`). Both see
+    ``rst`` high on the first clock, and free after it. Asserted on every clock: the same
+    handshake on both sides, and the same output payload whenever the output is valid.
+
+    A bounded check (BMC to a depth a few beats past the core's latency): it finds any data
+    register or memory entry that a reset leaves holding something the output later shows.
+
+    Parameters
+    ----------
+    make_top : callable
+        Makes the design (called twice: one copy each).
+    """
+    def __init__(self, make_top):
+        self.fresh = make_top()
+        self.reset = make_top()
+        super().__init__(self.fresh.signature)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.fresh = fresh = self.fresh
+        m.submodules.reset = reset = self.reset
+        _mirror_ports(m, self, fresh)
+        for (_, member, outer), (_, _, inner) in zip(self.signature.flatten(self),
+                                                     reset.signature.flatten(reset)):
+            if member.flow == In:
+                m.d.comb += inner.eq(outer)
+        begun = Signal(reset_less=True)
+        m.d.sync += begun.eq(1)
+        m.d.comb += Assume(begun | ResetSignal())
+        fresh_ready, fresh_valid = handshake_outputs(fresh)
+        reset_ready, reset_valid = handshake_outputs(reset)
+        m.d.comb += Assert((fresh_ready == reset_ready) & (fresh_valid == reset_valid),
+                           "the same handshake after a reset from any state")
+        with m.If(fresh_valid):
+            for (value, shown), (other, _) in zip(visible_output(fresh), visible_output(reset)):
+                m.d.comb += Assert(~shown | (value == other),
+                                   "the same output after a reset from any state")
+        return m
+
+
+def visible_output(top):
+    """What a neighbour may read of a valid output beat of ``top``, as ``(value, shown)``
+    pairs: ``value`` counts when ``shown`` is high. A stream top's ``count`` and ``last`` and
+    the lanes below ``count``; an AXI4-Stream top's ``tkeep``, ``tlast`` and
+    ``protocol_error``, the bytes ``tkeep`` keeps and their lanes' error kinds, and on the
+    ``tlast`` beat each lane's protocol error bit. Lanes past ``count`` (bytes not kept) are
+    don't-care, and may hold anything."""
+    if "m_axis_tvalid" not in top.signature.members:
+        payload = top.o.payload
+        return [(payload.count, 1), (payload.last, 1)] + [
+            (lane.as_value(), payload.count > index) for index, lane in enumerate(payload.lanes)]
+    shown = [(top.m_axis_tkeep, 1), (top.m_axis_tlast, 1), (top.protocol_error, 1)]
+    for byte in range(len(top.m_axis_tkeep)):
+        shown.append((top.m_axis_tdata.word_select(byte, 8), top.m_axis_tkeep[byte]))
+    for lane in range(top.lanes):
+        user = top.m_axis_tuser.word_select(lane, TUSER_BITS_PER_UNIT)
+        shown += [(user[:TUSER_PROTOCOL_ERROR_BIT], top.m_axis_tkeep[lane * top.unit_bytes]),
+                  (user[TUSER_PROTOCOL_ERROR_BIT], top.m_axis_tlast)]
+    return shown

@@ -14,6 +14,7 @@ The caller compares the beats with the reference model (see ``tests/test_simulat
 
 import pathlib
 
+from ..hdl.axis import TUSER_BITS_PER_UNIT, TUSER_PROTOCOL_ERROR_BIT
 from ..hdl.unicode.params import check_choice, check_integer
 from .payload import LaneFormat, pack_units
 from .stream import check_stall
@@ -23,7 +24,7 @@ from ..verilog.tools import find_iverilog, find_verilator, require_program, run
 
 
 __all__ = ["SIMULATORS", "BenchRun", "VerilogBench", "bench_verilog", "build_bench",
-           "bench_files", "stress_bench_files"]
+           "bench_files", "stress_bench_files", "axis_adapter"]
 
 
 #: Where the bench runs: Icarus Verilog as Verilog-2005 and as SystemVerilog, and Verilator.
@@ -334,3 +335,60 @@ def stress_bench_files(spec, module, *, empty_beats=True):
                                width=spec.width, empty_beats=empty_beats)
                 for message in messages]
     return bench_files(module.name, module.top, messages, expected)
+
+
+def axis_adapter(name, axis_name, core, axis_top):
+    """A Verilog module ``name`` with the stream ports of ``core`` that drives module
+    ``axis_name``, the design of ``axis_top`` (an :class:`~utfhw.hdl.axis.AXIStreamTop` around
+    the same core), so that the bench runs the AXI4-Stream module as it is written.
+
+    In: ``s_axis_tkeep`` keeps the first ``count`` bytes. Out: ``count`` is the number of kept
+    lanes, each lane's unit and error kind come from ``m_axis_tdata`` and ``m_axis_tuser``, and
+    a lane whose protocol error bit is set reads as error kind 7 whatever its kind, so that a
+    flag on a beat the core can take shows as a wrong unit."""
+    input_layout, output_layout = core.i.payload.shape(), core.o.payload.shape()
+    input_bytes, lanes, unit_bytes = axis_top.input_bytes, axis_top.lanes, axis_top.unit_bytes
+    item = output_layout.item
+    unit_bits = item["data"].width
+    error_bits = item["error"].width
+
+    def bits(field, offset=0):
+        return f"[{offset + field.offset + field.width - 1}:{offset + field.offset}]"
+
+    lines = [
+        f"module {name} (clk, rst, i__valid, i__ready, i__payload, o__valid, o__ready, "
+        f"o__payload);",
+        "    input clk, rst, i__valid, o__ready;",
+        "    output i__ready, o__valid;",
+        f"    input [{input_layout.size - 1}:0] i__payload;",
+        f"    output [{output_layout.size - 1}:0] o__payload;",
+        f"    wire [{len(axis_top.m_axis_tdata) - 1}:0] tdata;",
+        f"    wire [{len(axis_top.m_axis_tkeep) - 1}:0] tkeep;",
+        f"    wire [{len(axis_top.m_axis_tuser) - 1}:0] tuser;",
+        f"    wire [{input_bytes - 1}:0] keep = ~({{{input_bytes}{{1'b1}}}} << "
+        f"i__payload{bits(input_layout['count'])});",
+        f"    {axis_name} axis (",
+        "        .clk(clk), .rst(rst),",
+        f"        .s_axis_tdata(i__payload{bits(input_layout['data'])}), .s_axis_tkeep(keep),",
+        f"        .s_axis_tlast(i__payload[{input_layout['last'].offset}]), "
+        f".s_axis_tvalid(i__valid), .s_axis_tready(i__ready),",
+        f"        .m_axis_tdata(tdata), .m_axis_tkeep(tkeep), "
+        f".m_axis_tlast(o__payload[{output_layout['last'].offset}]),",
+        "        .m_axis_tvalid(o__valid), .m_axis_tready(o__ready), .m_axis_tuser(tuser),",
+        "        .protocol_error()",
+        "    );",
+        f"    assign o__payload{bits(output_layout['count'])} = " +
+        " + ".join(f"tkeep[{lane * unit_bytes}]" for lane in range(lanes)) + ";",
+    ]
+    lanes_offset = output_layout["lanes"].offset
+    for lane in range(lanes):
+        offset = lanes_offset + lane * item.size
+        user = lane * TUSER_BITS_PER_UNIT
+        lines += [
+            f"    assign o__payload{bits(item['data'], offset)} = "
+            f"tdata[{lane * unit_bytes * 8 + unit_bits - 1}:{lane * unit_bytes * 8}];",
+            f"    assign o__payload{bits(item['error'], offset)} = "
+            f"tuser[{user + error_bits - 1}:{user}] | "
+            f"{{{error_bits}{{tuser[{user + TUSER_PROTOCOL_ERROR_BIT}]}}}};",
+        ]
+    return "\n".join(lines + ["endmodule", ""])

@@ -8,7 +8,9 @@ from amaranth.sim import Simulator
 
 from types import SimpleNamespace
 
-from amaranth.hdl import Fragment
+from amaranth.hdl import ClockDomain, Fragment, Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In
 from amaranth.lib.io import SimulationPort
 
 from utfhw.hdl.bridge import UARTBridge, expansion, FIFO_MARGIN, BITS_PER_FRAME
@@ -279,3 +281,65 @@ def test_core_arguments(make, error, message):
         make()
     del refused
     gc.collect()
+
+
+class ResetPin(wiring.Component):
+    """``design`` with its reset on a pin of its own, for a bench to pulse."""
+    rst: In(1)
+
+    def __init__(self, design):
+        self.design = design
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        m.domains.sync = domain = ClockDomain()
+        m.d.comb += domain.rst.eq(self.rst)
+        m.submodules.design = self.design
+        return m
+
+
+@pytest.mark.parametrize("cut_after,hold", [(3, 1), (40, 3), (90, 2)])
+def test_reset_mid_message(cut_after, hold):
+    """A reset while a message comes in and its output goes out: the tx line goes idle, the
+    flags clear, nothing of the cut message comes out after the reset, and the next message
+    is exact."""
+    bridge = make_bridge(fifo_depth=512)
+    top = ResetPin(bridge)
+    cut = MULTILINGUAL.encode("utf-8") + MALFORMED
+    following = [MALFORMED, "añ€😀".encode()]
+    expected = cpython(following, "utf-8", "utf-16-le")
+    reset_done = []
+    received = []
+
+    async def host_sends(ctx):
+        await send_bytes(ctx, bridge.rx, cut[:cut_after], divisor=DIVISOR)
+        ctx.set(top.rst, 1)
+        for _ in range(hold):
+            # One tick at a time: `repeat` stops a testbench at a reset.
+            await ctx.tick()
+        ctx.set(top.rst, 0)
+        ctx.set(bridge.rx, 1)
+        assert (ctx.get(bridge.tx), ctx.get(bridge.overflow), ctx.get(bridge.framing_error)) \
+            == (1, 0, 0)
+        reset_done.append(True)
+        # The host's own receiver needs a frame's time to see the line idle again.
+        await ctx.tick().repeat(BITS_PER_FRAME * DIVISOR)
+        for message in following:
+            await send_bytes(ctx, bridge.rx, message, divisor=DIVISOR)
+            ctx.set(bridge.rx, 1)
+            await ctx.tick().repeat((IDLE_BITS + 2 * BITS_PER_FRAME) * DIVISOR)
+
+    async def host_receives(ctx):
+        while not reset_done:
+            await ctx.tick()
+        timeout = (IDLE_BITS + 4 * BITS_PER_FRAME) * DIVISOR * 4
+        received.append(await receive_bytes(ctx, bridge.tx, None, divisor=DIVISOR,
+                                            timeout=timeout))
+
+    simulator = Simulator(top)
+    simulator.add_clock(1 / CLOCK)
+    simulator.add_testbench(host_sends)
+    simulator.add_testbench(host_receives)
+    simulator.run()
+    assert received == [expected]

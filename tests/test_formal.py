@@ -5,7 +5,7 @@ reached, and for each family of properties a deliberately broken core fails its 
 import itertools
 
 import pytest
-from amaranth.hdl import Assert, Module, Signal
+from amaranth.hdl import Assert, ClockDomain, ClockSignal, Module, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In
 
@@ -18,12 +18,13 @@ from utfhw.hdl.unicode.layout import ErrorKind, UTF16Unit
 from utfhw.sim.formal import check, combinational_path
 from utfhw.sim.formal import PropertyBench
 from utfhw.hdl.axis import AXIStreamTop
-from utfhw.hdl.cores import make_core
+from utfhw.hdl.bridge import UARTBridge
+from utfhw.hdl.cores import CoreSpec, make_core
 from utfhw.hdl.reset import ResetGuard
 from utfhw.sim.properties import (AXIStreamRules, DecoderProperties, EncoderProperties,
                                   FixedLatency,
                                   PipelineProperties, QueueAccounting, ReadyView,
-                                  RepackerAccounting,
+                                  RepackerAccounting, ResetEquivalence, ResetToInitial,
                                   StreamProperties, WideEquivalence, WideProperties,
                                   WindowAccounting)
 from utfhw.hdl.lanes.compact import Compactor
@@ -36,6 +37,8 @@ from utfhw.hdl.wide.encode import EncodeLanes
 from utfhw.hdl.wide.utf16 import ClassifyUTF16Lanes, DecodeUTF16Positions
 from utfhw.hdl.wide.utf32 import DecodeUTF32Lanes
 from utfhw.sim.reference import CODECS
+from utfhw.verilog.generate import make_top
+from utfhw.verilog.ports import core_of
 
 
 pytestmark = pytest.mark.formal
@@ -644,3 +647,104 @@ def test_axis_rules_catch_a_changing_beat(tmp_path):
                    directory=tmp_path)
     assert not result.passed
     assert any("held until taken" in failure for failure in result.failures), result.failures
+
+
+# Reset from any state: one clock of reset returns every register with a reset to its
+# initial value and holds the handshake low (k-induction, a property of one clock); after it
+# the outputs are a fresh core's whatever the data registers and memories held (BMC, two
+# copies). Every kind of module `utfhw generate` writes.
+
+RESET_KINDS = {
+    "scalar": (CoreSpec.of("utf-8", "utf-16-le"), "stream"),
+    "scalar from utf-16": (CoreSpec.of("utf-16", "utf-8"), "stream"),
+    "pipelined": (CoreSpec.of("utf-8", "utf-16-le", pipelined=True), "stream"),
+    "wide": (CoreSpec.of("utf-8", "utf-16-le", width=4), "stream"),
+    "wide utf-8 to utf-8": (CoreSpec.of("utf-8", "utf-8", width=4), "stream"),
+    "wide to a mark": (CoreSpec.of("utf-32-be", "utf-16", width=8), "stream"),
+    "axis": (CoreSpec.of("utf-8", "utf-16-le"), "axis"),
+    "axis wide": (CoreSpec.of("utf-8", "utf-16-le", width=4), "axis"),
+}
+
+
+@pytest.mark.parametrize("kind", [*RESET_KINDS, "uart bridge"])
+def test_reset_returns_every_register(tmp_path, kind):
+    if kind == "uart bridge":
+        top = UARTBridge(clk_freq=1_000_000, baud=250_000, fifo_depth=16, idle_bits=20)
+    else:
+        spec, interface = RESET_KINDS[kind]
+        top = make_top(spec, interface=interface)
+    bench = ResetToInitial(top)
+    result = check(bench, mode="prove", depth=2, directory=tmp_path)
+    assert result.passed, result.failures
+    assert bench.register_count > 5
+
+
+# Depth: a few beats past the latency. The wide cores' two copies take minutes, W = 4 from
+# UTF-8 only in the full sweep.
+@pytest.mark.parametrize("kind", ["scalar", "scalar from utf-16", "pipelined", "axis"] +
+                         (["wide", "axis wide"] if FULL_SWEEP else []))
+def test_reset_forgets_everything(tmp_path, kind):
+    spec, interface = RESET_KINDS[kind]
+    bench = ResetEquivalence(lambda: make_top(spec, interface=interface))
+    result = check(bench, mode="bmc", depth=max(core_of(bench.fresh).latency + 4, 8),
+                   directory=tmp_path, free_state=("reset",))
+    assert result.passed, result.failures
+
+
+class Unguarded(wiring.Component):
+    """A core without :class:`ResetGuard`, whose handshake shows its state in reset: a broken
+    variant."""
+    def __init__(self, core):
+        self.core = core
+        super().__init__(core.signature)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = self.core
+        wiring.connect(m, wiring.flipped(self.i), core.i)
+        wiring.connect(m, core.o, wiring.flipped(self.o))
+        return m
+
+
+class ResetlessCounter(Unguarded):
+    """A core that counts its beats in a clock domain without reset: a broken variant."""
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        m.domains.unreset = ClockDomain(reset_less=True)
+        beats = Signal(4)
+        m.d.comb += ClockSignal("unreset").eq(ClockSignal())
+        m.d.unreset += beats.eq(beats + (self.i.valid & self.i.ready))
+        return m
+
+
+class StaleLane(Unguarded):
+    """A core whose output passes through a register that reset does not clear: a broken
+    variant."""
+    def elaborate(self, platform):
+        m = super().elaborate(platform)
+        stale = Signal(reset_less=True)
+        m.d.sync += stale.eq(stale)
+        m.d.comb += self.o.payload.lanes[0].data.eq(self.core.o.payload.lanes[0].data ^ stale)
+        return m
+
+
+@pytest.mark.parametrize("broken,expected", [
+    (lambda: Unguarded(make_core("utf-8", "utf-16-le", width=4)), "the handshake is low"),
+    (lambda: ResetlessCounter(ResetGuard(make_core("utf-8", "utf-16-le"))),
+     "every register is back"),
+], ids=["without the guard", "a register without reset"])
+def test_reset_to_initial_catches(tmp_path, broken, expected):
+    result = check(ResetToInitial(broken()), mode="prove", depth=2, directory=tmp_path)
+    assert not result.passed
+    assert any(expected in failure for failure in result.failures), result.failures
+
+
+def test_reset_equivalence_catches_a_stale_register(tmp_path):
+    make = lambda: StaleLane(ResetGuard(make_core("utf-8", "utf-16-le")))  # noqa: E731
+    result = check(ResetEquivalence(make), mode="bmc", depth=6, directory=tmp_path,
+                   free_state=("reset",))
+    assert not result.passed
+    assert any("the same output after a reset" in failure for failure in result.failures), \
+        result.failures
+    # From the initial state the register holds 0: the difference is the reset's to find.
+    assert check(ResetEquivalence(make), mode="bmc", depth=6, directory=tmp_path / "fresh").passed

@@ -15,9 +15,9 @@ from utfhw.sim.payload import pack_units
 from utfhw.sim.soak import check_messages, soak
 from utfhw.sim.throughput import stress_input
 from utfhw.sim.verilator import verilated_pipeline
-from utfhw.sim.verilog_testbench import build_bench
+from utfhw.sim.verilog_testbench import axis_adapter, build_bench
 from utfhw.sim.wide_model import expected_beats
-from utfhw.verilog.generate import generate_module
+from utfhw.verilog.generate import generate_module, make_top
 
 
 #: One core of each kind: scalar pairs of each source form, the pipelined core, and the wide
@@ -70,6 +70,38 @@ def test_reset_probability_is_checked():
         pipeline.run([b"a"], reset=1.5)
 
 
+def check_segments(run, messages, layout, source, target, errors, width):
+    """After each reset of a plain-bench ``run``, the output is the beginning of that of the
+    messages sent after it (all of it after the last reset); no X, the handshake low in
+    reset."""
+    assert run.x_clocks == [] and run.handshake_in_reset == []
+    assert len(run.segments) > 3
+    # The input beat each message starts at, and the beats it should give.
+    starts = list(itertools.accumulate([len(pack_units(layout, message)) for message in messages],
+                                       initial=0))
+    expected = [expected_beats(message, source, target, errors, width=width)
+                for message in messages]
+    bounds = [start for start, _ in run.segments[1:]] + [starts[-1]]
+    for index, ((start, got), end) in enumerate(zip(run.segments, bounds)):
+        sent = [beats for first, beats in zip(starts, expected) if start <= first < end]
+        want = [beat for beats in sent for beat in beats]
+        if index == len(run.segments) - 1:
+            assert got == want, index
+        else:
+            assert got == want[:len(got)], index
+
+
+def bench_messages(source, target, width, size):
+    rng = random.Random(f"{source}{target}{width}")
+    data = stress_input(source, size, seed=5)
+    messages = [b""]
+    while data:
+        cut = rng.choice([0, 1, 7, 40, rng.randrange(120)])
+        messages.append(data[:cut])
+        data = data[cut:]
+    return messages
+
+
 # Icarus takes half a minute for the widest core: W = 8 stands for it here. Every kind as
 # SystemVerilog, a scalar, the pipelined and a wide core as Verilog-2005 too.
 @pytest.mark.parametrize("source,target,width,pipelined,simulator", [
@@ -86,32 +118,39 @@ def test_random_resets_in_icarus(tmp_path, simulator, source, target, width, pip
     errors = "replace"
     spec = CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width)
     module = generate_module(spec)
-    rng = random.Random(f"{source}{target}{width}")
-    data = stress_input(source, 3000, seed=5)
-    messages = [b""]
-    while data:
-        cut = rng.choice([0, 1, 7, 40, rng.randrange(120)])
-        messages.append(data[:cut])
-        data = data[cut:]
+    messages = bench_messages(source, target, width, 3000)
     bench = build_bench(module.text, module.name, module.top, messages, simulator=simulator,
                         directory=tmp_path)
     run = bench.run(stall=0.3, seed=2, resets=0.004)
-    assert run.x_clocks == [] and run.handshake_in_reset == []
-    assert len(run.segments) > 3
-    # The input beat each message starts at, and the beats it should give.
-    layout = module.top.i.payload.shape()
-    starts = list(itertools.accumulate([len(pack_units(layout, message)) for message in messages],
-                                       initial=0))
-    expected = [expected_beats(message, source, target, errors, width=width)
-                for message in messages]
-    bounds = [start for start, _ in run.segments[1:]] + [starts[-1]]
-    for index, ((start, got), end) in enumerate(zip(run.segments, bounds)):
-        sent = [beats for first, beats in zip(starts, expected) if start <= first < end]
-        want = [beat for beats in sent for beat in beats]
-        if index == len(run.segments) - 1:
-            assert got == want, index
-        else:
-            assert got == want[:len(got)], index
+    check_segments(run, messages, module.top.i.payload.shape(), source, target, errors, width)
+
+
+# The AXI4-Stream modules: scalar cores of two source forms and two wide cores, each in Icarus
+# both ways, a scalar and a wide one in Verilator too (a build takes half a minute).
+@pytest.mark.parametrize("source,target,width,simulator", [
+    (source, target, width, simulator)
+    for source, target, width in [("utf-8", "utf-16-le", None), ("utf-16-be", "utf-8", None),
+                                  ("utf-8", "utf-16-le", 4), ("utf-32-le", "utf-8", 8)]
+    for simulator in ("icarus-2005", "icarus-2012", "verilator")
+    if simulator != "verilator" or source == "utf-8"])
+def test_random_resets_of_axis_modules(tmp_path, simulator, source, target, width):
+    """The AXI4-Stream module as ``utfhw generate --interface axis`` writes it, in the plain
+    bench through an adapter to stream ports (``s_axis_tkeep`` from the count, the count from
+    ``m_axis_tkeep``, a lane flagged with a protocol error read as a wrong kind), with random
+    resets: ``s_axis_tready`` and ``m_axis_tvalid`` low in reset, no X, nothing of a cut
+    message after a reset, no protocol error."""
+    if simulator.startswith("icarus") and shutil.which("iverilog") is None:
+        pytest.skip("iverilog is not installed")
+    errors = "replace"
+    spec = CoreSpec.of(source, target, errors=errors, width=width)
+    module = generate_module(spec, interface="axis")
+    core = make_top(spec)
+    name = module.name + "_as_stream"
+    verilog = module.text + axis_adapter(name, module.name, core, module.top)
+    messages = bench_messages(source, target, width, 2000)
+    bench = build_bench(verilog, name, core, messages, simulator=simulator, directory=tmp_path)
+    run = bench.run(stall=0.3, seed=4, resets=0.004)
+    check_segments(run, messages, core.i.payload.shape(), source, target, errors, width)
 
 
 def test_bounded_soak():
