@@ -119,13 +119,14 @@ def test_imports_run_one_way(name):
 
 #: What each folder of ``hdl/`` may import of ``hdl/``: the Unicode tables and layouts nothing
 #: else; the lane layer nothing codec-specific (only the generic lane layout and argument checks
-#: of ``unicode``); the scalar and wide cores the layers below them and not each other. The
+#: of ``unicode``); the scalar and wide cores the layers below them and not each other (the
+#: scalar pipelined core uses the lane layer's flip-flop copies, nothing else of it). The
 #: modules at the top of ``hdl/`` (the core selection, the AXI4-Stream and UART wrappers) may
 #: import any of them.
 HDL_FOLDERS = {
     "unicode": {"unicode"},
     "lanes": {"lanes", "unicode.layout", "unicode.params"},
-    "scalar": {"scalar", "unicode"},
+    "scalar": {"scalar", "unicode", "lanes.copies"},
     "wide": {"wide", "lanes", "unicode"},
 }
 

@@ -4,6 +4,7 @@ from amaranth.hdl import Module, Signal, Cat, Const
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..lanes.copies import RegisteredCopy, copied_value, registered_copies
 from ..unicode.byteclass import NibbleFlags, range_flag
 from ..unicode.layout import UnitBytes, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
 from ..unicode.params import UTF16Options
@@ -236,7 +237,13 @@ class PipelinedUTF8ToUTF16(UTF16Options, wiring.Component):
                 items.eq(self._items(m, matched)),
                 decided.eq(self._decide(m, items)),
             ]
-        self._decode_state(m, advance, advance & valid[1], classified, decoding)
+        # The gathered bits' enable has a copy of ``advance`` of its own, so that its one LUT
+        # level is not behind the route to all the other enables (the worst seed's critical
+        # path on the iCE40 UP5K).
+        advance_copy = Signal(RegisteredCopy, name="advance_copy")
+        registered_copies(m, [advance_copy], ~skid_full_next)
+        self._decode_state(m, advance, advance & valid[1], copied_value(advance_copy),
+                           classified, decoding)
 
         # The output register, and the skid register that takes the beat leaving the last
         # stage on a clock when the output is held.
@@ -289,10 +296,11 @@ class PipelinedUTF8ToUTF16(UTF16Options, wiring.Component):
             m.d.comb += getattr(result, flag).eq(_NIBBLE_FLAGS.flag(nibbles.decodes, flag))
         return result
 
-    def _decode_state(self, m, advance, moves, byte, decoding):
+    def _decode_state(self, m, advance, moves, gathers, byte, decoding):
         """Stage 2, the one loop: the next state from this state and the byte's flags. A
         message's last byte leaves no sequence pending; an absent byte that is not the last
-        leaves everything as it was."""
+        leaves everything as it was. ``moves`` enables the state, ``gathers`` (``advance``)
+        the payload bits."""
         state = Signal.like(decoding.state)
         gathered = Signal(15, reset_less=True)
         for name in _STATES:
@@ -312,9 +320,11 @@ class PipelinedUTF8ToUTF16(UTF16Options, wiring.Component):
                     m.d.sync += getattr(state, name).eq(next_value)
         # The payload bits: a byte C0..FF starts afresh, any other present byte shifts its six
         # bits in. Only a continuation byte's bits matter: after an ASCII byte, or one out of
-        # range, no sequence is pending, and the next lead byte starts afresh. So the enable is
-        # two flip-flops and `present`, and `starts` only selects, one LUT level each.
-        with m.If(moves & byte.present):
+        # range, no sequence is pending, and the next lead byte starts afresh. A present byte
+        # is a valid one (or, on the first clock after a reset, a stale one that no sequence
+        # follows). So the enable is a copy of `advance` and `present`, and `starts` only
+        # selects, one LUT level each.
+        with m.If(gathers & byte.present):
             with m.If(byte.starts):
                 m.d.sync += gathered.eq(byte.low_bits)
             with m.Else():
