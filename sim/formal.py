@@ -100,6 +100,10 @@ def check(top, *, mode, depth, directory, name="top", free_state=()):
     initial values."""
     check_choice("mode", mode, MODES)
     check_integer("depth", depth, minimum=1)
+    if isinstance(free_state, str) or not all(isinstance(submodule, str) and submodule
+                                              for submodule in free_state):
+        raise TypeError(f"free_state must be a sequence of submodule names, not "
+                        f"{free_state!r}")
     directory = pathlib.Path(directory)
     # Memories become registers first, so that freeing their initial values frees the
     # entries' too.

@@ -298,6 +298,9 @@ def test_bad_mode(tmp_path):
         check(None, mode="sat", depth=4, directory=tmp_path)
     with pytest.raises(ValueError, match="depth must be an integer of at least 1, not 0"):
         check(None, mode="bmc", depth=0, directory=tmp_path)
+    with pytest.raises(TypeError, match="^free_state must be a sequence of submodule names, "
+                                        "not 'reset'$"):
+        check(None, mode="bmc", depth=4, directory=tmp_path, free_state="reset")
 
 
 
