@@ -915,8 +915,9 @@ class ResetEquivalence(wiring.Component):
     of the design get the same inputs, ``fresh`` from its initial state and ``reset`` from a
     state the solver picks, registers of either kind and memories alike (the check frees the
     initial state of everything under ``reset``, see :func:`~utfhw.sim.formal.check`). Both see
-    ``rst`` high on the first clock, and free after it. Asserted on every clock: the same
-    handshake on both sides, and the same output payload whenever the output is valid.
+    ``rst`` high on the first clock, and free after it; the inputs are free, rules or not.
+    Asserted on every clock: the same handshake on both sides, and whenever the output is
+    valid, the same of everything a neighbour may read (:func:`visible_output`).
 
     A bounded check (BMC to a depth a few beats past the core's latency): it finds any data
     register or memory entry that a reset leaves holding something the output later shows.
