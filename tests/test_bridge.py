@@ -2,6 +2,7 @@
 
 import gc
 import random
+import shutil
 
 import pytest
 from amaranth.sim import Simulator
@@ -21,6 +22,8 @@ from utfhw.hdl.uart import UARTReceiver, UARTTransmitter
 from utfhw.sim.throughput import stress_input
 from utfhw.sim.reference import CODECS
 from utfhw.sim.uart import send_bytes, receive_bytes
+from utfhw.verilog.generate import convert
+from utfhw.verilog.tools import find_iverilog, find_verilator, run
 
 
 DIVISOR = 4
@@ -343,3 +346,132 @@ def test_reset_mid_message(cut_after, hold):
     simulator.add_testbench(host_receives)
     simulator.run()
     assert received == [expected]
+
+
+def bridge_reset_bench(first, second, *, divisor, quiet_clocks):
+    """A Verilog bench for module ``bridge``: it sends the bytes ``first`` on ``rx`` until the
+    clock ``+cut=N`` names, where it holds ``rst`` high for ``+hold=N`` clocks (whatever frame
+    was going in or out), then, after a frame's time of idle line, sends ``second``. From the
+    end of the reset it writes every byte it receives on ``tx`` (8N1, sampled mid-bit) to
+    ``received.txt``, and a word for anything else: ``x`` for an X on ``tx``, ``stop-bit`` for
+    a low stop bit, ``after-reset`` for a busy line or a flag just after the reset. It stops
+    when the line has been idle ``quiet_clocks`` after the last byte sent."""
+    def bytes_list(name, data):
+        return "".join(f"        {name}[{index}] = 8'h{byte:02x};\n"
+                       for index, byte in enumerate(data))
+    return f"""`timescale 1ns/1ps
+module bench;
+    reg clk = 1'b0;
+    reg rst = 1'b0;
+    reg rx = 1'b1;
+    wire tx, overflow, framing_error;
+    bridge dut (.clk(clk), .rst(rst), .rx(rx), .tx(tx), .overflow(overflow),
+                .framing_error(framing_error));
+    always #5 clk = ~clk;
+    reg [7:0] first [0:{len(first) - 1}];
+    reg [7:0] second [0:{len(second) - 1}];
+    integer cycle = 0, listening = 0, sent = 0, quiet = 0, cut = 0, hold = 1;
+    integer bit_sent, bit_read, index, out;
+    reg [7:0] received;
+    always @(posedge clk) cycle <= cycle + 1;
+
+    task send_byte(input [7:0] value);
+        begin
+            rx = 1'b0;
+            repeat ({divisor}) @(negedge clk);
+            for (bit_sent = 0; bit_sent < 8; bit_sent = bit_sent + 1) begin
+                rx = value[bit_sent];
+                repeat ({divisor}) @(negedge clk);
+            end
+            rx = 1'b1;
+            repeat ({divisor}) @(negedge clk);
+        end
+    endtask
+
+    initial begin
+{bytes_list("first", first)}{bytes_list("second", second)}        if ($value$plusargs("cut=%d", cut)) ;
+        if ($value$plusargs("hold=%d", hold)) ;
+        out = $fopen("received.txt", "w");
+        @(negedge clk);
+        fork
+            begin : sender
+                for (index = 0; index < {len(first)}; index = index + 1) send_byte(first[index]);
+            end
+            begin
+                wait (cycle >= cut);
+                @(negedge clk);
+                disable sender;
+            end
+        join
+        rst = 1'b1;
+        rx = 1'b1;
+        repeat (hold) @(negedge clk);
+        rst = 1'b0;
+        if (tx !== 1'b1 || overflow !== 1'b0 || framing_error !== 1'b0)
+            $fwrite(out, "after-reset\\n");
+        listening = 1;
+        repeat ({10 * divisor}) @(negedge clk);
+        for (index = 0; index < {len(second)}; index = index + 1) send_byte(second[index]);
+        sent = 1;
+    end
+
+    initial begin
+        wait (listening);
+        forever begin
+            @(negedge clk);
+            if (tx === 1'bx) $fwrite(out, "x\\n");
+            if (tx === 1'b0) begin
+                quiet = 0;
+                repeat ({divisor // 2}) @(negedge clk);
+                for (bit_read = 0; bit_read < 8; bit_read = bit_read + 1) begin
+                    repeat ({divisor}) @(negedge clk);
+                    received[bit_read] = tx;
+                end
+                repeat ({divisor}) @(negedge clk);
+                if (tx !== 1'b1) $fwrite(out, "stop-bit\\n");
+                $fwrite(out, "%02x\\n", received);
+            end else if (sent) begin
+                quiet = quiet + 1;
+                if (quiet > {quiet_clocks}) begin
+                    $fclose(out);
+                    $finish;
+                end
+            end
+        end
+    end
+endmodule
+"""
+
+
+@pytest.mark.parametrize("simulator", ["icarus-2005", "icarus-2012", "verilator"])
+def test_reset_mid_message_in_verilog(tmp_path, simulator):
+    """The bridge's Verilog, reset at random clocks (a few frames in, or with output going
+    out): after the reset the line is idle and the flags clear, no X, and only the next
+    message's output comes, exact."""
+    if simulator.startswith("icarus") and shutil.which("iverilog") is None:
+        pytest.skip("iverilog is not installed")
+    cut = MULTILINGUAL.encode("utf-8") + MALFORMED
+    second = MALFORMED + "añ€😀".encode()
+    expected = cpython([second], "utf-8", "utf-16-le")
+    (tmp_path / "bridge.v").write_text(convert(make_bridge(fifo_depth=512), name="bridge"))
+    (tmp_path / "bench.v").write_text(bridge_reset_bench(
+        cut, second, divisor=DIVISOR,
+        quiet_clocks=(IDLE_BITS + 4 * BITS_PER_FRAME) * DIVISOR * 4))
+    if simulator.startswith("icarus"):
+        generation = "-g" + simulator.split("-")[1]
+        run([find_iverilog(), generation, "-o", "bench.vvp", "-s", "bench", "bench.v",
+             "bridge.v"], what="iverilog", cwd=tmp_path)
+        command = ["vvp", "-n", "bench.vvp"]
+    else:
+        run([find_verilator(), "--binary", "--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style",
+             "--top-module", "bench", "-Mdir", "obj", "-o", "bench", "bench.v", "bridge.v"],
+            what="verilator", cwd=tmp_path)
+        command = [str(tmp_path / "obj" / "bench")]
+    frame = BITS_PER_FRAME * DIVISOR
+    rng = random.Random(simulator)
+    for hold, cut_clock in [(1, 3 * frame + rng.randrange(frame)),
+                            (3, 40 * frame + rng.randrange(frame))]:
+        run([*command, f"+cut={cut_clock}", f"+hold={hold}"], what=simulator, cwd=tmp_path)
+        words = (tmp_path / "received.txt").read_text().split()
+        assert not [word for word in words if len(word) != 2], (cut_clock, words[:8])
+        assert bytes(int(word, 16) for word in words) == expected, cut_clock
