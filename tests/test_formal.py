@@ -682,10 +682,10 @@ def test_reset_returns_every_register(tmp_path, kind):
     assert bench.register_count > 5
 
 
-# Depth: a few beats past the latency. The wide cores' two copies take minutes, W = 4 from
-# UTF-8 only in the full sweep.
-@pytest.mark.parametrize("kind", ["scalar", "scalar from utf-16", "pipelined", "axis"] +
-                         (["wide", "axis wide"] if FULL_SWEEP else []))
+# Depth: a few beats past the latency. Not the wide cores: two copies of the W = 4 core to
+# its latency and four clocks more had not finished after 50 minutes (their resets are
+# checked by ResetToInitial above, and in simulation).
+@pytest.mark.parametrize("kind", ["scalar", "scalar from utf-16", "pipelined", "axis"])
 def test_reset_forgets_everything(tmp_path, kind):
     spec, interface = RESET_KINDS[kind]
     bench = ResetEquivalence(lambda: make_top(spec, interface=interface))
