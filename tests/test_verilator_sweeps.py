@@ -83,7 +83,10 @@ def corpus_messages(corpus, source):
     return messages
 
 
-@pytest.mark.parametrize("source,target", list(itertools.product(CODECS, CODECS)))
+# Every pair with UTFHW_SWEEP=full; in CI half of them, each source to every other target.
+@pytest.mark.parametrize("source,target", [
+    (source, target) for index, (source, target) in enumerate(itertools.product(CODECS, CODECS))
+    if FULL_SWEEP or (index + index // len(CODECS)) % 2 == 0])
 def test_corpus_every_pair(corpus, source, target):
     check_verilated(*joined(corpus_messages(corpus, source)), source, target, stall=0.2, seed=5)
 
