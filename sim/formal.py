@@ -107,7 +107,8 @@ def check(top, *, mode, depth, directory, name="top", free_state=()):
     directory = pathlib.Path(directory)
     # Memories become registers first, so that freeing their initial values frees the
     # entries' too.
-    freed = "".join(f"flatten; setattr -unset init w:{submodule}.*; " for submodule in free_state)
+    freed = "flatten; " + "".join(f"setattr -unset init w:{submodule}.*; "
+                                  for submodule in free_state) if free_state else ""
     prepared = _yosys(top, name=name, directory=directory,
                       commands=f"memory -nordff; {freed}async2sync; dffunmap; "
                                f"write_smt2 -wires {name}.smt2")

@@ -800,11 +800,7 @@ class AXIStreamRules(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         m.submodules.top = top = self.top
-        for name, member in top.signature.members.items():
-            if member.flow == In:
-                m.d.comb += getattr(top, name).eq(getattr(self, name))
-            else:
-                m.d.comb += getattr(self, name).eq(getattr(top, name))
+        _mirror_ports(m, self, top)
         m.d.comb += Assume(~ResetSignal())
         sides = (("s_axis", ("tdata", "tkeep", "tlast"), Assume),
                  ("m_axis", ("tdata", "tkeep", "tlast", "tuser"), Assert))
@@ -832,14 +828,14 @@ class AXIStreamRules(wiring.Component):
         return m
 
 
-def _mirror_ports(m, bench, top):
-    """Drive ``top``'s inputs from ``bench``'s ports of the same signature, and ``bench``'s
-    outputs from ``top``'s."""
+def _mirror_ports(m, bench, top, *, outputs=True):
+    """Drive ``top``'s inputs from ``bench``'s ports of the same signature, and (with
+    ``outputs``) ``bench``'s outputs from ``top``'s."""
     for (_, member, outer), (_, _, inner) in zip(bench.signature.flatten(bench),
                                                  top.signature.flatten(top)):
         if member.flow == In:
             m.d.comb += inner.eq(outer)
-        else:
+        elif outputs:
             m.d.comb += outer.eq(inner)
 
 
@@ -937,10 +933,7 @@ class ResetEquivalence(wiring.Component):
         m.submodules.fresh = fresh = self.fresh
         m.submodules.reset = reset = self.reset
         _mirror_ports(m, self, fresh)
-        for (_, member, outer), (_, _, inner) in zip(self.signature.flatten(self),
-                                                     reset.signature.flatten(reset)):
-            if member.flow == In:
-                m.d.comb += inner.eq(outer)
+        _mirror_ports(m, self, reset, outputs=False)
         begun = Signal(reset_less=True)
         m.d.sync += begun.eq(1)
         m.d.comb += Assume(begun | ResetSignal())
