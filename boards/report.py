@@ -41,7 +41,7 @@ from .nextpnr import read_report
 __all__ = ["TimingHarness", "DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "PAIRS", "WIDE_WIDTHS",
            "ROUTERS", "design_names", "wide_design", "wide_pair", "design_width", "gigabytes_per_second",
            "implement",
-           "run_report", "progress_line", "TIMED_OUT", "write_markdown", "write_chart", "write_wide_chart",
+           "run_report", "progress_line", "TIMED_OUT", "SYNTHESIS_FAILED", "write_markdown", "write_chart", "write_wide_chart",
            "SOFTWARE", "HEADLINE"]
 
 
@@ -242,15 +242,20 @@ def _cell_counts(stat_path, family):
 
 #: What a row gives for a device on which nextpnr ran past the time limit.
 TIMED_OUT = "timed out"
+#: What a row gives for each device of a family whose synthesis failed every attempt.
+SYNTHESIS_FAILED = "synthesis failed"
 
 
 def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeout=None,
               router="router1"):
     """Synthesise, place and route design ``name`` on ``devices`` with nextpnr's ``router``;
     returns a row of the report: ``{"design": name, "router": router, "<family>": cell
-    counts, "<device>": [Fmax per seed]}``, with ``None`` for a device the design does not fit
-    and :data:`TIMED_OUT` for one where a seed ran past ``pnr_timeout`` seconds (the other
-    seeds are then not run)."""
+    counts, "<device>": [Fmax per seed]}``, with ``None`` for a device the design does not fit,
+    :data:`TIMED_OUT` for one where a seed ran past ``pnr_timeout`` seconds (the other
+    seeds are then not run), and :data:`SYNTHESIS_FAILED` for each device of a family whose
+    synthesis failed every attempt (the family's counts are then left out). The row is kept
+    in ``directory`` as ``row.json`` unless a synthesis failed, so that a later run tries
+    again."""
     check_choice("router", router, ROUTERS)
     tools = ["yosys"] + sorted({f"nextpnr-{DEVICES[device][0]}" for device in devices})
     environment = tool_environment(tools)
@@ -259,6 +264,7 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeo
     (directory / "top.il").write_text(rtlil.convert(TimingHarness(make_design(name)),
                                                     name="top"))
     row = {"design": name, "router": router}
+    failed = set()
     for family in sorted({DEVICES[device][0] for device in devices}):
         synth = FAMILIES[family][0]
 
@@ -274,12 +280,17 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeo
             except BuildError:
                 # YoWASP's Yosys sometimes stops without a message inside its ABC9 mapper on
                 # a large design (the wide core at widths 32 and 64), and maps the same design
-                # when run again.
+                # when run again; on some (UTF-16 to UTF-8 at width 8) it stops every time,
+                # and the report goes on with the other designs.
                 if attempt == _SYNTHESIS_ATTEMPTS - 1:
-                    raise
-        row[family] = _cell_counts(directory / f"{family}-stat.json", family)
+                    failed.add(family)
+        if family not in failed:
+            row[family] = _cell_counts(directory / f"{family}-stat.json", family)
     for device in devices:
         family, options, frequency = DEVICES[device]
+        if family in failed:
+            row[device] = SYNTHESIS_FAILED
+            continue
         luts, block_rams = CAPACITY[device]
         # Each LUT4 of both families shares its logic cell or slice with one flip-flop, so the
         # flip-flops are bounded by the LUT4s too.
@@ -310,7 +321,8 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeo
                 break
             figures.append(read_report(directory / report).worst_fmax)
         row[device] = figures
-    (directory / "row.json").write_text(json.dumps(row))
+    if not failed:
+        (directory / "row.json").write_text(json.dumps(row))
     return row
 
 
@@ -407,8 +419,16 @@ def _design_cell(row):
     return row["design"] + _router_note(row)
 
 
+def _families(rows):
+    """The families the rows were synthesised for, or tried to be."""
+    return [family for family in FAMILIES
+            if any(family in row or any(row.get(device) == SYNTHESIS_FAILED
+                                        for device in DEVICES if DEVICES[device][0] == family)
+                   for row in rows)]
+
+
 def _fmax(row, device):
-    if row[device] in ("not run", TIMED_OUT):
+    if row[device] in ("not run", TIMED_OUT, SYNTHESIS_FAILED):
         return row[device]
     return "does not fit" if row[device] is None else f"{min(row[device]):.1f}"
 
@@ -429,7 +449,7 @@ def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=No
     if chart is not None:
         lines += [f"![Fmax and LUT4s]({chart})", ""]
     devices = [device for device in DEVICES if device in rows[0]]
-    families = [family for family in FAMILIES if family in rows[0]]
+    families = _families(rows)
     header = ["design"]
     for family in families:
         header += [f"{family} LUT4", f"{family} FF", f"{family} BRAM"]
@@ -438,8 +458,9 @@ def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=No
     for row in rows:
         cells = [_design_cell(row)]
         for family in families:
-            counts = row[family]
-            cells += [str(counts["lut4"]), str(counts["ff"]), str(counts["bram"])]
+            counts = row.get(family)        # none: its synthesis failed
+            cells += ([str(counts["lut4"]), str(counts["ff"]), str(counts["bram"])]
+                      if counts else ["–"] * 3)
             cells += [_fmax(row, device) for device in devices
                       if DEVICES[device][0] == family]
         lines.append("| " + " | ".join(cells) + " |")
@@ -458,7 +479,7 @@ SOFTWARE = (
 def gigabytes_per_second(row, device):
     """Input bytes at the worst seed's Fmax: bytes per clock times clocks per second, in GB/s
     (``None`` where the design does not fit)."""
-    if row[device] is None or row[device] in ("not run", TIMED_OUT):
+    if row[device] is None or row[device] in ("not run", TIMED_OUT, SYNTHESIS_FAILED):
         return None
     return design_width(row["design"]) * min(row[device]) / 1000
 
@@ -469,8 +490,9 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
         "GB/s is input bytes (UTF-8, or UTF-32 for a UTF-32 source): bytes per clock (the core's width; 1 for `PipelinedUTF8ToUTF16`) "
         "times the worst seed's Fmax. A design whose LUT4s, flip-flops or block RAMs exceed "
         "the device's LUT4s and block RAMs, or that nextpnr cannot place on it, \"does not "
-        "fit\"; \"not run\" marks a device a design was not implemented on, and \"timed "
-        "out\" one where a seed of nextpnr ran past the time limit (`--pnr-timeout`). "
+        "fit\"; \"not run\" marks a device a design was not implemented on, \"timed "
+        "out\" one where a seed of nextpnr ran past the time limit (`--pnr-timeout`), and "
+        "\"synthesis failed\" one whose family Yosys could not synthesise the design for. "
         "For comparison (one x86 core, "
         "[wide-design.md](wide-design.md)): " + "; ".join(f"{label} {low}" + (f"–{high}" if high != low else "") + " GB/s"
                               for label, low, high in SOFTWARE) + ".",
@@ -479,7 +501,7 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
     if chart is not None:
         lines += [f"![GB/s against LUT4s]({chart})", ""]
     devices = [device for device in DEVICES if device in rows[0]]
-    families = [family for family in FAMILIES if family in rows[0]]
+    families = _families(rows)
     header = ["design", "bytes/clock"]
     for family in families:
         header += [f"{family} LUT4", f"{family} FF", f"{family} BRAM"]
@@ -575,7 +597,8 @@ def write_chart(rows, path):
             fmax_axes.axvline(frequency, linestyle=":", color="grey")
     fmax_axes.set_xlabel("Fmax, MHz (worst of 3 seeds); dotted: 100 and 250 MHz")
     fmax_axes.legend(loc="lower right")
-    lut_axes.barh(range(len(rows)), [row["ice40"]["lut4"] for row in rows], color="grey")
+    lut_axes.barh(range(len(rows)), [row["ice40"]["lut4"] if "ice40" in row else 0
+                                     for row in rows], color="grey")
     lut_axes.set_xlabel("iCE40 LUT4s")
     fmax_axes.set_yticks([position + 0.4 - height / 2 for position in range(len(rows))],
                          names, fontsize=7)

