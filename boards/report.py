@@ -244,6 +244,9 @@ def _cell_counts(stat_path, family):
 TIMED_OUT = "timed out"
 #: What a row gives for each device of a family whose synthesis failed every attempt.
 SYNTHESIS_FAILED = "synthesis failed"
+# What a device's entry in a row can say instead of a list of Fmax figures ("does not fit"
+# aside, which is None).
+_NO_FIGURES = ("not run", TIMED_OUT, SYNTHESIS_FAILED)
 
 
 def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeout=None,
@@ -253,7 +256,7 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeo
     counts, "<device>": [Fmax per seed]}``, with ``None`` for a device the design does not fit,
     :data:`TIMED_OUT` for one where a seed ran past ``pnr_timeout`` seconds (the other
     seeds are then not run), and :data:`SYNTHESIS_FAILED` for each device of a family whose
-    synthesis failed every attempt (the family's counts are then left out). The row is kept
+    synthesis failed every attempt (the family's counts are then ``None``). The row is kept
     in ``directory`` as ``row.json`` unless a synthesis failed, so that a later run tries
     again."""
     check_choice("router", router, ROUTERS)
@@ -284,8 +287,8 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeo
                 # and the report goes on with the other designs.
                 if attempt == _SYNTHESIS_ATTEMPTS - 1:
                     failed.add(family)
-        if family not in failed:
-            row[family] = _cell_counts(directory / f"{family}-stat.json", family)
+        row[family] = (None if family in failed
+                       else _cell_counts(directory / f"{family}-stat.json", family))
     for device in devices:
         family, options, frequency = DEVICES[device]
         if family in failed:
@@ -419,16 +422,8 @@ def _design_cell(row):
     return row["design"] + _router_note(row)
 
 
-def _families(rows):
-    """The families the rows were synthesised for, or tried to be."""
-    return [family for family in FAMILIES
-            if any(family in row or any(row.get(device) == SYNTHESIS_FAILED
-                                        for device in DEVICES if DEVICES[device][0] == family)
-                   for row in rows)]
-
-
 def _fmax(row, device):
-    if row[device] in ("not run", TIMED_OUT, SYNTHESIS_FAILED):
+    if row[device] in _NO_FIGURES:
         return row[device]
     return "does not fit" if row[device] is None else f"{min(row[device]):.1f}"
 
@@ -449,7 +444,7 @@ def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=No
     if chart is not None:
         lines += [f"![Fmax and LUT4s]({chart})", ""]
     devices = [device for device in DEVICES if device in rows[0]]
-    families = _families(rows)
+    families = [family for family in FAMILIES if family in rows[0]]
     header = ["design"]
     for family in families:
         header += [f"{family} LUT4", f"{family} FF", f"{family} BRAM"]
@@ -458,7 +453,7 @@ def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=No
     for row in rows:
         cells = [_design_cell(row)]
         for family in families:
-            counts = row.get(family)        # none: its synthesis failed
+            counts = row[family]            # None: its synthesis failed
             cells += ([str(counts["lut4"]), str(counts["ff"]), str(counts["bram"])]
                       if counts else ["–"] * 3)
             cells += [_fmax(row, device) for device in devices
@@ -479,7 +474,7 @@ SOFTWARE = (
 def gigabytes_per_second(row, device):
     """Input bytes at the worst seed's Fmax: bytes per clock times clocks per second, in GB/s
     (``None`` where the design does not fit)."""
-    if row[device] is None or row[device] in ("not run", TIMED_OUT, SYNTHESIS_FAILED):
+    if row[device] is None or row[device] in _NO_FIGURES:
         return None
     return design_width(row["design"]) * min(row[device]) / 1000
 
@@ -501,7 +496,7 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
     if chart is not None:
         lines += [f"![GB/s against LUT4s]({chart})", ""]
     devices = [device for device in DEVICES if device in rows[0]]
-    families = _families(rows)
+    families = [family for family in FAMILIES if family in rows[0]]
     header = ["design", "bytes/clock"]
     for family in families:
         header += [f"{family} LUT4", f"{family} FF", f"{family} BRAM"]
@@ -597,7 +592,7 @@ def write_chart(rows, path):
             fmax_axes.axvline(frequency, linestyle=":", color="grey")
     fmax_axes.set_xlabel("Fmax, MHz (worst of 3 seeds); dotted: 100 and 250 MHz")
     fmax_axes.legend(loc="lower right")
-    lut_axes.barh(range(len(rows)), [row["ice40"]["lut4"] if "ice40" in row else 0
+    lut_axes.barh(range(len(rows)), [row["ice40"]["lut4"] if row["ice40"] else 0
                                      for row in rows], color="grey")
     lut_axes.set_xlabel("iCE40 LUT4s")
     fmax_axes.set_yticks([position + 0.4 - height / 2 for position in range(len(rows))],
