@@ -134,9 +134,14 @@ CLASS_MESSAGES = [bytes(message) for length in (1, 2, 3)
                   for message in itertools.product(TRICKY_BYTES, repeat=length)]
 
 
+# A wide core from UTF-8 takes half a minute to convert and build at width 32, so in CI the
+# width-32 tests share three of them: to UTF-16-LE with each handler, to UTF-32-BE with
+# ``replace``. The other targets meet width 32 in the full sweep and from the other sources.
 @pytest.mark.parametrize("width,errors,target", [
     *((width, errors, target) for width in VERILATED_WIDTHS
-      for errors, target in (("replace", "utf-16-le"), ("ignore", "utf-16-be"))),
+      for errors, target in (("replace", "utf-16-le"),
+                             ("ignore", "utf-16-be" if FULL_SWEEP or width != 32
+                              else "utf-16-le"))),
     *((width, errors, target) for width in VERILATED_WIDTHS
       for errors, target in (("replace", "utf-32-be"), ("ignore", "utf-32-le"))
       if FULL_SWEEP or (width, errors) != (32, "ignore"))])
@@ -163,8 +168,9 @@ def test_short_messages_at_every_lane(width, errors, target):
     (width, stall, target) for width in VERILATED_WIDTHS
     for stall, target in ((0.0, "utf-16-le"), (0.3, "utf-16-le"), (0.7, "utf-16-le"),
                           (0.3, "utf-32-le"))
-    # The widest core with the even stalls and without (the builds are what take the time).
-    if FULL_SWEEP or width != 32 or stall != 0.7])
+    # The widest core to UTF-16-LE with the even stalls and without (the builds are what take
+    # the time).
+    if FULL_SWEEP or width != 32 or (stall, target) in ((0.0, "utf-16-le"), (0.3, "utf-16-le"))])
 def test_adversarial_with_stalls(width, stall, target):
     """Adversarial messages of every length around the width, empty and one-byte messages, with
     stalls on both sides."""
@@ -180,8 +186,8 @@ def test_adversarial_with_stalls(width, stall, target):
                         stall=stall, seed=width)
 
 
-@pytest.mark.parametrize("width,target", [(width, "utf-16-be") for width in VERILATED_WIDTHS
-                                          if FULL_SWEEP or width == 32] + [(32, "utf-32-be")])
+@pytest.mark.parametrize("width,target", [(width, "utf-16-be") for width in VERILATED_WIDTHS]
+                         + [(32, "utf-32-be")] if FULL_SWEEP else [(32, "utf-16-le")])
 def test_multi_megabyte_message(width, target):
     data = stress_input("utf-8", (16 if FULL_SWEEP else 2) << 20, seed=1)
     run = check_verilated(data, [len(data)], "utf-8", target, width=width)
@@ -208,9 +214,9 @@ def test_strict(backend):
              b"\xf4\x90\x80\x80", b"\xc0\xaf", "ab€".encode() * 9 + b"\xe2\x82" + b"z" * 9]
     cases += [bytes(rng.choice(TRICKY_BYTES) for _ in range(rng.randrange(1, 12)))
               for _ in range(40 if backend == "verilator" else 10)]
-    # Amaranth's simulator is slow: two of the cores there.
+    # Amaranth's simulator is slow: one of the cores there.
     cores = ((4, "utf-16-le"), (8, "utf-16-le"), (4, "utf-32-be"))
-    check_wide_strict(cases, "utf-8", cores if backend == "verilator" else cores[1:], backend)
+    check_wide_strict(cases, "utf-8", cores if backend == "verilator" else cores[2:], backend)
 
 
 @pytest.mark.skipif(not FULL_SWEEP, reason="UTFHW_SWEEP=full")

@@ -94,9 +94,13 @@ def test_beats_as_the_model_gives(source, target, width, errors):
 VERILATED_WIDTHS = [4, 8, 16, 32, 64] if FULL_SWEEP else [4, 32]
 
 
-@pytest.mark.parametrize("width", VERILATED_WIDTHS)
-@pytest.mark.parametrize("source,target", [("utf-8-sig", "utf-16-be"), ("utf-16", "utf-32-le"),
-                                           ("utf-32", "utf-16-le")])
+# At width 32, in CI, the two cheaper sources (a core from UTF-8 takes half a minute to convert
+# and build at that width).
+@pytest.mark.parametrize("source,target,width", [
+    (source, target, width)
+    for source, target in (("utf-8-sig", "utf-16-be"), ("utf-16", "utf-32-le"),
+                           ("utf-32", "utf-16-le"))
+    for width in VERILATED_WIDTHS if FULL_SWEEP or width != 32 or source != "utf-8-sig"])
 def test_back_to_back_with_stalls(source, target, width):
     """Thousands of short messages back to back, each with its own mark or none, with and
     without stalls: a message's order never leaks into the next."""
@@ -183,7 +187,7 @@ def test_a_message_costs_a_clock_more():
     (source, target, width) for source, target in (("utf-8", "utf-16"), ("utf-16-be", "utf-8-sig"),
                                                    ("utf-32", "utf-8-sig"),
                                                    ("utf-8-sig", "utf-8-sig"))
-    for width in VERILATED_WIDTHS if FULL_SWEEP or width == 4 or source == "utf-8"] + [
+    for width in VERILATED_WIDTHS if FULL_SWEEP or width == 4 or source == "utf-32"] + [
     # The narrowest widths, whose output beats are widened to hold the mark and a unit.
     ("utf-8", "utf-16", 1), ("utf-8", "utf-8-sig", 1), ("utf-16-be", "utf-32", 2),
     ("utf-32", "utf-32", 4)])
