@@ -422,6 +422,21 @@ def _design_cell(row):
     return row["design"] + _router_note(row)
 
 
+def _columns(rows):
+    """The devices and the families the rows were implemented on, in the tables' order."""
+    return ([device for device in DEVICES if device in rows[0]],
+            [family for family in FAMILIES if family in rows[0]])
+
+
+def _count_cells(row, family):
+    """The LUT4, flip-flop and block RAM cells of a family's counts (dashes where its
+    synthesis failed)."""
+    counts = row[family]
+    if counts is None:
+        return ["–"] * 3
+    return [str(counts["lut4"]), str(counts["ff"]), str(counts["bram"])]
+
+
 def _fmax(row, device):
     if row[device] in _NO_FIGURES:
         return row[device]
@@ -443,8 +458,7 @@ def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=No
     lines = _preamble(command, seconds)
     if chart is not None:
         lines += [f"![Fmax and LUT4s]({chart})", ""]
-    devices = [device for device in DEVICES if device in rows[0]]
-    families = [family for family in FAMILIES if family in rows[0]]
+    devices, families = _columns(rows)
     header = ["design"]
     for family in families:
         header += [f"{family} LUT4", f"{family} FF", f"{family} BRAM"]
@@ -453,9 +467,7 @@ def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=No
     for row in rows:
         cells = [_design_cell(row)]
         for family in families:
-            counts = row[family]            # None: its synthesis failed
-            cells += ([str(counts["lut4"]), str(counts["ff"]), str(counts["bram"])]
-                      if counts else ["–"] * 3)
+            cells += _count_cells(row, family)
             cells += [_fmax(row, device) for device in devices
                       if DEVICES[device][0] == family]
         lines.append("| " + " | ".join(cells) + " |")
@@ -495,8 +507,7 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
     ]
     if chart is not None:
         lines += [f"![GB/s against LUT4s]({chart})", ""]
-    devices = [device for device in DEVICES if device in rows[0]]
-    families = [family for family in FAMILIES if family in rows[0]]
+    devices, families = _columns(rows)
     header = ["design", "bytes/clock"]
     for family in families:
         header += [f"{family} LUT4", f"{family} FF", f"{family} BRAM"]
@@ -507,9 +518,7 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
     for row in rows:
         cells = [_design_cell(row), str(design_width(row["design"]))]
         for family in families:
-            counts = row.get(family)        # none: not synthesised for this family
-            cells += ([str(counts["lut4"]), str(counts["ff"]), str(counts["bram"])]
-                      if counts else ["–"] * 3)
+            cells += _count_cells(row, family)
             for device in devices:
                 if DEVICES[device][0] == family:
                     rate = gigabytes_per_second(row, device)
