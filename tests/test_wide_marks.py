@@ -94,13 +94,13 @@ def test_beats_as_the_model_gives(source, target, width, errors):
 VERILATED_WIDTHS = [4, 8, 16, 32, 64] if FULL_SWEEP else [4, 32]
 
 
-# At width 32, in CI, the two cheaper sources (a core from UTF-8 takes half a minute to convert
-# and build at that width).
+# At width 32, in CI, UTF-16 alone (a core from UTF-8 takes half a minute to convert and build
+# at that width; UTF-32 reads its mark at width 32 in test_back_to_back_writing_the_mark).
 @pytest.mark.parametrize("source,target,width", [
     (source, target, width)
     for source, target in (("utf-8-sig", "utf-16-be"), ("utf-16", "utf-32-le"),
                            ("utf-32", "utf-16-le"))
-    for width in VERILATED_WIDTHS if FULL_SWEEP or width != 32 or source != "utf-8-sig"])
+    for width in VERILATED_WIDTHS if FULL_SWEEP or width != 32 or source == "utf-16"])
 def test_back_to_back_with_stalls(source, target, width):
     """Thousands of short messages back to back, each with its own mark or none, with and
     without stalls: a message's order never leaks into the next."""
