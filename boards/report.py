@@ -428,6 +428,11 @@ def _columns(rows):
             [family for family in FAMILIES if family in rows[0]])
 
 
+def _count_header(family):
+    """The headings of the cells :func:`_count_cells` gives."""
+    return [f"{family} LUT4", f"{family} FF", f"{family} BRAM"]
+
+
 def _count_cells(row, family):
     """The LUT4, flip-flop and block RAM cells of a family's counts (dashes where its
     synthesis failed)."""
@@ -461,7 +466,7 @@ def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=No
     devices, families = _columns(rows)
     header = ["design"]
     for family in families:
-        header += [f"{family} LUT4", f"{family} FF", f"{family} BRAM"]
+        header += _count_header(family)
         header += [f"{device} MHz" for device in devices if DEVICES[device][0] == family]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
@@ -510,7 +515,7 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
     devices, families = _columns(rows)
     header = ["design", "bytes/clock"]
     for family in families:
-        header += [f"{family} LUT4", f"{family} FF", f"{family} BRAM"]
+        header += _count_header(family)
         for device in devices:
             if DEVICES[device][0] == family:
                 header += [f"{device} MHz", f"{device} GB/s"]
