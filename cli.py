@@ -21,7 +21,8 @@ from .sim.sample import sample_messages
 from .sim.stream import check_stall
 from .verilog.tools import BuildError, ToolchainError
 from .sim.throughput import stress_input
-from .sim.verilator import cache_dir, verilated_pipeline
+from .sim.verilator import verilated_pipeline
+from .verilog.cache import cache_dir
 
 
 __all__ = ["main", "split_messages"]

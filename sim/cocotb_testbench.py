@@ -223,7 +223,7 @@ def _run_in(build_dir, *, spec, simulator, interface, stall, seed, messages, ver
     from ..verilog.generate import generate_module
 
     build_dir.mkdir(parents=True, exist_ok=True)
-    module = generate_module(spec, interface=interface, empty_beats=empty_beats)
+    module = generate_module(spec, interface=interface, empty_beats=empty_beats, cached=True)
     name = module.name
     verilog = build_dir / f"{name}.v"
     verilog.write_text(module.text)

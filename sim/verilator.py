@@ -3,19 +3,15 @@
 :func:`verilated_pipeline` generates the Verilog that ``utfhw generate`` writes, verilates it,
 and compiles it with ``verilator_driver.cpp`` (the C++ twin of :mod:`utfhw.sim.stream`) into a
 program that streams messages through the design with random stalls on both sides. Builds are
-cached on disk by a hash of the Verilog, the driver and the toolchain, so once a design is built
-a later call (in any process) only regenerates and hashes the Verilog, about half a second, and
-within one process not even that.
-
-The cache lives in ``$UTFHW_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/utfhw`` or
-``~/.cache/utfhw``. It is safe to delete; concurrent builds of one design are harmless.
+kept in utfhw's cache folder (:mod:`utfhw.verilog.cache`) by a hash of the Verilog, the driver
+and the toolchain, and the Verilog itself is kept there too, so once a design is built a later
+call (in any process) only reads and hashes its Verilog, and within one process not even that.
 """
 
 import array
 import concurrent.futures
 import contextlib
 import functools
-import hashlib
 import json
 import os
 import pathlib
@@ -29,6 +25,7 @@ from amaranth.hdl import Shape
 
 from ..hdl.unicode.params import check_errors
 from ..verilog import tools
+from ..verilog.cache import cache_dir, digest
 from ..verilog.generate import generate_module
 from ..verilog.ports import core_of
 from .payload import LaneFormat
@@ -36,7 +33,7 @@ from .stream import check_stall
 from ..verilog.tools import BuildError, ToolchainError
 
 
-__all__ = ["ToolchainError", "BuildError", "cache_dir", "verilator_available", "VerilatorRun", "VerilatedPipeline",
+__all__ = ["ToolchainError", "BuildError", "verilator_available", "VerilatorRun", "VerilatedPipeline",
            "verilated_pipeline"]
 
 
@@ -51,14 +48,6 @@ _RUNTIME_SOURCES = ["verilated.cpp", "verilated_threads.cpp"]
 _NO_ERROR = (1 << 64) - 1
 
 
-def cache_dir():
-    """Where built designs are kept (see the module documentation)."""
-    if os.environ.get("UTFHW_CACHE_DIR"):
-        return pathlib.Path(os.environ["UTFHW_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return pathlib.Path(base) / "utfhw"
-
-
 @functools.lru_cache(maxsize=None)
 def _toolchain():
     verilator = tools.find_verilator()
@@ -69,7 +58,7 @@ def _toolchain():
     version = tools.run([verilator, "--version"], what="verilator --version").strip()
     compiler_version = tools.run([compiler, "--version"], what=f"{compiler} --version")
     return verilator, compiler, root / "include", \
-        _digest(version, compiler, compiler_version, *_CXXFLAGS)
+        digest(version, compiler, compiler_version, *_CXXFLAGS)
 
 
 def verilator_available():
@@ -79,14 +68,6 @@ def verilator_available():
     except (ToolchainError, BuildError):
         return False
     return True
-
-
-def _digest(*parts):
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(part.encode() if isinstance(part, str) else part)
-        digest.update(b"\0")
-    return digest.hexdigest()[:24]
 
 
 @contextlib.contextmanager
@@ -378,11 +359,11 @@ def _build_seconds(width, runtime_built):
 
 def _build(spec, on_build):
     verilator, compiler, include, toolchain_key = _toolchain()
-    module = generate_module(spec)
+    module = generate_module(spec, cached=True)
     core, name, verilog = module.top, module.name, module.text
     driver = DRIVER_SOURCE.read_text()
     ports = _port_options(core)
-    final = cache_dir() / "verilator" / _digest(verilog, name, driver, json.dumps(ports),
+    final = cache_dir() / "verilator" / digest(verilog, name, driver, json.dumps(ports),
                                                 toolchain_key)
     if (final / "driver").exists():
         runtime = _runtime()

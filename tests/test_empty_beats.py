@@ -77,7 +77,7 @@ def test_generated_module(tmp_path, simulator, width):
     if simulator.startswith("icarus") and shutil.which("iverilog") is None:
         pytest.skip("iverilog is not installed")
     spec = CoreSpec.of("utf-8", "utf-16-le", errors="replace", width=width)
-    module = generate_module(spec, empty_beats=False)
+    module = generate_module(spec, empty_beats=False, cached=True)
     assert module.name == module_name(spec, empty_beats=False) == \
         "utf8_to_utf16le" + ("" if width is None else f"_w{width}") + "_noempty"
     assert "--no-empty-beats" in module.ports["generator"]["command"]

@@ -69,7 +69,7 @@ MODULES += [("utf-8", "utf-16-le", "replace", False, None, "axis", False),
 def test_every_module(verilator, tmp_path, source, target, errors, pipelined, width, interface,
                       empty_beats):
     spec = CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width)
-    module = generate_module(spec, interface=interface, empty_beats=empty_beats)
+    module = generate_module(spec, interface=interface, empty_beats=empty_beats, cached=True)
     name = module.name
     path = tmp_path / f"{name}.v"
     path.write_text(module.text)

