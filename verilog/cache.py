@@ -1,5 +1,6 @@
 """The folder where utfhw keeps what it made, for later runs in any process: Verilator builds
-(:mod:`utfhw.sim.verilator`) and converted Verilog (:func:`cached_conversion`).
+(:mod:`utfhw.sim.verilator`), converted Verilog (:func:`cached_conversion`), and the locks that
+keep YoWASP programs' first runs apart (:mod:`utfhw.verilog.tools`).
 
 It is ``$UTFHW_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/utfhw`` or ``~/.cache/utfhw``. It is
 safe to delete at any time; processes that fill it at once do no harm, since every entry is
@@ -13,8 +14,6 @@ import pathlib
 import tempfile
 
 import amaranth
-
-from .tools import amaranth_yosys
 
 __all__ = ["cache_dir", "digest", "cached_conversion"]
 
@@ -37,15 +36,13 @@ def digest(*parts):
 
 
 @functools.lru_cache(maxsize=None)
-def _converter_key():
-    """What a conversion's text depends on besides its arguments: every source file of the
-    gateware and of the Verilog export (so an edit in a checkout is never served stale), and
-    the versions of Amaranth and of the Yosys it runs."""
+def _source_key():
+    """Every source file of the gateware and of the Verilog export (so an edit in a checkout is
+    never served stale), and Amaranth's version."""
     package = pathlib.Path(__file__).resolve().parent.parent
     sources = sorted([package / "__init__.py", *(package / "hdl").rglob("*.py"),
                       *(package / "verilog").glob("*.py")])
-    yosys = amaranth_yosys()
-    parts = [amaranth.__version__, yosys.__name__, repr(yosys.version())]
+    parts = [amaranth.__version__]
     for path in sources:
         parts += [path.relative_to(package).as_posix(), path.read_bytes()]
     return digest(*parts)
@@ -53,12 +50,12 @@ def _converter_key():
 
 def cached_conversion(arguments, convert, *, found):
     """``convert()``'s text, read from the cache if a conversion with the same ``arguments``
-    (a string naming the design and the output language) was kept there by this source with
-    this Amaranth and Yosys, else made now and kept. Converting a wide core takes seconds to
+    (a string naming the design, the output language and the tools besides Amaranth that make
+    it) was kept there by this source with this Amaranth, else made now and kept. Converting a wide core takes seconds to
     tens of seconds; reading it back, milliseconds. ``found()`` is called when the text is read
     back, to do what the conversion would have done besides giving it (elaborate the design).
     A cache that cannot be written to only costs the saving."""
-    path = cache_dir() / "verilog" / f"{digest(_converter_key(), arguments)}.txt"
+    path = cache_dir() / "verilog" / f"{digest(_source_key(), arguments)}.txt"
     try:
         text = path.read_text()
     except OSError:

