@@ -326,6 +326,15 @@ def _beat_units(message, width, errors, source, form):
             for part in beat]
 
 
+def _beat_clocks(message, width, errors, source, form):
+    """The clocks each beat of the stages takes: its parts (:func:`_stage_beats`)."""
+    if CODECS[source].form == form == "utf-8" and errors == "replace":
+        return [len(parts) for parts in _stage_beats(message, width, errors, source, form)]
+    # Elsewhere a beat is one part: counted without working out its units, which for a long
+    # message takes seconds.
+    return [1] * max(1, -(-len(message) // _positions(width, source, form)))
+
+
 def stream_clocks(messages, width, *, errors="replace", target="utf-16-le", source="utf-8"):
     """Clocks the wide core's slowest stage takes for ``messages`` sent back to back with the
     output ready: a clock for each input beat, and to a target that writes a mark a clock of
@@ -350,7 +359,7 @@ def stream_clocks(messages, width, *, errors="replace", target="utf-16-le", sour
     end = beats_in = 0
     for message in messages:
         message = bytes(message)
-        clocks = [len(parts) for parts in _stage_beats(message, width, errors, source, form)]
+        clocks = _beat_clocks(message, width, errors, source, form)
         # The input beat each beat of the stages is complete with, counted from 1.
         complete = []
         for beat in range(len(clocks)):

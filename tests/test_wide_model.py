@@ -3,13 +3,16 @@ position decided from bytes i-3 to i+1 alone, against CPython and the reference 
 message of up to a few bytes over the bytes at the edges of Unicode Table 3-7."""
 
 import itertools
+import random
 
 import pytest
 
 from conftest import FULL_SWEEP
 from utfhw.hdl.unicode.layout import ErrorKind
+from utfhw.hdl.unicode.params import CODECS
 from utfhw.sim.reference import transcoder_beats
 from utfhw.sim.wide_model import LOOKBEHIND, message_units, position_unit
+from utfhw.sim.wide_model import _beat_clocks, _stage_beats
 
 
 # The first and last byte of every class of Table 3-7, and ASCII, C0 and F5..FF.
@@ -92,3 +95,21 @@ def test_known_cases():
 def test_window_length_checked():
     with pytest.raises(ValueError, match="^behind must hold 3 bytes, not 2$"):
         position_unit([None, 0x41], 0x41, None)
+
+
+
+@pytest.mark.parametrize("errors", ["replace", "ignore"])
+@pytest.mark.parametrize("source", ["utf-8", "utf-8-sig", "utf-16", "utf-16-be", "utf-32-le"])
+def test_clocks_a_beat_are_its_parts(source, errors):
+    """The clocks the model counts for each beat of the stages, which it counts without the
+    units where a beat is one part, are the parts the stages give it."""
+    rng = random.Random(f"{source}{errors}")
+    messages = [bytes(rng.choice(EDGES_25) for _ in range(rng.randrange(40)))
+                for _ in range(40)] + [b"", "\ufeffé€😀".encode(source)]
+    for target, width in itertools.product(["utf-8", "utf-16-be", "utf-32"], [1, 2, 4, 8]):
+        form = CODECS[target].form
+        width = max(width, CODECS[source].unit_bytes)
+        for message in messages:
+            parts = _stage_beats(message, width, errors, source, form)
+            assert _beat_clocks(message, width, errors, source, form) == \
+                [len(beat) for beat in parts]
