@@ -322,7 +322,9 @@ def _parser():
                              "implemented there are taken from it, so reports can be put "
                              "together from several runs")
     report.add_argument("--jobs", type=int, default=None,
-                        help="designs implemented at once (default: one per CPU)")
+                        help="runs of the tools at once: designs side by side, and a design's "
+                             "three seeds side by side when fewer designs than jobs are "
+                             "left (default: one per CPU)")
     report.add_argument("--pnr-timeout", type=float, default=None, metavar="MINUTES",
                         help="stop a run of nextpnr after this long and mark the device "
                              "\"timed out\" for the design (default: no limit)")

@@ -15,6 +15,7 @@ import json
 import os
 import pathlib
 import re
+import threading
 
 from amaranth.back import rtlil
 from amaranth.hdl import Cat, Module, Signal, Value
@@ -250,16 +251,18 @@ _NO_FIGURES = ("not run", TIMED_OUT, SYNTHESIS_FAILED)
 
 
 def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeout=None,
-              router="router1"):
+              router="router1", seed_jobs=1):
     """Synthesise, place and route design ``name`` on ``devices`` with nextpnr's ``router``;
     returns a row of the report: ``{"design": name, "router": router, "<family>": cell
     counts, "<device>": [Fmax per seed]}``, with ``None`` for a device the design does not fit,
-    :data:`TIMED_OUT` for one where a seed ran past ``pnr_timeout`` seconds (the other
-    seeds are then not run), and :data:`SYNTHESIS_FAILED` for each device of a family whose
-    synthesis failed every attempt (the family's counts are then ``None``). The row is kept
+    :data:`TIMED_OUT` for one where a seed ran past ``pnr_timeout`` seconds (seeds not yet
+    started are then not run), and :data:`SYNTHESIS_FAILED` for each device of a family whose
+    synthesis failed every attempt (the family's counts are then ``None``). A device's seeds
+    run ``seed_jobs`` at a time (each run of nextpnr is one process). The row is kept
     in ``directory`` as ``row.json`` unless a synthesis failed, so that a later run tries
     again."""
     check_choice("router", router, ROUTERS)
+    check_integer("seed_jobs", seed_jobs, minimum=1)
     tools = ["yosys"] + sorted({f"nextpnr-{DEVICES[device][0]}" for device in devices})
     environment = tool_environment(tools)
     directory = pathlib.Path(directory)
@@ -301,8 +304,11 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeo
                 or row[family]["bram"] > block_rams):
             row[device] = None           # does not fit
             continue
-        figures = []
-        for seed in seeds:
+        failed_seed = threading.Event()
+
+        def place_and_route(seed):
+            if failed_seed.is_set():
+                return None             # not started: the device's figures are not used
             report = f"{device.replace(' ', '-')}-{seed}.json"
             try:
                 _run([environment[f"NEXTPNR_{family.upper()}"], "-q", *options,
@@ -310,19 +316,28 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeo
                       "--timing-allow-fail", "--router", router, "--seed", str(seed),
                       "--report", report],
                      directory, environment, timeout=pnr_timeout)
-            except BuildTimeout:
-                figures = TIMED_OUT
-                break
-            except BuildError as error:
-                # Cells that fit the device's count but that nextpnr cannot place (on an
-                # iCE40 a logic cell holds one LUT4 and one flip-flop, which not every
-                # design's pairs allow) do not fit either.
-                if not any(message in str(error) for message in (
-                        "Unable to find legal placement", "no BELs remaining")):
-                    raise
-                figures = None
-                break
-            figures.append(read_report(directory / report).worst_fmax)
+            except BuildError:
+                failed_seed.set()
+                raise
+            return read_report(directory / report).worst_fmax
+
+        figures = []
+        with concurrent.futures.ThreadPoolExecutor(max_workers=seed_jobs) as pool:
+            for done in [pool.submit(place_and_route, seed) for seed in seeds]:
+                try:
+                    figures.append(done.result())
+                except BuildTimeout:
+                    figures = TIMED_OUT
+                    break
+                except BuildError as error:
+                    # Cells that fit the device's count but that nextpnr cannot place (on an
+                    # iCE40 a logic cell holds one LUT4 and one flip-flop, which not every
+                    # design's pairs allow) do not fit either.
+                    if not any(message in str(error) for message in (
+                            "Unable to find legal placement", "no BELs remaining")):
+                        raise
+                    figures = None
+                    break
         row[device] = figures
     if not failed:
         (directory / "row.json").write_text(json.dumps(row))
@@ -337,9 +352,10 @@ def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, wide_pairs=WIDE_RE
                devices=tuple(DEVICES), jobs=None, pnr_timeout=None, router="router1",
                progress=None):
     """Implement every design of ``design_names(pairs, widths=widths, wide_pairs=wide_pairs)``
-    on ``devices``, each
-    in a folder of ``directory`` named after it, on ``jobs`` processes; returns the rows in
-    design order, a device a design was not implemented on as ``"not run"``.
+    on ``devices``, each in a folder of ``directory`` named after it, running the tools
+    ``jobs`` at a time: designs side by side, and when fewer designs than ``jobs`` are left to
+    implement, each design's seeds side by side too. Returns the rows in design order, a device
+    a design was not implemented on as ``"not run"``.
     ``progress(done, total, row)`` is called as each design finishes. ``pnr_timeout``
     (seconds) bounds each run of nextpnr, which routes with ``router`` (see :func:`implement`).
 
@@ -367,11 +383,14 @@ def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, wide_pairs=WIDE_RE
                           **json.loads(finished.read_text())}
             if progress is not None:
                 progress(len(rows), len(names), rows[name])
+    pending = [name for name in names if name not in rows]
+    # With fewer designs left than jobs, the spare jobs route a design's seeds side by side.
+    seed_jobs = max(1, min(len(SEEDS), jobs // max(1, len(pending))))
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(implement, name, directory / _folder(name),
                                devices=tuple(devices), pnr_timeout=pnr_timeout,
-                               router=router): name
-                   for name in names if name not in rows}
+                               router=router, seed_jobs=seed_jobs): name
+                   for name in pending}
         for future in concurrent.futures.as_completed(futures):
             row = {**{device: "not run" for device in DEVICES}, **future.result()}
             rows[row["design"]] = row

@@ -4,6 +4,7 @@ import gc
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from amaranth.build import Attrs, Clock, Pins, Resource
@@ -165,10 +166,20 @@ def test_report_runs_yosys_again_when_it_stops(tmp_path, monkeypatch):
         "[1/1] UTF32Encoder: iCE40 UP5K synthesis failed, ECP5-25F ")
 
 
-def test_report_marks_a_timed_out_device(tmp_path):
+def test_report_marks_a_timed_out_device(tmp_path, monkeypatch):
+    seeds_run = []
+    real_run = report._run
+
+    def recording(command, directory, environment, timeout=None):
+        if "--seed" in command:
+            seeds_run.append(command[command.index("--seed") + 1])
+        real_run(command, directory, environment, timeout)
+    monkeypatch.setattr(report, "_run", recording)
     row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1, 2),
                            devices=("iCE40 UP5K",), pnr_timeout=0.01)
     assert row["iCE40 UP5K"] == report.TIMED_OUT
+    # Once a seed has run out of time, the next is not started.
+    assert seeds_run == ["1"]
     report.write_markdown([row], tmp_path / "report.md")
     assert f"| UTF32Encoder | {row['ice40']['lut4']} | {row['ice40']['ff']} | 0 | timed out |" \
         in (tmp_path / "report.md").read_text()
@@ -209,6 +220,11 @@ def test_report_bad_router(tmp_path, call):
         call(tmp_path)
 
 
+def test_report_bad_seed_jobs(tmp_path):
+    with pytest.raises(ValueError, match=r"^seed_jobs must be an integer of at least 1, not 0$"):
+        report.implement("UTF32Encoder", tmp_path, seed_jobs=0)
+
+
 def test_report_bounds_flip_flops_by_lut4s(tmp_path, monkeypatch):
     """A design with more flip-flops than the device has LUT4s (each shares a logic cell or
     slice with one) does not fit, and nextpnr is not run on it."""
@@ -221,9 +237,21 @@ def test_report_bounds_flip_flops_by_lut4s(tmp_path, monkeypatch):
     assert not list((tmp_path / "build").glob("iCE40-UP5K-*.json"))
 
 
-def test_report_of_one_design(tmp_path):
+def test_report_of_one_design(tmp_path, monkeypatch):
+    spans = []
+    real_run = report._run
+
+    def timed(command, directory, environment, timeout=None):
+        start = time.monotonic()
+        real_run(command, directory, environment, timeout)
+        if "--seed" in command:
+            spans.append((start, time.monotonic()))
+    monkeypatch.setattr(report, "_run", timed)
     row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1, 2),
-                           devices=("iCE40 UP5K",))
+                           devices=("iCE40 UP5K",), seed_jobs=2)
+    # The two seeds were routed side by side: each started before the other ended.
+    (first_start, first_end), (second_start, second_end) = spans
+    assert first_start < second_end and second_start < first_end
     assert row["ice40"]["lut4"] > 0 and row["ice40"]["ff"] > 0 and row["ice40"]["bram"] == 0
     assert len(row["iCE40 UP5K"]) == 2 and all(figure > 10 for figure in row["iCE40 UP5K"])
     # The harness's own registers are not counted: the encoder has one output register,

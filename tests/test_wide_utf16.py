@@ -114,10 +114,14 @@ def test_a_beat_every_clock(target):
 VERILATED_WIDTHS = [width for width in WIDTHS if width >= 2] if FULL_SWEEP else [4, 32]
 
 
-@pytest.mark.parametrize("width", VERILATED_WIDTHS)
-@pytest.mark.parametrize("source,target,errors", [("utf-16-le", "utf-16-be", "replace"),
-                                                  ("utf-16-be", "utf-32-le", "ignore"),
-                                                  ("utf-16-le", "utf-8", "replace")])
+# The width-32 cores CI builds from UTF-16 (each build takes seconds, more than its checks):
+# UTF-16-LE to UTF-8 with replace, and UTF-16-BE to UTF-16-LE with both handlers.
+@pytest.mark.parametrize("source,target,errors,width", [
+    (source, target, errors, width)
+    for source, target, errors in [("utf-16-le", "utf-16-be", "replace"),
+                                   ("utf-16-be", "utf-32-le", "ignore"),
+                                   ("utf-16-le", "utf-8", "replace")]
+    for width in VERILATED_WIDTHS if FULL_SWEEP or width != 32 or target == "utf-8"])
 def test_every_pair_of_units_at_every_lane(source, target, errors, width):
     """Every message of one to three edge units (odd tails included), each after 0 to
     ``width / 2 - 1`` units of ASCII, of high surrogates and of low ones, so that it meets every
@@ -139,9 +143,10 @@ def test_every_pair_of_units_at_every_lane(source, target, errors, width):
                     width=width, stall=0.2, seed=width)
 
 
-@pytest.mark.parametrize("width", VERILATED_WIDTHS)
-@pytest.mark.parametrize("source,target,stall", [("utf-16-le", "utf-32-be", 0.0),
-                                                 ("utf-16-be", "utf-16-le", 0.5)])
+@pytest.mark.parametrize("source,target,stall,width", [
+    (source, target, stall, width)
+    for source, target, stall in [("utf-16-le", "utf-32-be", 0.0), ("utf-16-be", "utf-16-le", 0.5)]
+    for width in VERILATED_WIDTHS if FULL_SWEEP or width != 32 or source == "utf-16-be"])
 def test_adversarial_with_stalls(source, target, width, stall):
     """Messages of edge units of every length around the width, odd bytes at their ends, empty
     and one-byte messages; stalls on both sides."""
@@ -156,7 +161,7 @@ def test_adversarial_with_stalls(source, target, width, stall):
 def test_corpus(corpus, width):
     """Every file of the corpus as UTF-16 (its text, decoded as UTF-8 with replacement), and
     its bytes read as UTF-16 as they are."""
-    check_verilated(*joined(corpus_messages(corpus, "utf-16-le")), "utf-16-le", "utf-32-le",
+    check_verilated(*joined(corpus_messages(corpus, "utf-16-le")), "utf-16-le", "utf-8",
                     width=width, stall=0.2, seed=3)
 
 

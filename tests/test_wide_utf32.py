@@ -141,10 +141,14 @@ def test_every_scalar_value(source, target, width):
                     width=width, stall=0.2, seed=width)
 
 
-@pytest.mark.parametrize("width", VERILATED_WIDTHS)
-@pytest.mark.parametrize("source,target,stall", [("utf-32-le", "utf-16-be", 0.0),
-                                                 ("utf-32-be", "utf-8", 0.5),
-                                                 ("utf-32-le", "utf-32-le", 0.3)])
+# At width 32, in CI, to UTF-8 alone: the width-32 cores CI builds from UTF-32 are UTF-32-BE to
+# UTF-8 with both handlers and UTF-32-LE to UTF-16-LE with replace (each build takes seconds,
+# more than its checks).
+@pytest.mark.parametrize("source,target,stall,width", [
+    (source, target, stall, width)
+    for source, target, stall in [("utf-32-le", "utf-16-be", 0.0), ("utf-32-be", "utf-8", 0.5),
+                                  ("utf-32-le", "utf-32-le", 0.3)]
+    for width in VERILATED_WIDTHS if FULL_SWEEP or width != 32 or target == "utf-8"])
 def test_adversarial_with_stalls(source, target, width, stall):
     """Messages of edge units of every length around the width, partial units at their ends,
     empty and one-byte messages, the corpus's texts as UTF-32 and its files' bytes as they
@@ -160,7 +164,7 @@ def test_adversarial_with_stalls(source, target, width, stall):
 def test_corpus(corpus, width):
     """Every file of the corpus as UTF-32 (its text, decoded as UTF-8 with replacement), and
     its bytes read as UTF-32 as they are."""
-    check_verilated(*joined(corpus_messages(corpus, "utf-32-be")), "utf-32-be", "utf-16-le",
+    check_verilated(*joined(corpus_messages(corpus, "utf-32-be")), "utf-32-be", "utf-8",
                     width=width, stall=0.2, seed=3)
 
 
