@@ -41,7 +41,7 @@ from .nextpnr import read_report
 
 __all__ = ["TimingHarness", "DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "PAIRS", "WIDE_WIDTHS",
            "ROUTERS", "design_names", "wide_design", "wide_pair", "design_width", "gigabytes_per_second",
-           "implement",
+           "implement", "seed_jobs_for",
            "run_report", "progress_line", "TIMED_OUT", "SYNTHESIS_FAILED", "write_markdown", "write_chart", "write_wide_chart",
            "SOFTWARE", "HEADLINE"]
 
@@ -348,6 +348,12 @@ def _folder(name):
     return re.sub(r"\W+", "_", name).strip("_")
 
 
+def seed_jobs_for(jobs, designs):
+    """How many of a design's seeds to route side by side when ``designs`` designs share
+    ``jobs`` jobs: the jobs the designs leave spare, up to one per seed."""
+    return max(1, min(len(SEEDS), jobs // max(1, designs)))
+
+
 def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, wide_pairs=WIDE_REPORT_PAIRS,
                devices=tuple(DEVICES), jobs=None, pnr_timeout=None, router="router1",
                progress=None):
@@ -384,8 +390,7 @@ def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, wide_pairs=WIDE_RE
             if progress is not None:
                 progress(len(rows), len(names), rows[name])
     pending = [name for name in names if name not in rows]
-    # With fewer designs left than jobs, the spare jobs route a design's seeds side by side.
-    seed_jobs = max(1, min(len(SEEDS), jobs // max(1, len(pending))))
+    seed_jobs = seed_jobs_for(jobs, len(pending))
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(implement, name, directory / _folder(name),
                                devices=tuple(devices), pnr_timeout=pnr_timeout,

@@ -220,6 +220,12 @@ def test_report_bad_router(tmp_path, call):
         call(tmp_path)
 
 
+@pytest.mark.parametrize("jobs,designs,seed_jobs", [
+    (2, 40, 1), (2, 2, 1), (2, 1, 2), (3, 1, 3), (8, 1, 3), (8, 2, 3), (8, 3, 2), (1, 0, 1)])
+def test_report_seed_jobs(jobs, designs, seed_jobs):
+    assert report.seed_jobs_for(jobs, designs) == seed_jobs
+
+
 def test_report_bad_seed_jobs(tmp_path):
     with pytest.raises(ValueError, match=r"^seed_jobs must be an integer of at least 1, not 0$"):
         report.implement("UTF32Encoder", tmp_path, seed_jobs=0)
