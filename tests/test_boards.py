@@ -166,20 +166,30 @@ def test_report_runs_yosys_again_when_it_stops(tmp_path, monkeypatch):
         "[1/1] UTF32Encoder: iCE40 UP5K synthesis failed, ECP5-25F ")
 
 
-def test_report_marks_a_timed_out_device(tmp_path, monkeypatch):
-    seeds_run = []
+def record_nextpnr_runs(monkeypatch):
+    """Records each run of nextpnr the report makes from now on, as ``(command, start, end)``
+    in :func:`time.monotonic` seconds (a run that fails or times out too); returns the list."""
+    runs = []
     real_run = report._run
 
     def recording(command, directory, environment, timeout=None):
-        if "--seed" in command:
-            seeds_run.append(command[command.index("--seed") + 1])
-        real_run(command, directory, environment, timeout)
+        start = time.monotonic()
+        try:
+            real_run(command, directory, environment, timeout)
+        finally:
+            if "--seed" in command:
+                runs.append((command, start, time.monotonic()))
     monkeypatch.setattr(report, "_run", recording)
+    return runs
+
+
+def test_report_marks_a_timed_out_device(tmp_path, monkeypatch):
+    runs = record_nextpnr_runs(monkeypatch)
     row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1, 2),
                            devices=("iCE40 UP5K",), pnr_timeout=0.01)
     assert row["iCE40 UP5K"] == report.TIMED_OUT
     # Once a seed has run out of time, the next is not started.
-    assert seeds_run == ["1"]
+    assert [command[command.index("--seed") + 1] for command, _, _ in runs] == ["1"]
     report.write_markdown([row], tmp_path / "report.md")
     assert f"| UTF32Encoder | {row['ice40']['lut4']} | {row['ice40']['ff']} | 0 | timed out |" \
         in (tmp_path / "report.md").read_text()
@@ -189,16 +199,10 @@ def test_report_marks_a_timed_out_device(tmp_path, monkeypatch):
 
 
 def test_report_routes_with_the_router_asked_for(tmp_path, monkeypatch):
-    commands = []
-    real_run = report._run
-
-    def recording(command, directory, environment, timeout=None):
-        commands.append(command)
-        real_run(command, directory, environment, timeout)
-    monkeypatch.setattr(report, "_run", recording)
+    runs = record_nextpnr_runs(monkeypatch)
     row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1,),
                            devices=("iCE40 UP5K",), router="router2")
-    nextpnr = [command for command in commands if "--seed" in command]
+    nextpnr = [command for command, _, _ in runs]
     assert len(nextpnr) == 1
     assert nextpnr[0][nextpnr[0].index("--router") + 1] == "router2"
     assert row["router"] == "router2" and row["iCE40 UP5K"][0] > 0
@@ -244,19 +248,11 @@ def test_report_bounds_flip_flops_by_lut4s(tmp_path, monkeypatch):
 
 
 def test_report_of_one_design(tmp_path, monkeypatch):
-    spans = []
-    real_run = report._run
-
-    def timed(command, directory, environment, timeout=None):
-        start = time.monotonic()
-        real_run(command, directory, environment, timeout)
-        if "--seed" in command:
-            spans.append((start, time.monotonic()))
-    monkeypatch.setattr(report, "_run", timed)
+    runs = record_nextpnr_runs(monkeypatch)
     row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1, 2),
                            devices=("iCE40 UP5K",), seed_jobs=2)
     # The two seeds were routed side by side: each started before the other ended.
-    (first_start, first_end), (second_start, second_end) = spans
+    (_, first_start, first_end), (_, second_start, second_end) = runs
     assert first_start < second_end and second_start < first_end
     assert row["ice40"]["lut4"] > 0 and row["ice40"]["ff"] > 0 and row["ice40"]["bram"] == 0
     assert len(row["iCE40 UP5K"]) == 2 and all(figure > 10 for figure in row["iCE40 UP5K"])

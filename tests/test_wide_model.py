@@ -97,7 +97,6 @@ def test_window_length_checked():
         position_unit([None, 0x41], 0x41, None)
 
 
-
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
 @pytest.mark.parametrize("source", ["utf-8", "utf-8-sig", "utf-16", "utf-16-be", "utf-32-le"])
 def test_clocks_a_beat_are_its_parts(source, errors):
