@@ -52,3 +52,13 @@ def test_packs_in_order(width):
 def test_latency():
     assert [Compactor.latency_of(width) for width in (1, 2, 4, 8, 16, 32, 64)] == \
         [1, 2, 3, 5, 6, 8, 9]
+
+
+@pytest.mark.parametrize("width", [0, 3, 2.0, True])
+def test_width_is_a_power_of_two(width):
+    with pytest.raises(ValueError, match=f"^width must be a power of two, not {width!r}$"):
+        Compactor(item=ITEM, width=width)
+
+
+def test_takes_more_lanes_than_a_core_has_bytes():
+    assert Compactor(item=ITEM, width=128).o.payload.shape()["lanes"].shape.length == 128

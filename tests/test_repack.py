@@ -66,3 +66,14 @@ def test_in_width_must_fit_the_output(in_width):
     with pytest.raises(ValueError, match=f"in_width must be an integer from 1 to 4, not "
                                          f"{in_width!r}"):
         Repacker(item=ITEM, width=4, in_width=in_width)
+
+
+@pytest.mark.parametrize("width", [0, 6, 4.0, False])
+def test_width_is_a_power_of_two(width):
+    with pytest.raises(ValueError, match=f"^width must be a power of two, not {width!r}$"):
+        Repacker(item=ITEM, width=width)
+
+
+def test_takes_more_lanes_than_a_core_has_bytes():
+    repacker = Repacker(item=ITEM, width=128, in_width=128)
+    assert repacker.o.payload.shape()["lanes"].shape.length == 128

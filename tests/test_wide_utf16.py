@@ -8,6 +8,7 @@ import itertools
 import random
 
 import pytest
+from amaranth.hdl import Fragment
 
 from conftest import FULL_SWEEP
 from utfhw.hdl.unicode.params import WIDTHS
@@ -80,6 +81,15 @@ def test_stage_parameters():
 def test_output_lanes():
     assert [output_lanes("utf-16-be", target, 16)
             for target in ("utf-16-le", "utf-32-be", "utf-8")] == [8, 8, 32]
+
+
+@pytest.mark.parametrize("target", ["utf-8", "utf-8-sig"])
+def test_widest_to_utf8_builds(target):
+    """At W = 64 the output beat to UTF-8 has 128 byte lanes, more than any core's input: its
+    compactor and repacker take them (they once took only a core's widths)."""
+    core = WideTranscoder(source="utf-16-le", target=target, width=64)
+    assert core.o.payload.shape()["lanes"].shape.length == 128
+    Fragment.get(core, None)
 
 
 def random_messages(rng, byteorder, width, count):

@@ -5,8 +5,7 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..unicode.layout import Lanes
-from .stage import WidthStage
-from ..unicode.params import check_width
+from .stage import WidthStage, check_lanes
 from .window import LaneBeat
 
 
@@ -41,7 +40,7 @@ class Compactor(WidthStage):
     item : :class:`~amaranth.lib.data.Layout`
         One item.
     width : :class:`int`
-        Slots per beat, a power of two from 1 to 64.
+        Slots per beat, a power of two.
 
     Attributes
     ----------
@@ -50,7 +49,7 @@ class Compactor(WidthStage):
         ``count`` items, from lane 0; lanes past it are don't-care.
     """
     def __init__(self, *, item, width):
-        check_width(width)           # before the ports' layouts are made of it
+        check_lanes(width)           # before the ports' layouts are made of it
         super().__init__({
             "i": In(stream.Signature(LaneBeat(Slot(item), width), always_ready=True)),
             "o": Out(stream.Signature(Lanes(item, width), always_ready=True)),

@@ -5,8 +5,8 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..unicode.layout import Lanes
-from .stage import WidthStage
-from ..unicode.params import check_integer, check_width
+from .stage import WidthStage, check_lanes
+from ..unicode.params import check_integer
 from .copies import LANES_PER_COPY, copy_groups, state_copies, update_copies
 
 
@@ -41,7 +41,7 @@ class Repacker(WidthStage):
     item : :class:`~amaranth.lib.data.Layout`
         One item.
     width : :class:`int`
-        Items per output beat, a power of two from 1 to 64.
+        Items per output beat, a power of two.
     in_width : :class:`int`
         Items per input beat, from 1 to ``width`` (default: ``width``). A narrower input is
         what gathers narrow beats into wide ones, or gives an output beat room for ``lead``
@@ -60,11 +60,11 @@ class Repacker(WidthStage):
     Raises
     ------
     :exc:`ValueError`
-        If ``width`` is not a power of two from 1 to 64, ``in_width`` not an integer from 1 to
+        If ``width`` is not a power of two, ``in_width`` not an integer from 1 to
         ``width``, or ``lead`` not fewer items than ``width``.
     """
     def __init__(self, *, item, width, in_width=None, lead=()):
-        check_width(width)           # before the ports' layouts are made of it
+        check_lanes(width)           # before the ports' layouts are made of it
         in_width = width if in_width is None else in_width
         check_integer("in_width", in_width, minimum=1, maximum=width)
         lead = list(lead)
