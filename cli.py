@@ -439,7 +439,11 @@ def _write_output(path, data):
         sys.stdout.buffer.flush()
         return
     folder = os.path.dirname(os.path.abspath(path))
-    file = tempfile.NamedTemporaryFile(dir=folder, prefix=".utfhw-", delete=False)
+    try:
+        file = tempfile.NamedTemporaryFile(dir=folder, prefix=".utfhw-", delete=False)
+    except OSError as error:
+        # Named for the output the user gave, not the temporary file.
+        raise OSError(error.errno, error.strerror, path) from error
     try:
         with file:
             file.write(data)
@@ -447,6 +451,14 @@ def _write_output(path, data):
     except BaseException:
         os.unlink(file.name)
         raise
+
+
+def _check_output_folder(subparser, path):
+    """Stop before a long conversion or run whose output could not be written: ``path``'s
+    folder must exist."""
+    folder = os.path.dirname(path) or "."
+    if path != "-" and not os.path.isdir(folder):
+        subparser.exit(1, f"utfhw: error: cannot write {path}: there is no folder {folder}\n")
 
 
 #: The message separators of ``utfhw transcode --split``, as code points.
@@ -569,6 +581,7 @@ def _transcode(subparser, args):
         data = _read_input(args.input)
     except OSError as error:
         subparser.exit(1, f"utfhw: error: cannot read {args.input}: {error.strerror}\n")
+    _check_output_folder(subparser, args.output)
     if args.vcd and args.sim not in ("amaranth", "auto"):
         subparser.error("--vcd needs --sim amaranth")
     backend = "amaranth" if args.vcd else _choose_backend(args.sim)
@@ -688,6 +701,7 @@ def _generate(subparser, args):
     if extension not in (".v", ".il"):
         subparser.error(f"output file must end in .v (Verilog) or .il (RTLIL), not "
                         f"{args.output!r}")
+    _check_output_folder(subparser, args.output)
     try:
         module = generate_module(_core_spec(args), interface=args.interface, name=args.name,
                                  language="verilog" if extension == ".v" else "rtlil",

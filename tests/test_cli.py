@@ -73,6 +73,27 @@ def test_unreadable_input(tmp_path):
     assert f"cannot read {tmp_path / 'missing.txt'}" in result.stderr
 
 
+@pytest.mark.parametrize("command", [["transcode", "in.txt"], ["generate", "-o"]])
+def test_missing_output_folder(tmp_path, command):
+    """Said before the work, naming the output, not after a long conversion or run."""
+    (tmp_path / "in.txt").write_bytes(b"abc")
+    output = tmp_path / "missing" / "out.v"
+    result = subprocess.run([sys.executable, "-m", "utfhw.cli", *command, str(output)],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr == (f"utfhw: error: cannot write {output}: there is no folder "
+                             f"{output.parent}\n")
+
+
+def test_unwritable_output_is_named(tmp_path):
+    """An output that cannot be made is named as given, not as the temporary file beside it."""
+    from utfhw import cli
+    output = tmp_path / "missing" / "out.v"
+    with pytest.raises(FileNotFoundError) as error:
+        cli._write_output(str(output), b"x")
+    assert error.value.filename == str(output)
+
+
 @pytest.mark.parametrize("args,message", [
     (["--stall", "1"], "stall must be a probability from 0 up to (not including) 1, not 1.0"),
     (["--stall", "often"], "not a number: 'often'"),
