@@ -83,11 +83,11 @@ def test_output_lanes():
             for target in ("utf-16-le", "utf-32-be", "utf-8")] == [8, 8, 32]
 
 
-@pytest.mark.parametrize("target", ["utf-8", "utf-8-sig"])
-def test_widest_to_utf8_builds(target):
+def test_widest_to_utf8_builds():
     """At W = 64 the output beat to UTF-8 has 128 byte lanes, more than any core's input: its
-    compactor and repacker take them (they once took only a core's widths)."""
-    core = WideTranscoder(source="utf-16-le", target=target, width=64)
+    compactor and repacker (here with the mark to lead) take them (they once took only a
+    core's widths)."""
+    core = WideTranscoder(source="utf-16-le", target="utf-8-sig", width=64)
     assert core.o.payload.shape()["lanes"].shape.length == 128
     Fragment.get(core, None)
 
