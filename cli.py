@@ -378,6 +378,7 @@ def _report(subparser, args):
     def progress(done, total, row):
         print(progress_line(done, total, row), file=sys.stderr, flush=True)
 
+    _check_output_folder(subparser, args.output)
     output = pathlib.Path(args.output)
     chart = output.with_suffix(".png")
     started = time.monotonic()

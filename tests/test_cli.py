@@ -73,7 +73,8 @@ def test_unreadable_input(tmp_path):
     assert f"cannot read {tmp_path / 'missing.txt'}" in result.stderr
 
 
-@pytest.mark.parametrize("command", [["transcode", "in.txt"], ["generate", "-o"]])
+@pytest.mark.parametrize("command", [["transcode", "in.txt"], ["generate", "-o"],
+                                     ["report", "-o"]])
 def test_missing_output_folder(tmp_path, command):
     """Said before the work, naming the output, not after a long conversion or run."""
     (tmp_path / "in.txt").write_bytes(b"abc")
