@@ -8,7 +8,6 @@ import pytest
 from utfhw.hdl import (ByteOrderReader, ByteOrderWriter, ByteOrderMarkWriter, Transcoder,
                        Lanes, UnitBytes, CodePoint, UTF16UnitLanes, CodePointLanes)
 from utfhw.hdl import ByteLanes, WideUTF8ToUTF16
-from utfhw.hdl.lanes.compact import Compactor
 from utfhw.hdl.lanes.queue import CreditQueue
 from utfhw.hdl.lanes.repack import Repacker
 from utfhw.hdl.lanes.window import LaneWindow
@@ -115,8 +114,6 @@ def test_bench_needs_input(capsys):
 @pytest.mark.parametrize("make", [
     lambda width: WideUTF8ToUTF16(width=width),
     lambda width: ByteLanes(width),
-    lambda width: Compactor(item=CodePoint, width=width),
-    lambda width: Repacker(item=CodePoint, width=width),
     lambda width: transcode(b"a", width=width),
 ])
 @pytest.mark.parametrize("width", [0, 3, 128, "4", True])

@@ -5,7 +5,8 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..unicode.layout import Lanes
-from .stage import WidthStage, check_lanes
+from .stage import WidthStage
+from ..unicode.params import check_power_of_two
 from .window import LaneBeat
 
 
@@ -49,7 +50,7 @@ class Compactor(WidthStage):
         ``count`` items, from lane 0; lanes past it are don't-care.
     """
     def __init__(self, *, item, width):
-        check_lanes(width)           # before the ports' layouts are made of it
+        check_power_of_two("width", width)  # before the ports' layouts are made of it
         super().__init__({
             "i": In(stream.Signature(LaneBeat(Slot(item), width), always_ready=True)),
             "o": Out(stream.Signature(Lanes(item, width), always_ready=True)),

@@ -5,7 +5,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from ..unicode.params import check_integer
+from ..unicode.params import check_integer, check_power_of_two
 from .copies import state_copies, update_copies
 
 
@@ -60,9 +60,7 @@ class CreditQueue(wiring.Component):
     latency = 3
 
     def __init__(self, *, shape, depth, threshold):
-        check_integer("depth", depth, minimum=2)
-        if depth & (depth - 1):
-            raise ValueError(f"depth must be a power of two, not {depth}")
+        check_power_of_two("depth", depth, minimum=2)
         check_integer("threshold", threshold, minimum=1, maximum=depth - 1)
         self._depth = depth
         self._threshold = threshold

@@ -5,8 +5,8 @@ from amaranth.lib import data, stream
 from amaranth.lib.wiring import In, Out
 
 from ..unicode.layout import Lanes
-from .stage import WidthStage, check_lanes
-from ..unicode.params import check_integer
+from .stage import WidthStage
+from ..unicode.params import check_integer, check_power_of_two
 from .copies import LANES_PER_COPY, copy_groups, state_copies, update_copies
 
 
@@ -64,7 +64,7 @@ class Repacker(WidthStage):
         ``width``, or ``lead`` not fewer items than ``width``.
     """
     def __init__(self, *, item, width, in_width=None, lead=()):
-        check_lanes(width)           # before the ports' layouts are made of it
+        check_power_of_two("width", width)  # before the ports' layouts are made of it
         in_width = width if in_width is None else in_width
         check_integer("in_width", in_width, minimum=1, maximum=width)
         lead = list(lead)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 __all__ = [
     "HARDWARE_ERROR_HANDLERS", "ERROR_HANDLERS", "BYTE_ORDERS", "UNIT_BYTES", "Codec", "CODECS",
     "describe_choices", "check_choice", "check_errors", "check_byteorder", "check_codec",
-    "check_pair", "canonical_codec", "check_integer", "check_flag", "WIDTHS", "check_width",
-    "CodecPair", "UTF16Options",
+    "check_pair", "canonical_codec", "check_integer", "check_power_of_two", "check_flag",
+    "WIDTHS", "check_width", "CodecPair", "UTF16Options",
 ]
 
 
@@ -132,6 +132,13 @@ def check_integer(name, value, *, minimum, maximum=None):
             or (maximum is not None and value > maximum)):
         bounds = f"of at least {minimum}" if maximum is None else f"from {minimum} to {maximum}"
         raise ValueError(f"{name} must be an integer {bounds}, not {value!r}")
+
+
+def check_power_of_two(name, value, *, minimum=1):
+    """Raise unless ``value`` is an :class:`int` of at least ``minimum`` and a power of two."""
+    check_integer(name, value, minimum=minimum)
+    if value & (value - 1):
+        raise ValueError(f"{name} must be a power of two, not {value!r}")
 
 
 def check_flag(name, value):
