@@ -1,7 +1,6 @@
 """Compactor: the valid slots of each beat packed from lane 0, in order."""
 
 import random
-import re
 
 import pytest
 from amaranth.lib import data
@@ -54,16 +53,3 @@ def test_latency():
     assert [Compactor.latency_of(width) for width in (1, 2, 4, 8, 16, 32, 64)] == \
         [1, 2, 3, 5, 6, 8, 9]
 
-
-@pytest.mark.parametrize("width,message", [
-    (0, "width must be an integer of at least 1, not 0"),
-    (3, "width must be a power of two, not 3"),
-    (2.0, "width must be an integer of at least 1, not 2.0"),
-    (True, "width must be an integer of at least 1, not True")])
-def test_width_is_a_power_of_two(width, message):
-    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
-        Compactor(item=ITEM, width=width)
-
-
-def test_takes_more_lanes_than_a_core_has_bytes():
-    assert Compactor(item=ITEM, width=128).o.payload.shape()["lanes"].shape.length == 128

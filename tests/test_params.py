@@ -9,6 +9,7 @@ from utfhw.hdl import (ByteOrderReader, ByteOrderWriter, ByteOrderMarkWriter, Tr
                        Lanes, UnitBytes, CodePoint, UTF16UnitLanes, CodePointLanes)
 from utfhw.hdl import ByteLanes, WideUTF8ToUTF16
 from utfhw.hdl.lanes.queue import CreditQueue
+from utfhw.hdl.lanes.compact import Compactor
 from utfhw.hdl.lanes.repack import Repacker
 from utfhw.hdl.lanes.window import LaneWindow
 from utfhw.hdl.wide.expand import ExpandReplacements
@@ -120,6 +121,23 @@ def test_bench_needs_input(capsys):
 def test_width(make, width):
     with raises(ValueError, f"width must be a power of two from 1 to 64, not {width!r}"):
         make(width)
+
+
+@pytest.mark.parametrize("stage", [Compactor, Repacker])
+@pytest.mark.parametrize("width,message", [
+    (0, "width must be an integer of at least 1, not 0"),
+    (6, "width must be a power of two, not 6"),
+    (4.0, "width must be an integer of at least 1, not 4.0"),
+    (True, "width must be an integer of at least 1, not True")])
+def test_lanes_are_a_power_of_two(stage, width, message):
+    with raises(ValueError, message):
+        stage(item=CodePoint, width=width)
+
+
+@pytest.mark.parametrize("stage", [Compactor, Repacker])
+def test_lanes_beyond_a_core_width(stage):
+    """From UTF-16 to UTF-8 at W = 64 the output has 128 lanes: the stages take them."""
+    assert stage(item=CodePoint, width=128).o.payload.shape()["lanes"].shape.length == 128
 
 
 def test_width_holds_a_unit_of_the_source():

@@ -2,7 +2,6 @@
 message with what is left, and at most one beat behind."""
 
 import random
-import re
 
 import pytest
 from amaranth.lib import data
@@ -68,17 +67,3 @@ def test_in_width_must_fit_the_output(in_width):
                                          f"{in_width!r}"):
         Repacker(item=ITEM, width=4, in_width=in_width)
 
-
-@pytest.mark.parametrize("width,message", [
-    (0, "width must be an integer of at least 1, not 0"),
-    (6, "width must be a power of two, not 6"),
-    (4.0, "width must be an integer of at least 1, not 4.0"),
-    (False, "width must be an integer of at least 1, not False")])
-def test_width_is_a_power_of_two(width, message):
-    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
-        Repacker(item=ITEM, width=width)
-
-
-def test_takes_more_lanes_than_a_core_has_bytes():
-    repacker = Repacker(item=ITEM, width=128, in_width=128)
-    assert repacker.o.payload.shape()["lanes"].shape.length == 128
