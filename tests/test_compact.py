@@ -52,4 +52,3 @@ def test_packs_in_order(width):
 def test_latency():
     assert [Compactor.latency_of(width) for width in (1, 2, 4, 8, 16, 32, 64)] == \
         [1, 2, 3, 5, 6, 8, 9]
-

@@ -66,4 +66,3 @@ def test_in_width_must_fit_the_output(in_width):
     with pytest.raises(ValueError, match=f"in_width must be an integer from 1 to 4, not "
                                          f"{in_width!r}"):
         Repacker(item=ITEM, width=4, in_width=in_width)
-
