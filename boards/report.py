@@ -31,10 +31,10 @@ from ..hdl.scalar.error_dropper import ErrorDropper
 from ..hdl.unicode.layout import UTF16UnitLanes, UTF32UnitLanes
 from ..hdl.unicode.params import CODECS, check_choice, check_integer, check_pair
 from ..hdl.uart import UARTReceiver, UARTTransmitter
-from ..hdl.scalar.utf8 import UTF8Decoder, UTF8Encoder
-from ..hdl.wide.core import wide_widths
-from ..hdl.scalar.utf16 import UTF16Decoder, UTF16Encoder
-from ..hdl.scalar.utf32 import UTF32Decoder, UTF32Encoder
+from ..hdl.forms.utf8.scalar import UTF8Decoder, UTF8Encoder
+from ..hdl.cores.wide import wide_widths
+from ..hdl.forms.utf16.scalar import UTF16Decoder, UTF16Encoder
+from ..hdl.forms.utf32.scalar import UTF32Decoder, UTF32Encoder
 from ..verilog.tools import BuildError, BuildTimeout, run, tool_environment
 from .nextpnr import read_report
 
@@ -87,7 +87,7 @@ _SYNTHESIS_ATTEMPTS = 3
 HEADLINE = "pipeline utf-8 -> utf-16-le"
 PIPELINED = "PipelinedUTF8ToUTF16(little)"
 
-#: The widths of :class:`~utfhw.hdl.wide.core.WideTranscoder` that ``pairs="wide"`` implements.
+#: The widths of :class:`~utfhw.hdl.cores.wide.WideTranscoder` that ``pairs="wide"`` implements.
 WIDE_WIDTHS = (1, 4, 8, 16, 32)
 _WIDE = "WideUTF8ToUTF16"
 # A wide design's name: ``WideUTF8ToUTF16(W)`` from UTF-8 to UTF-16-LE (the name of the earlier

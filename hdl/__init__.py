@@ -9,15 +9,15 @@ from .unicode.layout import (ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK, 
                      UTF8Unit, UTF16Unit, UTF32Unit, Lanes, CodePointLanes, UTF8UnitLanes,
                      UTF16UnitLanes, UTF32UnitLanes, ENCODER_LANES, FramedByte)
 from .unicode.params import CODECS, Codec
-from .scalar.utf8 import UTF8Decoder, UTF8Encoder
-from .scalar.utf16 import UTF16Decoder, UTF16Encoder
-from .scalar.utf32 import UTF32Decoder, UTF32Encoder
+from .forms.utf8.scalar import UTF8Decoder, UTF8Encoder
+from .forms.utf16.scalar import UTF16Decoder, UTF16Encoder
+from .forms.utf32.scalar import UTF32Decoder, UTF32Encoder
 from .scalar.byteorder import (ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper,
                         ByteOrderMarkWriter)
 from .scalar.error_dropper import ErrorDropper
-from .scalar.transcoder import Transcoder
-from .scalar.pipelined import PipelinedUTF8ToUTF16
-from .wide.core import WideTranscoder, WideUTF8ToUTF16
+from .cores.transcoder import Transcoder
+from .cores.pipelined import PipelinedUTF8ToUTF16
+from .cores.wide import WideTranscoder, WideUTF8ToUTF16
 from .cores import Core, PIPELINED_PAIRS, WIDE_PAIRS, check_core, make_core
 from .uart import UARTReceiver, UARTTransmitter
 from .bytestream import UnitAssembler, LaneSerializer

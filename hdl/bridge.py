@@ -9,7 +9,7 @@ from amaranth.lib.wiring import In, Out
 from .bytestream import UnitAssembler, LaneSerializer
 from .unicode.layout import FramedByte
 from .unicode.params import CODECS, check_integer
-from .scalar.transcoder import Transcoder
+from .cores.transcoder import Transcoder
 from .uart import UARTReceiver, UARTTransmitter, MINIMUM_DIVISOR
 
 
@@ -84,7 +84,7 @@ class UARTBridge(wiring.Component):
     Parameters
     ----------
     source, target : :class:`str`
-        Codec names, as for :class:`~utfhw.hdl.scalar.transcoder.Transcoder`.
+        Codec names, as for :class:`~utfhw.hdl.cores.transcoder.Transcoder`.
     errors : :class:`str`
         ``"replace"`` or ``"ignore"``.
     clk_freq : :class:`int` or :class:`float`

@@ -11,7 +11,7 @@ __all__ = ["UnitAssembler", "LaneSerializer"]
 
 
 class UnitAssembler(wiring.Component):
-    """Gathers bytes into the code unit beats a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`
+    """Gathers bytes into the code unit beats a :class:`~utfhw.hdl.cores.transcoder.Transcoder`
     takes, putting ``last`` on the final beat of each message.
 
     Input entries are bytes and end-of-message markers (:data:`~utfhw.hdl.unicode.layout.FramedByte`).

@@ -104,12 +104,12 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
         backend only: the Verilator backend hands them over through a file, which is slow for
         long inputs.
     width : int or None
-        Run the wide core (:class:`~utfhw.hdl.wide.core.WideTranscoder`) at this many bytes per
+        Run the wide core (:class:`~utfhw.hdl.cores.wide.WideTranscoder`) at this many bytes per
         clock: 1, 2, 4, 8, 16, 32 or 64; UTF-8 to UTF-16-LE, -BE, UTF-32-LE or -BE
         (:data:`~utfhw.hdl.cores.WIDE_PAIRS`).
     pipelined : bool
-        Run :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16` (UTF-8 to UTF-16-LE or -BE
-        only) instead of the :class:`~utfhw.hdl.scalar.transcoder.Transcoder`.
+        Run :class:`~utfhw.hdl.cores.pipelined.PipelinedUTF8ToUTF16` (UTF-8 to UTF-16-LE or -BE
+        only) instead of the :class:`~utfhw.hdl.cores.transcoder.Transcoder`.
 
     Returns
     -------

@@ -154,8 +154,8 @@ class DecoderProperties(StreamProperties):
     Parameters
     ----------
     core : wiring.Component
-        :class:`~utfhw.hdl.scalar.utf8.UTF8Decoder`, :class:`~utfhw.hdl.scalar.utf16.UTF16Decoder` or
-        :class:`~utfhw.hdl.scalar.utf32.UTF32Decoder`.
+        :class:`~utfhw.hdl.forms.utf8.scalar.UTF8Decoder`, :class:`~utfhw.hdl.forms.utf16.scalar.UTF16Decoder` or
+        :class:`~utfhw.hdl.forms.utf32.scalar.UTF32Decoder`.
     form : str
         ``"utf-8"``, ``"utf-16"`` or ``"utf-32"``.
     """
@@ -339,8 +339,8 @@ class EncoderProperties(StreamProperties):
     Parameters
     ----------
     core : wiring.Component
-        :class:`~utfhw.hdl.scalar.utf8.UTF8Encoder`, :class:`~utfhw.hdl.scalar.utf16.UTF16Encoder` or
-        :class:`~utfhw.hdl.scalar.utf32.UTF32Encoder`.
+        :class:`~utfhw.hdl.forms.utf8.scalar.UTF8Encoder`, :class:`~utfhw.hdl.forms.utf16.scalar.UTF16Encoder` or
+        :class:`~utfhw.hdl.forms.utf32.scalar.UTF32Encoder`.
     form : str
         ``"utf-8"``, ``"utf-16"`` or ``"utf-32"``.
     """
@@ -371,7 +371,7 @@ class EncoderProperties(StreamProperties):
 
 
 class PipelineProperties(StreamProperties):
-    """Properties of a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`, on top of
+    """Properties of a :class:`~utfhw.hdl.cores.transcoder.Transcoder`, on top of
     :class:`StreamProperties` with its latency: whatever bytes come in, every output beat is
     whole, well-formed code units of the target form (read in the target's byte order), so no
     pipeline ever emits a surrogate, an overlong form or a value above U+10FFFF."""
@@ -399,7 +399,7 @@ class PipelineProperties(StreamProperties):
 
 
 class WideStreamProperties(StreamProperties):
-    """Properties of a :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16`'s beats, on top of
+    """Properties of a :class:`~utfhw.hdl.cores.wide.WideUTF8ToUTF16`'s beats, on top of
     :class:`StreamProperties` for a core whose beats out do not follow its beats in: ``last``
     leaves once for each ``last`` taken, never before, and a ``last`` in flight shows within
     the latency (one clock more for a last beat that makes two). The input is assumed to keep
@@ -407,7 +407,7 @@ class WideStreamProperties(StreamProperties):
 
     Parameters
     ----------
-    core : :class:`~utfhw.hdl.wide.core.WideUTF8ToUTF16`
+    core : :class:`~utfhw.hdl.cores.wide.WideUTF8ToUTF16`
         Or a core with the same streams, ``width``, ``latency`` and ``capacity``.
     """
     def __init__(self, core):
@@ -623,7 +623,7 @@ class WideProperties(WideStreamProperties):
 
 
 class WideEquivalence(wiring.Component):
-    """The wide core and the scalar :class:`~utfhw.hdl.scalar.transcoder.Transcoder` fed the same
+    """The wide core and the scalar :class:`~utfhw.hdl.cores.transcoder.Transcoder` fed the same
     bytes: they must emit the same units, with the same error kinds, in the same order.
 
     The bench sends one message of ``beats`` beats to ``wide`` (bytes and the last beat's count

@@ -349,7 +349,7 @@ def input_beats(data, source):
 
 
 def transcoder_beats(message, source, target, errors="replace"):
-    """The output beats of :class:`~utfhw.hdl.scalar.transcoder.Transcoder` for one message.
+    """The output beats of :class:`~utfhw.hdl.cores.transcoder.Transcoder` for one message.
 
     One beat per input beat (see :func:`input_beats`), as ``(units, last)``: ``units`` a list of
     ``(data, ErrorKind)`` with ``data`` in wire order (see :func:`target_units`), as

@@ -390,7 +390,7 @@ def wide_beats(message, width, *, errors="replace", target="utf-16-le", source="
     From UTF-8 each byte position emits what :func:`position_unit` says; from UTF-32 each unit
     its code point's units. Each input beat's units go to :func:`repack_beats` (an empty
     message is one empty beat), whose beats hold as many units as one input beat can give
-    (:func:`~utfhw.hdl.wide.core.output_lanes`)."""
+    (:func:`~utfhw.hdl.cores.wide.output_lanes`)."""
     message = bytes(message)
     codec = CODECS[target]
     units = _beat_units(message, width, errors, source, codec.form)

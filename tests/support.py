@@ -266,7 +266,7 @@ def check_wide_beats(messages, source, target, width, errors):
 def check_a_beat_every_clock(messages, source, target, width):
     """With the output always ready, each of ``messages`` alone takes ``ceil(n / width)``
     input clocks (one if empty) and is out ``latency`` clocks later, or one clock more."""
-    from utfhw.hdl.wide.core import WideTranscoder
+    from utfhw.hdl.cores.wide import WideTranscoder
     from utfhw.sim.backends import simulate
 
     latency = WideTranscoder.latency_of(width, source=source, target=target)

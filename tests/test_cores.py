@@ -1,4 +1,4 @@
-"""The core protocol and the choice of core for a codec pair (hdl/cores.py)."""
+"""The core protocol and the choice of core for a codec pair (hdl/cores/spec.py)."""
 
 import gc
 import itertools

@@ -1,4 +1,4 @@
-"""The UTF-16 and UTF-32 decoders on their own (hdl/scalar/utf16.py, hdl/scalar/utf32.py) over their whole unit
+"""The UTF-16 and UTF-32 decoders on their own (hdl/forms/utf16/scalar.py, hdl/forms/utf32/scalar.py) over their whole unit
 space, against the reference model and CPython. (The UTF-8 decoder is tested through the
 transcoder in test_utf8_to_utf16.py, and exhaustively through Verilator.)"""
 

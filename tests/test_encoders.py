@@ -1,4 +1,4 @@
-"""The UTF-8, UTF-16 and UTF-32 encoders on their own (hdl/scalar/utf8.py, hdl/scalar/utf16.py, hdl/scalar/utf32.py,
+"""The UTF-8, UTF-16 and UTF-32 encoders on their own (hdl/forms/utf8/scalar.py, hdl/forms/utf16/scalar.py, hdl/forms/utf32/scalar.py,
 hdl/scalar/encoder.py): any code points and error kinds, beats that must split, every scalar value,
 against the reference model."""
 

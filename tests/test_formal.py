@@ -31,12 +31,12 @@ from utfhw.sim.properties import (AXIStreamRules, DecoderProperties, EncoderProp
 from utfhw.hdl.lanes.compact import Compactor
 from utfhw.hdl.lanes.queue import CreditQueue
 from utfhw.hdl.lanes.repack import Repacker
-from utfhw.hdl.wide.utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
+from utfhw.hdl.forms.utf8.wide import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
 from utfhw.hdl.lanes.window import LaneWindow
-from utfhw.hdl.wide.core import WideTranscoder, WideUTF8ToUTF16
+from utfhw.hdl.cores.wide import WideTranscoder, WideUTF8ToUTF16
 from utfhw.hdl.wide.encode import EncodeLanes
-from utfhw.hdl.wide.utf16 import ClassifyUTF16Lanes, DecodeUTF16Positions
-from utfhw.hdl.wide.utf32 import DecodeUTF32Lanes
+from utfhw.hdl.forms.utf16.wide import ClassifyUTF16Lanes, DecodeUTF16Positions
+from utfhw.hdl.forms.utf32.wide import DecodeUTF32Lanes
 from utfhw.sim.reference import CODECS
 from utfhw.verilog.generate import make_top
 from utfhw.verilog.ports import core_of

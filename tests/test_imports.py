@@ -119,15 +119,17 @@ def test_imports_run_one_way(name):
 
 #: What each folder of ``hdl/`` may import of ``hdl/``: the Unicode tables and layouts nothing
 #: else; the lane layer nothing codec-specific (only the generic lane layout and argument checks
-#: of ``unicode``); the scalar and wide cores the layers below them and not each other (the
-#: scalar pipelined core uses the lane layer's flip-flop copies, nothing else of it). The
-#: modules at the top of ``hdl/`` (the core selection, the AXI4-Stream and UART wrappers) may
-#: import any of them.
+#: of ``unicode``); the stages every form shares (``scalar``, ``wide``) the layers below them and
+#: not each other; a form's folder those and nothing of another form; the cores any of them. The
+#: modules at the top of ``hdl/`` (the AXI4-Stream and UART wrappers, the bridge) may import any
+#: of them.
 HDL_FOLDERS = {
     "unicode": {"unicode"},
     "lanes": {"lanes", "unicode.layout", "unicode.params"},
-    "scalar": {"scalar", "unicode", "lanes.copies"},
+    "scalar": {"scalar", "unicode"},
     "wide": {"wide", "lanes", "unicode"},
+    "forms": {"forms", "scalar", "wide", "lanes", "unicode"},
+    "cores": {"cores", "forms", "scalar", "wide", "lanes", "unicode"},
 }
 
 
@@ -143,6 +145,17 @@ def test_hdl_folders_import_down(name):
             continue
         assert parts[2] in allowed or ".".join(parts[2:4]) in allowed, \
             f"{name} imports {imported}"
+
+
+@pytest.mark.parametrize("name", [name for name in module_names()
+                                  if name.startswith("utfhw.hdl.forms.")])
+def test_forms_import_no_other_form(name):
+    """A form's gateware imports nothing of another form's folder."""
+    own = name.split(".")[3]
+    for imported in imported_modules(name):
+        parts = imported.split(".")
+        if parts[:3] == ["utfhw", "hdl", "forms"] and len(parts) > 3:
+            assert parts[3] == own, f"{name} imports {imported}"
 
 
 def test_hdl_folders_are_all_checked():

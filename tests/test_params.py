@@ -12,8 +12,8 @@ from utfhw.hdl.lanes.queue import CreditQueue
 from utfhw.hdl.lanes.compact import Compactor
 from utfhw.hdl.lanes.repack import Repacker
 from utfhw.hdl.lanes.window import LaneWindow
-from utfhw.hdl.wide.expand import ExpandReplacements
-from utfhw.hdl.wide.utf8 import DecodePositions
+from utfhw.hdl.forms.utf8.expand import ExpandReplacements
+from utfhw.hdl.forms.utf8.wide import DecodePositions
 from utfhw.sim import simulate, transcode
 from utfhw.cli import main
 

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import WIDE_PAIRS
-from utfhw.hdl.wide.core import wide_widths
+from utfhw.hdl.cores.wide import wide_widths
 from utfhw.sim.reference import CODECS
 
 from support import adversarial_message, check_verilated, every_two_bytes_messages, joined

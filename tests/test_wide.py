@@ -12,7 +12,7 @@ import pytest
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import check_core, make_core
 from utfhw.hdl.unicode.params import WIDTHS
-from utfhw.hdl.wide.core import WIDE_TARGETS, WideTranscoder, WideUTF8ToUTF16
+from utfhw.hdl.cores.wide import WIDE_TARGETS, WideTranscoder, WideUTF8ToUTF16
 from utfhw.sim.throughput import stress_input
 from utfhw.sim.wide_model import wide_beats
 

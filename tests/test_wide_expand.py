@@ -12,9 +12,9 @@ import pytest
 
 from conftest import FULL_SWEEP
 from utfhw.hdl.unicode.params import WIDTHS
-from utfhw.hdl.wide.core import WideTranscoder
-from utfhw.hdl.wide.expand import ExpandReplacements
-from utfhw.hdl.wide.utf8 import DecodePositions
+from utfhw.hdl.cores.wide import WideTranscoder
+from utfhw.hdl.forms.utf8.expand import ExpandReplacements
+from utfhw.hdl.forms.utf8.wide import DecodePositions
 from utfhw.sim.backends import simulate
 from utfhw.sim.throughput import stress_input
 from utfhw.sim.wide_model import wide_beats, wide_clocks

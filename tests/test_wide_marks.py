@@ -14,8 +14,8 @@ import pytest
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import make_core
 from utfhw.hdl.unicode.params import CODECS
-from utfhw.hdl.wide.core import WIDE_SOURCES, output_lanes
-from utfhw.hdl.wide.utf16 import ClassifyUTF16Lanes
+from utfhw.hdl.cores.wide import WIDE_SOURCES, output_lanes
+from utfhw.hdl.forms.utf16.wide import ClassifyUTF16Lanes
 from utfhw.sim.backends import simulate
 from utfhw.sim.throughput import stress_input
 from utfhw.sim.wide_model import wide_beats

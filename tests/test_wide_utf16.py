@@ -12,8 +12,8 @@ from amaranth.hdl import Fragment
 
 from conftest import FULL_SWEEP
 from utfhw.hdl.unicode.params import WIDTHS
-from utfhw.hdl.wide.core import WideTranscoder, output_lanes
-from utfhw.hdl.wide.utf16 import ClassifyUTF16Lanes, DecodeUTF16Positions
+from utfhw.hdl.cores.wide import WideTranscoder, output_lanes
+from utfhw.hdl.forms.utf16.wide import ClassifyUTF16Lanes, DecodeUTF16Positions
 from utfhw.sim.reference import transcoder_beats
 from utfhw.sim.wide_model import utf16_positions
 

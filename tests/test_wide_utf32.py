@@ -12,9 +12,9 @@ from conftest import FULL_SWEEP
 from utfhw.hdl.cores import check_core
 from utfhw.hdl.unicode.layout import ErrorKind
 from utfhw.hdl.unicode.params import WIDTHS
-from utfhw.hdl.wide.core import WideTranscoder, output_lanes
+from utfhw.hdl.cores.wide import WideTranscoder, output_lanes
 from utfhw.hdl.wide.encode import EncodeLanes
-from utfhw.hdl.wide.utf32 import DecodeUTF32Lanes
+from utfhw.hdl.forms.utf32.wide import DecodeUTF32Lanes
 from utfhw.sim.wide_model import utf32_unit
 
 from support import (check_a_beat_every_clock, check_verilated, check_wide_beats,

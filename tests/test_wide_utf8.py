@@ -9,7 +9,7 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
 from utfhw.hdl.unicode.layout import ByteLanes, ErrorKind
-from utfhw.hdl.wide.utf8 import (ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND,
+from utfhw.hdl.forms.utf8.wide import (ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND,
                                  POSITION_FORMS)
 from utfhw.hdl.lanes.window import LaneBeat, LaneWindow
 from utfhw.sim.payload import pack_units

@@ -1,3 +1,4 @@
-"""The scalar cores, one code unit per clock: the decoders and encoders of each form, the byte
-order stages, and the two cores built from them, :class:`.transcoder.Transcoder` (any pair)
-and :class:`.pipelined.PipelinedUTF8ToUTF16` (UTF-8 to UTF-16, built for clock speed)."""
+"""The stages of the scalar cores that serve every form: the handshakes (:mod:`.handshake`),
+byte order and marks (:mod:`.byteorder`), the encoder base (:mod:`.encoder`), lane helpers
+(:mod:`.lanes`) and the error dropper (:mod:`.error_dropper`). Each form's decoder and
+encoder are in its folder of :mod:`utfhw.hdl.forms`."""

@@ -209,15 +209,15 @@ class Lanes(data.StructLayout):
 #: two items for one input unit: a replacement for what the unit cuts short, and its own item.
 CodePointLanes = Lanes(CodePoint, 2)
 
-#: UTF-8 bytes as emitted by :class:`~utfhw.hdl.scalar.utf8.UTF8Encoder`: two code points of up to
+#: UTF-8 bytes as emitted by :class:`~utfhw.hdl.forms.utf8.scalar.UTF8Encoder`: two code points of up to
 #: three bytes, or one of four.
 UTF8UnitLanes = Lanes(UTF8Unit, 6)
 
-#: UTF-16 units as emitted by :class:`~utfhw.hdl.scalar.utf16.UTF16Encoder`: two BMP code points, or
+#: UTF-16 units as emitted by :class:`~utfhw.hdl.forms.utf16.scalar.UTF16Encoder`: two BMP code points, or
 #: one surrogate pair.
 UTF16UnitLanes = Lanes(UTF16Unit, 2)
 
-#: UTF-32 units as emitted by :class:`~utfhw.hdl.scalar.utf32.UTF32Encoder`: two code points.
+#: UTF-32 units as emitted by :class:`~utfhw.hdl.forms.utf32.scalar.UTF32Encoder`: two code points.
 UTF32UnitLanes = Lanes(UTF32Unit, 2)
 
 #: The encoding forms (Unicode ch. 3, D90 to D92), each with the lane layout its encoder emits

@@ -179,7 +179,7 @@ class CodecPair:
 
 class UTF16Options:
     """A base, before :class:`~amaranth.lib.wiring.Component`, of
-    :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`, which writes UTF-16 from UTF-8: checks their ``byteorder`` and ``errors``, passes the rest of the
+    :class:`~utfhw.hdl.cores.pipelined.PipelinedUTF8ToUTF16`, which writes UTF-16 from UTF-8: checks their ``byteorder`` and ``errors``, passes the rest of the
     arguments on, and reports the two with the codecs they mean."""
     def __init__(self, *args, byteorder, errors, **kwargs):
         check_byteorder(byteorder)
@@ -198,7 +198,7 @@ class UTF16Options:
 
     @property
     def source(self):
-        """``"utf-8"``, as for a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`."""
+        """``"utf-8"``, as for a :class:`~utfhw.hdl.cores.transcoder.Transcoder`."""
         return "utf-8"
 
     @property

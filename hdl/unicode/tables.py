@@ -2,7 +2,7 @@
 
 Unicode ch. 3, Table 3-7 (which UTF-8 byte sequences are well formed), the UTF-16 surrogate
 arithmetic of RFC 2781, section 2, and the byte swap between the numeric and the big-endian
-wire order of a unit. The composed stages and :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`
+wire order of a unit. The composed stages and :class:`~utfhw.hdl.cores.pipelined.PipelinedUTF8ToUTF16`
 both build on these; the reference model and the formal properties keep their own independent
 copies on purpose, as oracles.
 """

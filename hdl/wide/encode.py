@@ -7,14 +7,16 @@ from amaranth.lib.wiring import In, Out
 
 from ..lanes.compact import Slot
 from ..lanes.window import LaneBeat
-from ..unicode.layout import BYTE_ORDER_MARK, ErrorKind, UTF8Unit, UTF16Unit, UTF32Unit
+from ..unicode.layout import BYTE_ORDER_MARK, CodePoint, ErrorKind, UTF8Unit, UTF16Unit, UTF32Unit
 from ..unicode.params import check_byteorder, check_choice, check_integer
 from ..unicode.tables import swap_bytes, utf8_bytes, utf16_units
-from .utf32 import CodePointSlot
 
 
-__all__ = ["ENCODED_UNITS", "MARK_UNITS", "mark_items", "EncodeLanes"]
+__all__ = ["CodePointSlot", "ENCODED_UNITS", "MARK_UNITS", "mark_items", "EncodeLanes"]
 
+
+#: One lane's code point, or nothing.
+CodePointSlot = Slot(CodePoint)
 
 #: The target forms :class:`EncodeLanes` writes: each with its unit and the most units one code
 #: point becomes.

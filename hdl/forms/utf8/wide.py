@@ -11,15 +11,15 @@ from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..unicode.byteclass import NibbleFlags, range_flag
-from ..unicode.layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER, UTF16Unit, UTF32Unit
-from ..unicode.params import (check_byteorder, check_choice, check_errors, check_flag,
+from ...unicode.byteclass import NibbleFlags, range_flag
+from ...unicode.layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER, UTF16Unit, UTF32Unit
+from ...unicode.params import (check_byteorder, check_choice, check_errors, check_flag,
                               check_width)
-from ..unicode.tables import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
+from ...unicode.tables import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
                       low_surrogate, plane_minus_one, select_unit)
-from ..lanes.compact import Slot
-from ..lanes.copies import registered_copies
-from ..lanes.window import LaneBeat, ValidCopies, WindowBeat
+from ...lanes.compact import Slot
+from ...lanes.copies import registered_copies
+from ...lanes.window import LaneBeat, ValidCopies, WindowBeat
 
 
 __all__ = ["ByteClass", "LOOKBEHIND", "LOOKAHEAD", "ClassifyLanes", "UnitSlot", "UTF32Slot",

@@ -4,14 +4,14 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper
-from .byteorder import ByteOrderMarkWriter
-from .error_dropper import ErrorDropper
+from ..scalar.byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper
+from ..scalar.byteorder import ByteOrderMarkWriter
+from ..scalar.error_dropper import ErrorDropper
 from ..unicode.layout import UnitBytes
 from ..unicode.params import CODECS, CodecPair, check_errors, check_pair
-from .utf8 import UTF8Decoder, UTF8Encoder
-from .utf16 import UTF16Decoder, UTF16Encoder
-from .utf32 import UTF32Decoder, UTF32Encoder
+from ..forms.utf8.scalar import UTF8Decoder, UTF8Encoder
+from ..forms.utf16.scalar import UTF16Decoder, UTF16Encoder
+from ..forms.utf32.scalar import UTF32Decoder, UTF32Encoder
 
 
 __all__ = ["Transcoder"]

@@ -12,14 +12,14 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..lanes.compact import Slot
-from ..lanes.copies import registered_copies
-from ..lanes.window import LaneBeat, ValidCopies, WindowBeat
-from ..unicode.layout import (ByteLanes, CodePoint, ErrorKind, REPLACEMENT_CHARACTER,
+from ...lanes.compact import Slot
+from ...lanes.copies import registered_copies
+from ...lanes.window import LaneBeat, ValidCopies, WindowBeat
+from ...unicode.layout import (ByteLanes, CodePoint, ErrorKind, REPLACEMENT_CHARACTER,
                               UTF16Unit, UTF32Unit)
-from ..unicode.params import check_byteorder, check_choice, check_errors, check_width
-from .marks import SOURCE_BYTEORDERS, message_byteorder
-from ..unicode.tables import surrogate_pair_value, swap_bytes
+from ...unicode.params import check_byteorder, check_choice, check_errors, check_width
+from ...wide.marks import SOURCE_BYTEORDERS, message_byteorder
+from ...unicode.tables import surrogate_pair_value, swap_bytes
 
 
 __all__ = ["UnitClass", "UTF16_FORMS", "ClassifyUTF16Lanes", "DecodeUTF16Positions"]

@@ -5,12 +5,12 @@ from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..lanes.compact import Slot
-from ..lanes.window import LaneBeat
-from ..unicode.layout import REPLACEMENT_CHARACTER, UTF8Unit
-from ..unicode.params import check_flag, check_integer
-from ..unicode.tables import utf8_bytes
-from .utf8 import ByteToken
+from ...lanes.compact import Slot
+from ...lanes.window import LaneBeat
+from ...unicode.layout import REPLACEMENT_CHARACTER, UTF8Unit
+from ...unicode.params import check_flag, check_integer
+from ...unicode.tables import utf8_bytes
+from .wide import ByteToken
 
 
 __all__ = ["CHUNKS", "TokenBeat", "ExpandReplacements"]
@@ -22,7 +22,7 @@ CHUNKS = 4
 
 
 class TokenBeat(data.StructLayout):
-    """A beat of ``width`` byte tokens (:data:`~utfhw.hdl.wide.utf8.ByteToken`), its ``last``,
+    """A beat of ``width`` byte tokens (:data:`~utfhw.hdl.forms.utf8.wide.ByteToken`), its ``last``,
     and ``replaces``: whether any of them is a U+FFFD, found before the beat waits, so that no
     wide OR sits between the queue it waits in and the queue's read enable."""
     def __init__(self, width):

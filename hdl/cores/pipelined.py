@@ -165,7 +165,7 @@ class PipelinedUTF8ToUTF16(UTF16Options, wiring.Component):
     Attributes
     ----------
     i : :py:`In(stream.Signature(UnitBytes(1)))`
-        UTF-8 bytes, as the input of a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`.
+        UTF-8 bytes, as the input of a :class:`~utfhw.hdl.cores.transcoder.Transcoder`.
     o : :py:`Out(stream.Signature(UTF16UnitLanes))`
         UTF-16 units in wire order (``data[0:8]`` first), up to two per beat, one beat per input
         beat.

@@ -1,7 +1,7 @@
 """What every transcoding core offers, and the choice of core for a codec pair.
 
-Every core utfhw builds (:class:`~utfhw.hdl.scalar.transcoder.Transcoder`,
-:class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`, :class:`~utfhw.hdl.wide.core.WideTranscoder`)
+Every core utfhw builds (:class:`~utfhw.hdl.cores.transcoder.Transcoder`,
+:class:`~utfhw.hdl.cores.pipelined.PipelinedUTF8ToUTF16`, :class:`~utfhw.hdl.cores.wide.WideTranscoder`)
 is an :class:`amaranth.lib.wiring.Component` that satisfies :class:`Core`. A
 :class:`CoreSpec` names one: the codec pair, the error handler, and which core at which width.
 It is the one value Verilog generation, the simulators, the port description and the FuseSoC
@@ -12,11 +12,11 @@ the core it names.
 import dataclasses
 from typing import Optional, Protocol, runtime_checkable
 
-from .unicode.params import (CODECS, ERROR_HANDLERS, check_choice, check_errors, check_pair,
+from ..unicode.params import (CODECS, ERROR_HANDLERS, check_choice, check_errors, check_pair,
                              check_width)
-from .scalar.pipelined import PipelinedUTF8ToUTF16
-from .scalar.transcoder import Transcoder
-from .wide.core import WIDE_PAIRS, WideTranscoder, check_wide_width
+from .pipelined import PipelinedUTF8ToUTF16
+from .transcoder import Transcoder
+from .wide import WIDE_PAIRS, WideTranscoder, check_wide_width
 
 
 __all__ = ["Core", "PIPELINED_PAIRS", "WIDE_PAIRS", "CORE_KINDS", "CoreSpec", "check_core",
@@ -57,13 +57,13 @@ class Core(Protocol):
     capacity: int
 
 
-#: The pairs :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16` covers, with their byte
+#: The pairs :class:`~utfhw.hdl.cores.pipelined.PipelinedUTF8ToUTF16` covers, with their byte
 #: order.
 PIPELINED_PAIRS = {("utf-8", "utf-16-le"): "little", ("utf-8", "utf-16-be"): "big"}
 
-#: The kinds of core: the :class:`~utfhw.hdl.scalar.transcoder.Transcoder` (any pair, one code
-#: unit per clock), :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16` and
-#: :class:`~utfhw.hdl.wide.core.WideTranscoder` (``width`` bytes per clock).
+#: The kinds of core: the :class:`~utfhw.hdl.cores.transcoder.Transcoder` (any pair, one code
+#: unit per clock), :class:`~utfhw.hdl.cores.pipelined.PipelinedUTF8ToUTF16` and
+#: :class:`~utfhw.hdl.cores.wide.WideTranscoder` (``width`` bytes per clock).
 CORE_KINDS = ("transcoder", "pipelined", "wide")
 
 
@@ -182,11 +182,11 @@ def check_core(source, target, *, errors="replace", pipelined=False, width=None)
 
 def make_core(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
               width=None):
-    """The core for a codec pair: a :class:`~utfhw.hdl.scalar.transcoder.Transcoder`; with
-    ``pipelined=True`` the :class:`~utfhw.hdl.scalar.pipelined.PipelinedUTF8ToUTF16`; with
+    """The core for a codec pair: a :class:`~utfhw.hdl.cores.transcoder.Transcoder`; with
+    ``pipelined=True`` the :class:`~utfhw.hdl.cores.pipelined.PipelinedUTF8ToUTF16`; with
     ``width`` (bytes per clock: 1, 2, 4, 8, 16, 32 or 64) the
-    :class:`~utfhw.hdl.wide.core.WideTranscoder` (:data:`WIDE_PAIRS`: all 64 pairs, at the
-    widths :func:`~utfhw.hdl.wide.core.wide_widths` gives). The pipelined core is UTF-8 to UTF-16-LE or -BE
+    :class:`~utfhw.hdl.cores.wide.WideTranscoder` (:data:`WIDE_PAIRS`: all 64 pairs, at the
+    widths :func:`~utfhw.hdl.cores.wide.wide_widths` gives). The pipelined core is UTF-8 to UTF-16-LE or -BE
     only. ``errors="strict"`` makes the ``"replace"`` core, whose error kinds tell the consumer
     where to stop. ``CoreSpec.of(...).build()`` in one call.
 

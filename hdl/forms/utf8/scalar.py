@@ -4,12 +4,12 @@ from amaranth.hdl import Module, Signal, Cat, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .encoder import LaneEncoder
-from ..unicode.layout import UnitBytes, CodePointLanes, UTF8UnitLanes, ErrorKind
-from ..unicode.layout import REPLACEMENT_CHARACTER
-from ..unicode.tables import CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, byte_in_range, utf8_bytes
-from .handshake import registered_handshake
-from .lanes import load_decoded
+from ...scalar.encoder import LaneEncoder
+from ...unicode.layout import UnitBytes, CodePointLanes, UTF8UnitLanes, ErrorKind
+from ...unicode.layout import REPLACEMENT_CHARACTER
+from ...unicode.tables import CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, byte_in_range, utf8_bytes
+from ...scalar.handshake import registered_handshake
+from ...scalar.lanes import load_decoded
 
 
 __all__ = ["UTF8Decoder", "UTF8Encoder"]

@@ -12,11 +12,11 @@ from ..unicode.params import (CODECS, WIDTHS, CodecPair, check_byteorder, check_
                               check_errors, check_width)
 from ..lanes.queue import CreditQueue
 from ..lanes.repack import Repacker
-from .encode import ENCODED_UNITS, MARK_UNITS, EncodeLanes, mark_items
-from .expand import CHUNKS, ExpandReplacements, TokenBeat
-from .utf8 import ByteClass, ClassifyLanes, DecodePositions, LOOKAHEAD, LOOKBEHIND
-from .utf16 import ClassifyUTF16Lanes, DecodeUTF16Positions, UnitClass
-from .utf32 import DecodeUTF32Lanes
+from ..wide.encode import ENCODED_UNITS, MARK_UNITS, EncodeLanes, mark_items
+from ..forms.utf8.expand import CHUNKS, ExpandReplacements, TokenBeat
+from ..forms.utf8.wide import ByteClass, ClassifyLanes, DecodePositions, LOOKAHEAD, LOOKBEHIND
+from ..forms.utf16.wide import ClassifyUTF16Lanes, DecodeUTF16Positions, UnitClass
+from ..forms.utf32.wide import DecodeUTF32Lanes
 from ..lanes.copies import LANES_PER_COPY
 from ..lanes.window import LaneWindow
 
@@ -43,7 +43,7 @@ def _validates(source, target):
 
 def _positions(source, target, width):
     """Byte positions a beat of the stages from UTF-8 to UTF-8 holds: ``width``, or
-    :data:`~utfhw.hdl.wide.expand.CHUNKS` when it is narrower (the window looks three bytes
+    :data:`~utfhw.hdl.forms.utf8.expand.CHUNKS` when it is narrower (the window looks three bytes
     into the next beat, so narrower beats are gathered into beats of four first)."""
     return max(width, CHUNKS) if _validates(source, target) else width
 
@@ -125,29 +125,29 @@ class WideTranscoder(CodecPair, WidthStage):
     bytes from UTF-8 to UTF-8, and a unit more than a mark the target writes). The stages, each
     a component of its own, run without stopping; only the input waits. From UTF-8:
 
-    1. *classify* (:class:`~utfhw.hdl.wide.utf8.ClassifyLanes`): what each byte is;
+    1. *classify* (:class:`~utfhw.hdl.forms.utf8.wide.ClassifyLanes`): what each byte is;
     2. *window* (:class:`~utfhw.hdl.lanes.window.LaneWindow`): each beat with the three bytes before
        it and the one after it, so it waits for the next beat of its message; from width 8
        on it loads its lanes on copies of classify's valid bit, one per four lanes
        (:class:`~utfhw.hdl.lanes.window.ValidCopies`);
-    3. *decode* and *emit* (:class:`~utfhw.hdl.wide.utf8.DecodePositions`): the one unit or
+    3. *decode* and *emit* (:class:`~utfhw.hdl.forms.utf8.wide.DecodePositions`): the one unit or
        none that each byte position emits (Unicode ch. 3, Table 3-7 and maximal subparts;
        RFC 2781, section 2.1, or D90 for UTF-32);
     4. *compact* (:class:`~utfhw.hdl.lanes.compact.Compactor`): the units packed from lane 0;
     5. *repack* (:class:`~utfhw.hdl.lanes.repack.Repacker`): full beats of ``width`` units;
     6. an output queue (:class:`~utfhw.hdl.lanes.queue.CreditQueue`) of ``queue_depth`` beats.
 
-    From UTF-16 the first three are :class:`~utfhw.hdl.wide.utf16.ClassifyUTF16Lanes`, the
-    window with one unit either side and :class:`~utfhw.hdl.wide.utf16.DecodeUTF16Positions`;
-    from UTF-32, *decode* (:class:`~utfhw.hdl.wide.utf32.DecodeUTF32Lanes`: each unit's code
+    From UTF-16 the first three are :class:`~utfhw.hdl.forms.utf16.wide.ClassifyUTF16Lanes`, the
+    window with one unit either side and :class:`~utfhw.hdl.forms.utf16.wide.DecodeUTF16Positions`;
+    from UTF-32, *decode* (:class:`~utfhw.hdl.forms.utf32.wide.DecodeUTF32Lanes`: each unit's code
     point, alone) and *encode* (:class:`~utfhw.hdl.wide.encode.EncodeLanes`: its one or two
     target units, or to UTF-8 one to four bytes); from UTF-16 to UTF-8, *decode* gives code
     points and *encode* follows it; *compact* and *repack* work on their slots. ``utf-8-sig``
     drops a leading mark in *decode*, ``utf-16`` and ``utf-32`` read theirs
     (:mod:`~utfhw.hdl.wide.marks`). From UTF-8 to UTF-8 the window looks three bytes ahead,
-    *decode* gives each position's byte token (:data:`~utfhw.hdl.wide.utf8.ByteToken`), and
+    *decode* gives each position's byte token (:data:`~utfhw.hdl.forms.utf8.wide.ByteToken`), and
     the tokens wait in a middle queue for *expand*
-    (:class:`~utfhw.hdl.wide.expand.ExpandReplacements`), which writes them as bytes in
+    (:class:`~utfhw.hdl.forms.utf8.expand.ExpandReplacements`), which writes them as bytes in
     ``width`` slots a clock, four clocks for a beat with a U+FFFD.
 
     Throughput: with ``o.ready`` high the core takes a beat on every clock, whatever the bytes
@@ -247,7 +247,7 @@ class WideTranscoder(CodecPair, WidthStage):
     @property
     def most_clocks_per_beat(self):
         """The most clocks one input beat takes with the output ready: 1, or from UTF-8 to UTF-8
-        with ``replace`` :data:`~utfhw.hdl.wide.expand.CHUNKS` for a beat with a U+FFFD."""
+        with ``replace`` :data:`~utfhw.hdl.forms.utf8.expand.CHUNKS` for a beat with a U+FFFD."""
         return CHUNKS if self._middle is not None and self._errors == "replace" else 1
 
     @property

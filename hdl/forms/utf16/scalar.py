@@ -4,11 +4,11 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .encoder import LaneEncoder
-from ..unicode.layout import UnitBytes, CodePointLanes, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
-from .handshake import registered_handshake
-from .lanes import load_decoded
-from ..unicode.tables import surrogate_pair_value, utf16_units
+from ...scalar.encoder import LaneEncoder
+from ...unicode.layout import UnitBytes, CodePointLanes, UTF16UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
+from ...scalar.handshake import registered_handshake
+from ...scalar.lanes import load_decoded
+from ...unicode.tables import surrogate_pair_value, utf16_units
 
 
 __all__ = ["UTF16Decoder", "UTF16Encoder"]

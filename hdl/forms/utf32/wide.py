@@ -9,21 +9,19 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..lanes.compact import Slot
-from ..lanes.window import LaneBeat
-from ..unicode.layout import ByteLanes, CodePoint, ErrorKind, REPLACEMENT_CHARACTER
-from ..unicode.params import check_byteorder, check_errors, check_width
-from ..unicode.tables import beyond_scalar_range, in_surrogate_range, swap_bytes
-from .marks import SOURCE_BYTEORDERS, message_byteorder
+from ...lanes.compact import Slot
+from ...lanes.window import LaneBeat
+from ...unicode.layout import ByteLanes, CodePoint, ErrorKind, REPLACEMENT_CHARACTER
+from ...unicode.params import check_byteorder, check_errors, check_width
+from ...unicode.tables import beyond_scalar_range, in_surrogate_range, swap_bytes
+from ...wide.encode import CodePointSlot
+from ...wide.marks import SOURCE_BYTEORDERS, message_byteorder
 
 
-__all__ = ["CodePointSlot", "DecodeUTF32Lanes"]
+__all__ = ["DecodeUTF32Lanes"]
 
 
 _SOURCE_CODECS = {"little": "utf-32-le", "big": "utf-32-be", "detect": "utf-32"}
-
-#: One lane's code point, or nothing.
-CodePointSlot = Slot(CodePoint)
 
 # The first clock: each unit, numeric, and whether it is whole or cut short by the end.
 _Unit = data.StructLayout({"value": 32, "whole": 1, "partial": 1})

@@ -4,11 +4,11 @@ from amaranth.hdl import Module, Signal, Const
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .encoder import LaneEncoder
-from ..unicode.layout import UnitBytes, CodePointLanes, UTF32UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
-from .handshake import registered_handshake
-from .lanes import load_decoded
-from ..unicode.tables import beyond_scalar_range, in_surrogate_range
+from ...scalar.encoder import LaneEncoder
+from ...unicode.layout import UnitBytes, CodePointLanes, UTF32UnitLanes, ErrorKind, REPLACEMENT_CHARACTER
+from ...scalar.handshake import registered_handshake
+from ...scalar.lanes import load_decoded
+from ...unicode.tables import beyond_scalar_range, in_surrogate_range
 
 
 __all__ = ["UTF32Decoder", "UTF32Encoder"]
