@@ -11,8 +11,8 @@ import tempfile
 import time
 
 from . import __version__
-from .hdl.unicode.params import (CODECS, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS, canonical_codec,
-                         check_width, describe_choices)
+from .hdl.forms import CODECS, canonical_codec
+from .hdl.unicode.params import (ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS, check_width, describe_choices)
 from .hdl.cores import CoreSpec
 from .sim.backends import BACKENDS, fastest_backend, simulate_messages
 from .sim.cocotb_testbench import SIMULATORS, run as run_cocotb
@@ -476,7 +476,7 @@ def split_messages(data, source, separator):
     size = codec.unit_bytes
     order = codec.byteorder
     if order == "detect":
-        mark = "\ufeff".encode(f"{codec.form}-be")
+        mark = "\ufeff".encode(f"{codec.form.name}-be")
         order = "big" if data.startswith(mark) else "little"
     unit = SEPARATORS[separator].to_bytes(size, "big" if order == "big" else "little")
     messages = []

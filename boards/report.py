@@ -29,12 +29,10 @@ from ..hdl.bytestream import UnitAssembler, LaneSerializer
 from ..hdl.cores import make_core
 from ..hdl.scalar.error_dropper import ErrorDropper
 from ..hdl.unicode.layout import UTF16UnitLanes, UTF32UnitLanes
-from ..hdl.unicode.params import CODECS, check_choice, check_integer, check_pair
+from ..hdl.forms import CODECS, FORMS, check_pair
+from ..hdl.unicode.params import check_choice, check_integer
 from ..hdl.uart import UARTReceiver, UARTTransmitter
-from ..hdl.forms.utf8.scalar import UTF8Decoder, UTF8Encoder
 from ..hdl.cores.wide import wide_widths
-from ..hdl.forms.utf16.scalar import UTF16Decoder, UTF16Encoder
-from ..hdl.forms.utf32.scalar import UTF32Decoder, UTF32Encoder
 from ..verilog.tools import BuildError, BuildTimeout, run, tool_environment
 from .nextpnr import read_report
 
@@ -100,12 +98,8 @@ _WIDE_NAME = re.compile(r"WideUTF8ToUTF16\((?P<utf16>\d+)\)"
 WIDE_REPORT_PAIRS = (("utf-8", "utf-16-le"),)
 
 _CORES = {
-    "UTF8Decoder": UTF8Decoder,
-    "UTF16Decoder": UTF16Decoder,
-    "UTF32Decoder": UTF32Decoder,
-    "UTF8Encoder": UTF8Encoder,
-    "UTF16Encoder": UTF16Encoder,
-    "UTF32Encoder": UTF32Encoder,
+    **{form.decoder.__name__: form.decoder for form in FORMS.values()},
+    **{form.encoder.__name__: form.encoder for form in FORMS.values()},
     "ByteOrderReader(2, detect)": lambda: ByteOrderReader(width=2, byteorder="detect"),
     "ByteOrderReader(4, detect)": lambda: ByteOrderReader(width=4, byteorder="detect"),
     "ByteOrderWriter(UTF-16, big)": lambda: ByteOrderWriter(layout=UTF16UnitLanes,
@@ -113,9 +107,8 @@ _CORES = {
     "ByteOrderWriter(UTF-32, big)": lambda: ByteOrderWriter(layout=UTF32UnitLanes,
                                                             byteorder="big"),
     "ByteOrderMarkStripper": ByteOrderMarkStripper,
-    "ByteOrderMarkWriter(utf-8)": lambda: ByteOrderMarkWriter(form="utf-8"),
-    "ByteOrderMarkWriter(utf-16)": lambda: ByteOrderMarkWriter(form="utf-16"),
-    "ByteOrderMarkWriter(utf-32)": lambda: ByteOrderMarkWriter(form="utf-32"),
+    **{f"ByteOrderMarkWriter({name})": lambda form=form: ByteOrderMarkWriter(form=form)
+       for name, form in FORMS.items()},
     "ErrorDropper": ErrorDropper,
     "UnitAssembler(2)": lambda: UnitAssembler(width=2),
     "LaneSerializer(UTF-16)": lambda: LaneSerializer(layout=UTF16UnitLanes),

@@ -7,8 +7,9 @@ built on this package, never the other way round.
 from .unicode.layout import (ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK, UnitBytes, ByteLanes,
                      CodePoint,
                      UTF8Unit, UTF16Unit, UTF32Unit, Lanes, CodePointLanes, UTF8UnitLanes,
-                     UTF16UnitLanes, UTF32UnitLanes, ENCODER_LANES, FramedByte)
-from .unicode.params import CODECS, Codec
+                     UTF16UnitLanes, UTF32UnitLanes, FramedByte)
+from .unicode.form import Form
+from .forms import FORMS, CODECS, Codec, ENCODER_LANES
 from .forms.utf8.scalar import UTF8Decoder, UTF8Encoder
 from .forms.utf16.scalar import UTF16Decoder, UTF16Encoder
 from .forms.utf32.scalar import UTF32Decoder, UTF32Encoder
@@ -27,7 +28,7 @@ __all__ = [
     "ErrorKind", "REPLACEMENT_CHARACTER", "BYTE_ORDER_MARK", "UnitBytes", "ByteLanes",
     "CodePoint",
     "UTF8Unit", "UTF16Unit", "UTF32Unit", "Lanes", "CodePointLanes", "UTF8UnitLanes",
-    "UTF16UnitLanes", "UTF32UnitLanes", "ENCODER_LANES", "FramedByte", "CODECS", "Codec",
+    "UTF16UnitLanes", "UTF32UnitLanes", "ENCODER_LANES", "FramedByte", "Form", "FORMS", "CODECS", "Codec",
     "UTF8Decoder", "UTF8Encoder", "UTF16Decoder", "UTF16Encoder", "UTF32Decoder",
     "UTF32Encoder", "ByteOrderReader", "ByteOrderWriter", "ByteOrderMarkStripper",
     "ByteOrderMarkWriter", "ErrorDropper", "Transcoder", "PipelinedUTF8ToUTF16",

@@ -8,7 +8,8 @@ from amaranth.lib.wiring import In, Out
 
 from .bytestream import UnitAssembler, LaneSerializer
 from .unicode.layout import FramedByte
-from .unicode.params import CODECS, check_integer
+from .forms import CODECS
+from .unicode.params import check_integer
 from .cores.transcoder import Transcoder
 from .uart import UARTReceiver, UARTTransmitter, MINIMUM_DIVISOR
 
@@ -28,31 +29,12 @@ BAUD_TOLERANCE = 0.01
 FIFO_MARGIN = 8
 
 
-# Worst-case output bytes per input byte, over long input, by encoding form. The worst cases:
-# from UTF-8, an ASCII byte (1 byte to 2 or 4) or an invalid byte replaced by U+FFFD (1 byte to
-# 3 in UTF-8); from UTF-16, a unit of U+0800..U+FFFF or a lone surrogate (2 bytes to 3 in
-# UTF-8, 4 in UTF-32); from UTF-32 nothing grows.
-_EXPANSION = {
-    ("utf-8",  "utf-8"):  3,
-    ("utf-8",  "utf-16"): 2,
-    ("utf-8",  "utf-32"): 4,
-    ("utf-16", "utf-8"):  1.5,
-    ("utf-16", "utf-16"): 1,
-    ("utf-16", "utf-32"): 2,
-    ("utf-32", "utf-8"):  1,
-    ("utf-32", "utf-16"): 1,
-    ("utf-32", "utf-32"): 1,
-}
-
-
 def expansion(source, target, errors="replace"):
     """The most output bytes one input byte can give, over long input, when transcoding
-    ``source`` to ``target`` (a message may add a few bytes more: see :data:`FIFO_MARGIN`)."""
-    source_form, target_form = CODECS[source].form, CODECS[target].form
-    if errors == "ignore" and source_form == target_form == "utf-8":
-        # Invalid bytes vanish instead of growing to three; everything else keeps its length.
-        return 1
-    return _EXPANSION[(source_form, target_form)]
+    ``source`` to ``target`` (a message may add a few bytes more: see :data:`FIFO_MARGIN`), as
+    the source form's description gives it."""
+    replace, ignore = CODECS[source].form.expansion[CODECS[target].form.name]
+    return ignore if errors == "ignore" else replace
 
 
 class UARTBridge(wiring.Component):

@@ -3,7 +3,7 @@
 from amaranth.hdl import Shape
 
 from ..hdl.unicode.layout import ErrorKind
-from ..hdl.unicode.params import CODECS
+from ..hdl.forms import CODECS
 
 
 __all__ = ["pack_units", "LaneFormat", "units_to_bytes"]

@@ -7,7 +7,8 @@ from amaranth.lib.wiring import In, Out
 
 from ..hdl.axis import TUSER_BITS_PER_UNIT, TUSER_PROTOCOL_ERROR_BIT
 from ..hdl.unicode.layout import ErrorKind, REPLACEMENT_CHARACTER
-from ..hdl.unicode.params import CODECS, check_integer
+from ..hdl.forms import CODECS
+from ..hdl.unicode.params import check_integer
 from .formal import PropertyBench
 
 
@@ -378,7 +379,7 @@ class PipelineProperties(StreamProperties):
     def __init__(self, core):
         super().__init__(core, latency=core.latency,
                          capacity=core.capacity)
-        self.target_form = CODECS[core.target].form
+        self.target_form = CODECS[core.target].form.name
         self.target_order = CODECS[core.target].byteorder
 
     def properties(self, m, taken, given):

@@ -14,8 +14,10 @@ and UTF-32), the model follows CPython's documented codec behaviour, recorded in
 from dataclasses import dataclass
 
 from ..hdl.unicode.layout import ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK
-from ..hdl.unicode.params import CODECS as _CODEC_TABLE, ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS
-from ..hdl.unicode.params import check_codec, check_errors, check_pair
+from ..hdl.forms import CODECS as _CODEC_TABLE
+from ..hdl.unicode.params import ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS
+from ..hdl.forms import check_codec, check_pair
+from ..hdl.unicode.params import check_errors
 
 
 __all__ = [
@@ -224,7 +226,7 @@ def decode_items(data, source):
     """
     check_codec("source", source)
     data = bytes(data)
-    form, strips_mark = _CODEC_TABLE[source].form, _CODEC_TABLE[source].mark
+    form, strips_mark = _CODEC_TABLE[source].form.name, _CODEC_TABLE[source].mark
     if form == "utf-8":
         items = utf8_items(data)
     else:
@@ -243,7 +245,7 @@ def decode_error(data, source, item):
     what follows a stripped EF BB BF as a separate object, so its positions start after it.
     """
     data = bytes(data)
-    form = _CODEC_TABLE[source].form
+    form = _CODEC_TABLE[source].form.name
     if form == "utf-8":
         encoding = "utf-8"
         if source == "utf-8-sig" and data.startswith(b"\xef\xbb\xbf"):
@@ -317,7 +319,7 @@ def encode(code_points, target):
     first two), even when there is nothing else to encode; the other codecs never write one.
     """
     check_codec("target", target)
-    form, byteorder = _CODEC_TABLE[target].form, _CODEC_TABLE[target].byteorder
+    form, byteorder = _CODEC_TABLE[target].form.name, _CODEC_TABLE[target].byteorder
     if _CODEC_TABLE[target].mark:
         code_points = [BYTE_ORDER_MARK, *code_points]
     if form == "utf-8":
@@ -333,10 +335,10 @@ def target_units(code_point, target):
     """The code units of ``code_point`` in codec ``target``, each as the integer whose
     little-endian bytes are the unit's bytes on the wire (how the gateware's lanes hold them)."""
     codec = _CODEC_TABLE[target]
-    if codec.form == "utf-8":
+    if codec.form.name == "utf-8":
         return list(utf8_sequence(code_point))
     byteorder = "little" if codec.byteorder == "detect" else codec.byteorder
-    width, form = codec.unit_bytes, codec.form
+    width, form = codec.unit_bytes, codec.form.name
     units = utf16_units(code_point) if form == "utf-16" else (code_point,)
     return [int.from_bytes(unit.to_bytes(width, byteorder), "little") for unit in units]
 

@@ -10,7 +10,7 @@ CPython's codecs: they make the input, and the simulated gateware is what is che
 
 import pathlib
 
-from ..hdl.unicode.params import CODECS
+from ..hdl.forms import CODECS
 
 
 __all__ = ["SAMPLE_TEXT_PATH", "MALFORMED", "sample_text", "sample_messages"]
@@ -58,9 +58,9 @@ def _body_codec(source):
     reads (little-endian for ``utf-16`` and ``utf-32``, which read a message without a mark
     so)."""
     codec = CODECS[source]
-    if codec.form == "utf-8":
+    if codec.form.name == "utf-8":
         return "utf-8"
-    return f"{codec.form}-{'be' if codec.byteorder == 'big' else 'le'}"
+    return f"{codec.form.name}-{'be' if codec.byteorder == 'big' else 'le'}"
 
 
 def _units(source, units):
@@ -78,7 +78,7 @@ def sample_messages(source):
     body = _body_codec(source)
     mark = "\ufeff".encode(body) if CODECS[source].mark else b""
     messages = [(mark + sample_text().encode(body), "text in nine scripts")]
-    sequences = MALFORMED[CODECS[source].form]
+    sequences = MALFORMED[CODECS[source].form.name]
     for index, (units, description) in enumerate(sequences):
         closing = "" if index == len(sequences) - 1 else "]"
         messages.append(("[".encode(body) + _units(source, units) + closing.encode(body),

@@ -2,7 +2,7 @@
 read from a ``"replace"`` core's output beats."""
 
 from ..hdl.unicode.layout import BYTE_ORDER_MARK, REPLACEMENT_CHARACTER, ErrorKind
-from ..hdl.unicode.params import CODECS
+from ..hdl.forms import CODECS
 from .reference import Item, following_ranges, target_units
 
 
@@ -18,7 +18,7 @@ def first_error_span(beats, data, source, target):
     For UTF-8, a byte whose beat carries no item is one a pending sequence took in, so before the
     first error the bytes after the last beat that carried items are the pending sequence.
     """
-    form, width = CODECS[source].form, CODECS[source].unit_bytes
+    form, width = CODECS[source].form.name, CODECS[source].unit_bytes
     mark_units = len(target_units(BYTE_ORDER_MARK, target)) if CODECS[target].mark else 0
     # A leading EF BB BF that utf-8-sig strips is taken in without an item of its own.
     sequence_start = 3 if source == "utf-8-sig" and data.startswith(b"\xef\xbb\xbf") else 0
@@ -66,7 +66,7 @@ def first_wide_error_span(beats, data, target, source="utf-8"):
                 good += unit.to_bytes(unit_bytes, "little")
                 continue
             characters = good.decode(target, "surrogatepass")
-            form = CODECS[source].form
+            form = CODECS[source].form.name
             skipped = _mark_bytes(data, source)
             if form == "utf-32":
                 start = skipped + 4 * len(characters)

@@ -6,7 +6,7 @@ import pathlib
 import random
 
 from ..hdl.cores import make_core
-from ..hdl.unicode.params import CODECS
+from ..hdl.forms import CODECS
 from .payload import units_to_bytes
 from .pysim import run_messages
 from .reference import input_beats, transcode

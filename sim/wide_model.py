@@ -25,7 +25,7 @@ edges of Table 3-7. The error kinds are the ones the scalar cores give the same 
 from dataclasses import dataclass
 
 from ..hdl.unicode.layout import ErrorKind, REPLACEMENT_CHARACTER
-from ..hdl.unicode.params import CODECS
+from ..hdl.forms import CODECS
 from .reference import following_ranges, transcoder_beats, utf8_sequence
 
 
@@ -238,7 +238,7 @@ def source_byteorder(message, source):
     codec = CODECS[source]
     if codec.byteorder != "detect":
         return codec.byteorder, 0
-    for mark, byteorder in _MARKS[codec.form].items():
+    for mark, byteorder in _MARKS[codec.form.name].items():
         if message.startswith(mark):
             return byteorder, len(mark)
     return "little", 0
@@ -247,14 +247,14 @@ def source_byteorder(message, source):
 def _emissions(message, errors, source, form):
     """``(byte offset, (unit, ErrorKind))`` for each unit the message gives, before repacking:
     at the position that emits it from UTF-8 and UTF-16, at its unit from UTF-32."""
-    if CODECS[source].form == "utf-8":
+    if CODECS[source].form.name == "utf-8":
         emitted = list(enumerate(_position_units(message, errors, form)))
         if source == "utf-8-sig" and message.startswith(b"\xef\xbb\xbf"):
             emitted[2] = (2, None)          # the mark is taken in, and gives nothing
         return [(offset, unit) for offset, unit in emitted if unit is not None]
     byteorder, skipped = source_byteorder(message, source)
     rest = message[skipped:]
-    if CODECS[source].form == "utf-16":
+    if CODECS[source].form.name == "utf-16":
         # To UTF-8, each unit's code point as its bytes.
         emitted = [(offset, (unit, kind))
                    for offset, (value, kind) in utf16_positions(
@@ -292,7 +292,7 @@ EXPANDED_CHUNKS = 4
 def _positions(width, source, form):
     """Bytes a beat of the stages holds: from UTF-8 to UTF-8 at least four, the bytes after
     a position that decide it (narrower input beats are gathered)."""
-    if CODECS[source].form == form == "utf-8":
+    if CODECS[source].form.name == form == "utf-8":
         return max(width, EXPANDED_CHUNKS)
     return width
 
@@ -302,7 +302,7 @@ def _stage_beats(message, width, errors, source, form):
     in: one part, or from UTF-8 to UTF-8 four for a beat with a U+FFFD."""
     width = _positions(width, source, form)
     starts = range(0, len(message), width) if message else [0]
-    if CODECS[source].form == form == "utf-8":
+    if CODECS[source].form.name == form == "utf-8":
         emitted = _position_bytes(message, errors, source)
         beats = []
         for start in starts:
@@ -328,7 +328,7 @@ def _beat_units(message, width, errors, source, form):
 
 def _beat_clocks(message, width, errors, source, form):
     """The clocks each beat of the stages takes: its parts (:func:`_stage_beats`)."""
-    if CODECS[source].form == form == "utf-8" and errors == "replace":
+    if CODECS[source].form.name == form == "utf-8" and errors == "replace":
         return [len(parts) for parts in _stage_beats(message, width, errors, source, form)]
     # Elsewhere a beat is one part: counted without working out its units, which for a long
     # message takes seconds.
@@ -353,7 +353,7 @@ def stream_clocks(messages, width, *, errors="replace", target="utf-16-le", sour
     ``utf-8-sig``): then it is the fewest clocks, and the most are a clock for each input
     beat and each clock of *expand* (this function at width 4), since while the input waits
     *expand* is busy."""
-    form = CODECS[target].form
+    form = CODECS[target].form.name
     rest = CODECS[target].mark
     gathered = _positions(width, source, form)
     end = beats_in = 0
@@ -393,10 +393,10 @@ def wide_beats(message, width, *, errors="replace", target="utf-16-le", source="
     (:func:`~utfhw.hdl.cores.wide.output_lanes`)."""
     message = bytes(message)
     codec = CODECS[target]
-    units = _beat_units(message, width, errors, source, codec.form)
+    units = _beat_units(message, width, errors, source, codec.form.name)
     if codec.mark:
         # The target's byte order mark, before the first beat's units.
-        units[0] = [(unit, ErrorKind.NONE) for unit in _encoded(_MARK, codec.form)] + units[0]
+        units[0] = [(unit, ErrorKind.NONE) for unit in _encoded(_MARK, codec.form.name)] + units[0]
     beats = repack_beats(units, _output_lanes(source, target, width))
     if codec.byteorder == "big":
         beats = [([(int.from_bytes(unit.to_bytes(codec.unit_bytes, "big"), "little"), kind)
@@ -409,11 +409,11 @@ def _output_lanes(source, target, width):
     # from UTF-8 to UTF-8), and so does a UTF-16 unit (or up to four bytes of UTF-8); a UTF-32
     # unit one code point, one UTF-32 unit, up to two UTF-16 units or four bytes. A beat has
     # room for more than the mark, in a power of two.
-    form = CODECS[target].form
+    form = CODECS[target].form.name
     most = {"utf-8": 4, "utf-16": 2, "utf-32": 1}[form]
-    if CODECS[source].form == "utf-8":
+    if CODECS[source].form.name == "utf-8":
         lanes = _positions(width, source, form)
-    elif CODECS[source].form == "utf-16":
+    elif CODECS[source].form.name == "utf-16":
         lanes = width // 2 * (4 if form == "utf-8" else 1)
     else:
         lanes = width // 4 * most

@@ -9,7 +9,7 @@ import shutil
 from hypothesis import strategies as st
 
 from utfhw.hdl.cores import CoreSpec
-from utfhw.hdl.unicode.params import CODECS
+from utfhw.hdl.forms import CODECS
 from utfhw.sim.verilator import verilated_pipeline
 from utfhw.sim.wide_model import stream_clocks
 
@@ -155,7 +155,7 @@ def check_verilated(data, lengths, source, target, *, errors="replace", stall=0.
                 split(data, lengths), width, errors=spec.hardware_errors, target=target,
                 source=source)
         most = least + (0 if width is None else 1)
-        if width is not None and width < 4 and CODECS[source].form == CODECS[target].form:
+        if width is not None and width < 4 and CODECS[source].form.name == CODECS[target].form.name:
             # UTF-8 to UTF-8 below four bytes a beat: the model's clocks are the fewest, exact
             # while the input never waits for the middle queue; when it does, the expanding
             # stage is busy, so at worst a clock for each input beat and each of expand's.
@@ -248,7 +248,7 @@ def check_wide_beats(messages, source, target, width, errors):
     sides, and check each message's beats against the model of the wide core, and its bytes
     against CPython."""
     from utfhw.hdl.cores import make_core
-    from utfhw.hdl.unicode.params import CODECS
+    from utfhw.hdl.forms import CODECS
     from utfhw.sim.pysim import run_messages
     from utfhw.sim.wide_model import wide_beats
 

@@ -10,7 +10,7 @@ import pytest
 
 from utfhw.cli import main, split_messages
 from utfhw.hdl.cores import CoreSpec
-from utfhw.hdl.unicode.params import canonical_codec
+from utfhw.hdl.forms import canonical_codec
 from utfhw.verilog.generate import pipeline_hdl
 from utfhw.verilog.lint import lint_verilog
 from utfhw.verilog.tools import ToolchainError, find_verilator

@@ -11,6 +11,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In
 
 from conftest import FULL_SWEEP
+from utfhw.hdl.forms import FORMS
 from utfhw.hdl import (UTF8Decoder, UTF8Encoder, UTF16Decoder, UTF16Encoder, UTF32Decoder,
                        UTF32Encoder, ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper,
                        ByteOrderMarkWriter, ErrorDropper, Transcoder,
@@ -92,7 +93,7 @@ SINGLE_CORES = {
     "byte order writer, utf-32 little": (
         lambda: ByteOrderWriter(layout=UTF32UnitLanes, byteorder="little"), {"latency": 0}),
     "mark stripper": (ByteOrderMarkStripper, {"latency": 0}),
-    **{f"mark writer, {form}": (lambda form=form: ByteOrderMarkWriter(form=form),
+    **{f"mark writer, {form}": (lambda form=form: ByteOrderMarkWriter(form=FORMS[form]),
                                 {"latency": 0}) for form in ENCODERS},
     "error dropper": (ErrorDropper, {"latency": 0}),
 }
@@ -375,7 +376,8 @@ FIXED_LATENCY_STAGES = {
     "decode": lambda width: DecodePositions(width=width, byteorder="little", errors="replace"),
     "compact": lambda width: Compactor(item=UTF16Unit, width=width),
     "decode utf-32": lambda width: DecodeUTF32Lanes(width=4 * width, byteorder="big"),
-    "encode utf-16": lambda width: EncodeLanes(form="utf-16", byteorder="big", lanes=width),
+    "encode utf-16": lambda width: EncodeLanes(form=FORMS["utf-16"], byteorder="big",
+                                                     lanes=width),
     "classify utf-16": lambda width: ClassifyUTF16Lanes(width=2 * width, byteorder="big"),
     "decode utf-16": lambda width: DecodeUTF16Positions(width=width, form="utf-32"),
 }

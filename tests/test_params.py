@@ -58,7 +58,7 @@ def test_byte_order_writer_parameters():
 
 
 def test_mark_writer_parameter():
-    with raises(ValueError, "form must be 'utf-8', 'utf-16' or 'utf-32', not 'utf-7'"):
+    with raises(ValueError, "form must be an encoding form of utfhw.hdl.forms, not 'utf-7'"):
         ByteOrderMarkWriter(form="utf-7")
 
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from utfhw.hdl.unicode.params import CODECS
+from utfhw.hdl.forms import CODECS
 from utfhw.sim.sample import MALFORMED, sample_messages, sample_text
 
 
@@ -31,7 +31,7 @@ def test_sample_messages(source):
     messages = sample_messages(source)
     text, _ = messages[0]
     assert text.decode(source) == sample_text()
-    assert len(messages) == 1 + len(MALFORMED[CODECS[source].form])
+    assert len(messages) == 1 + len(MALFORMED[CODECS[source].form.name])
     for message, description in messages[1:]:
         with pytest.raises(UnicodeDecodeError):
             message.decode(source)

@@ -18,7 +18,7 @@ import pytest
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import CoreSpec, PIPELINED_PAIRS, WIDE_PAIRS, make_core
 from utfhw.hdl.cores.wide import wide_widths
-from utfhw.hdl.unicode.params import CODECS
+from utfhw.hdl.forms import CODECS
 from utfhw.verilog.generate import convert, generate_module
 from utfhw.sim.reference import transcoder_beats
 from utfhw.sim.wide_model import expected_beats

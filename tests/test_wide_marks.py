@@ -13,7 +13,7 @@ import pytest
 
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import make_core
-from utfhw.hdl.unicode.params import CODECS
+from utfhw.hdl.forms import CODECS
 from utfhw.hdl.cores.wide import WIDE_SOURCES, output_lanes
 from utfhw.hdl.forms.utf16.wide import ClassifyUTF16Lanes
 from utfhw.sim.backends import simulate

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import FULL_SWEEP
 from utfhw.hdl.unicode.layout import ErrorKind
-from utfhw.hdl.unicode.params import CODECS
+from utfhw.hdl.forms import CODECS
 from utfhw.sim.reference import transcoder_beats
 from utfhw.sim.wide_model import LOOKBEHIND, message_units, position_unit
 from utfhw.sim.wide_model import _beat_clocks, _stage_beats
@@ -106,7 +106,7 @@ def test_clocks_a_beat_are_its_parts(source, errors):
     messages = [bytes(rng.choice(EDGES_25) for _ in range(rng.randrange(40)))
                 for _ in range(40)] + [b"", "\ufeffé€😀".encode(source)]
     for target, width in itertools.product(["utf-8", "utf-16-be", "utf-32"], [1, 2, 4, 8]):
-        form = CODECS[target].form
+        form = CODECS[target].form.name
         width = max(width, CODECS[source].unit_bytes)
         for message in messages:
             parts = _stage_beats(message, width, errors, source, form)

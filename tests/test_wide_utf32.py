@@ -9,6 +9,7 @@ import random
 import pytest
 
 from conftest import FULL_SWEEP
+from utfhw.hdl.forms import FORMS
 from utfhw.hdl.cores import check_core
 from utfhw.hdl.unicode.layout import ErrorKind
 from utfhw.hdl.unicode.params import WIDTHS
@@ -67,11 +68,11 @@ def test_parameters(arguments, message):
 def test_stage_parameters():
     with pytest.raises(ValueError, match=r"^width must be at least 4 for utf-32-be, not 2$"):
         DecodeUTF32Lanes(width=2, byteorder="big")
-    with pytest.raises(ValueError, match=r"^form must be 'utf-8', 'utf-16' or 'utf-32', not "
-                                         r"'utf-7'$"):
+    with pytest.raises(ValueError, match=r"^form must be an encoding form of utfhw.hdl.forms, "
+                                         r"not 'utf-7'$"):
         EncodeLanes(form="utf-7", byteorder="little", lanes=2)
     with pytest.raises(ValueError, match=r"^lanes must be an integer of at least 1, not 0$"):
-        EncodeLanes(form="utf-16", byteorder="little", lanes=0)
+        EncodeLanes(form=FORMS["utf-16"], byteorder="little", lanes=0)
     with pytest.raises(ValueError, match=r"^width must be at least 4 for utf-32-le, not 2$"):
         check_core("utf-32-le", "utf-16-le", width=2)
 

@@ -12,8 +12,8 @@ the core it names.
 import dataclasses
 from typing import Optional, Protocol, runtime_checkable
 
-from ..unicode.params import (CODECS, ERROR_HANDLERS, check_choice, check_errors, check_pair,
-                             check_width)
+from ..forms import CODECS, check_pair
+from ..unicode.params import ERROR_HANDLERS, check_choice, check_errors, check_width
 from .pipelined import PipelinedUTF8ToUTF16
 from .transcoder import Transcoder
 from .wide import WIDE_PAIRS, WideTranscoder, check_wide_width

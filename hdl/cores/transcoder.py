@@ -7,18 +7,12 @@ from amaranth.lib.wiring import In, Out
 from ..scalar.byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper
 from ..scalar.byteorder import ByteOrderMarkWriter
 from ..scalar.error_dropper import ErrorDropper
+from ..forms import CODECS, check_pair
 from ..unicode.layout import UnitBytes
-from ..unicode.params import CODECS, CodecPair, check_errors, check_pair
-from ..forms.utf8.scalar import UTF8Decoder, UTF8Encoder
-from ..forms.utf16.scalar import UTF16Decoder, UTF16Encoder
-from ..forms.utf32.scalar import UTF32Decoder, UTF32Encoder
+from ..unicode.params import CodecPair, check_errors
 
 
 __all__ = ["Transcoder"]
-
-
-_DECODERS = {"utf-8": UTF8Decoder, "utf-16": UTF16Decoder, "utf-32": UTF32Decoder}
-_ENCODERS = {"utf-8": UTF8Encoder, "utf-16": UTF16Encoder, "utf-32": UTF32Encoder}
 
 
 class Transcoder(CodecPair, wiring.Component):
@@ -30,10 +24,12 @@ class Transcoder(CodecPair, wiring.Component):
         [ByteOrderReader] -> <form>Decoder -> [ByteOrderMarkStripper] -> [ErrorDropper]
             -> <form>Encoder -> [ByteOrderMarkWriter] -> [ByteOrderWriter]
 
-    where the bracketed stages are present when the codecs need them: a byte order stage for
-    UTF-16 and UTF-32 (``"detect"`` for ``utf-16``/``utf-32`` sources, little-endian for those
-    targets), a mark stripper for ``utf-8-sig``, ``utf-16`` and ``utf-32`` sources, a mark writer
-    for those targets, and the error dropper for ``errors="ignore"``. Same-codec pairs validate:
+    where each form's decoder and encoder are those its description names
+    (:mod:`utfhw.hdl.forms`), and the bracketed stages are present when the codecs need them:
+    a byte order stage for a form of units wider than a byte (UTF-16 and UTF-32; ``"detect"``
+    for ``utf-16``/``utf-32`` sources, little-endian for those targets), a mark stripper for
+    ``utf-8-sig``, ``utf-16`` and ``utf-32`` sources, a mark writer for those targets, and the
+    error dropper for ``errors="ignore"``. Same-codec pairs validate:
     UTF-8 to UTF-8 is a sanitizer that replaces every maximal ill-formed subpart with EF BF BD.
     The specifications: RFC 3629 and Unicode ch. 3 Tables 3-7 to 3-11 (UTF-8), RFC 2781 (UTF-16),
     Unicode ch. 3 D90 (UTF-32), Unicode sec. 23.8 (byte order mark).
@@ -99,18 +95,18 @@ class Transcoder(CodecPair, wiring.Component):
     def _build_stages(self):
         source, target = CODECS[self._source], CODECS[self._target]
         stages = []
-        if source.form != "utf-8":
+        if source.form.has_byteorder:
             stages.append(("source_byte_order", ByteOrderReader(
                 width=source.unit_bytes, byteorder=source.byteorder)))
-        stages.append(("decoder", _DECODERS[source.form]()))
+        stages.append(("decoder", source.form.decoder()))
         if source.mark:
             stages.append(("mark_stripper", ByteOrderMarkStripper()))
         if self._errors == "ignore":
             stages.append(("error_dropper", ErrorDropper()))
-        stages.append(("encoder", _ENCODERS[target.form]()))
+        stages.append(("encoder", target.form.encoder()))
         if target.mark:
             stages.append(("mark_writer", ByteOrderMarkWriter(form=target.form)))
-        if target.form != "utf-8":
+        if target.form.has_byteorder:
             stages.append(("target_byte_order", ByteOrderWriter(
                 layout=stages[-1][1].o.payload.shape(), byteorder=target.target_byteorder)))
         return stages

@@ -5,20 +5,15 @@ from amaranth.hdl import Cat, Module, Signal, unsigned
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
+from ..forms import CODECS
 from ..lanes.compact import Compactor
-from ..lanes.stage import WidthStage
-from ..unicode.layout import ByteLanes, Lanes
-from ..unicode.params import (CODECS, WIDTHS, CodecPair, check_byteorder, check_choice,
-                              check_errors, check_width)
 from ..lanes.queue import CreditQueue
 from ..lanes.repack import Repacker
-from ..wide.encode import ENCODED_UNITS, MARK_UNITS, EncodeLanes, mark_items
-from ..forms.utf8.expand import CHUNKS, ExpandReplacements, TokenBeat
-from ..forms.utf8.wide import ByteClass, ClassifyLanes, DecodePositions, LOOKAHEAD, LOOKBEHIND
-from ..forms.utf16.wide import ClassifyUTF16Lanes, DecodeUTF16Positions, UnitClass
-from ..forms.utf32.wide import DecodeUTF32Lanes
-from ..lanes.copies import LANES_PER_COPY
-from ..lanes.window import LaneWindow
+from ..lanes.stage import WidthStage
+from ..unicode.layout import ByteLanes, Lanes
+from ..unicode.params import (WIDTHS, CodecPair, check_byteorder, check_choice, check_errors,
+                              check_width)
+from ..wide.encode import mark_items
 
 
 __all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "WIDE_PAIRS", "check_wide_width", "wide_widths",
@@ -26,26 +21,18 @@ __all__ = ["WIDE_SOURCES", "WIDE_TARGETS", "WIDE_PAIRS", "check_wide_width", "wi
            "WideTranscoder", "WideUTF8ToUTF16"]
 
 
-#: The codecs a wide core reads, and those it writes.
-WIDE_SOURCES = ("utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le",
-                "utf-32-be")
-WIDE_TARGETS = ("utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be", "utf-8", "utf-8-sig",
-                "utf-16", "utf-32")
+#: The codecs a wide core reads, and those it writes: all of them.
+WIDE_SOURCES = WIDE_TARGETS = tuple(CODECS)
 
 #: The pairs a wide core covers: every source to each of :data:`WIDE_TARGETS`.
 WIDE_PAIRS = tuple((source, target) for target in WIDE_TARGETS for source in WIDE_SOURCES)
 
 
-def _validates(source, target):
-    """UTF-8 to UTF-8: the one pair whose output can outgrow an output beat of its width."""
-    return CODECS[source].form == CODECS[target].form == "utf-8"
-
-
-def _positions(source, target, width):
-    """Byte positions a beat of the stages from UTF-8 to UTF-8 holds: ``width``, or
-    :data:`~utfhw.hdl.forms.utf8.expand.CHUNKS` when it is narrower (the window looks three bytes
-    into the next beat, so narrower beats are gathered into beats of four first)."""
-    return max(width, CHUNKS) if _validates(source, target) else width
+def _front(source, target, width, errors="replace"):
+    """The wide stages of the source's form for this core
+    (:class:`~utfhw.hdl.wide.front.WideFront`), not yet built."""
+    return CODECS[source].form.wide(source=CODECS[source], target=CODECS[target], width=width,
+                                    errors=errors)
 
 
 def wide_widths(source, target):
@@ -57,18 +44,14 @@ def wide_widths(source, target):
 def check_wide_width(width, *, source, target):
     """Raise :exc:`ValueError` unless ``width`` is a width of the wide core from ``source`` to
     ``target``: a power of two from 1 to 64, at least the source's unit."""
-    check_width(width, codec=source)
+    check_width(width, minimum=CODECS[source].unit_bytes, of=source)
 
 
-def _slots(source, target, width):
-    """Units the stages before *compact* give per beat: the most one input beat gives (from UTF-8
-    to UTF-8, one beat of :func:`_positions`)."""
-    form, target_form = CODECS[source].form, CODECS[target].form
-    if form == "utf-8":
-        return _positions(source, target, width)
-    if form == "utf-16":
-        return width // 2 * (4 if target_form == "utf-8" else 1)
-    return EncodeLanes.slots_of(target_form, width // 4)
+def _output_lanes(front):
+    lanes = front.slots
+    if front.target.mark:
+        lanes = max(lanes, 1 << front.target.form.mark_units.bit_length())
+    return lanes
 
 
 def output_lanes(source, target, width):
@@ -78,32 +61,16 @@ def output_lanes(source, target, width):
     bytes to UTF-8 (``2 * width``); from UTF-32, per code point one UTF-32 unit, two UTF-16
     units or four bytes. A target that writes a byte order mark has at least one unit more
     than the mark, so that a message's first beat holds the mark and a unit."""
-    lanes = _slots(source, target, width)
-    if CODECS[target].mark:
-        lanes = max(lanes, 1 << MARK_UNITS[CODECS[target].form].bit_length())
-    return lanes
+    return _output_lanes(_front(source, target, width))
 
 
-def _stages(source, target, width):
-    """Clocks from the input to the write port of the queue at the end, and from UTF-8 to
-    UTF-8 those of the two parts, before and after the queue in the middle: the stages'
-    latencies (from UTF-8 and UTF-16, and a clock for the beat that the window waits for)."""
-    slots, lanes = _slots(source, target, width), output_lanes(source, target, width)
-    if CODECS[source].form == "utf-8":
-        front = ClassifyLanes.latency + LaneWindow.latency + 1 + DecodePositions.latency
-        if _positions(source, target, width) > width:
-            front += Repacker.latency_of(CHUNKS)        # *gather*
-    elif CODECS[source].form == "utf-16":
-        front = (ClassifyUTF16Lanes.latency + LaneWindow.latency + 1
-                 + DecodeUTF16Positions.latency)
-        if CODECS[target].form == "utf-8":
-            front += EncodeLanes.latency
-    else:
-        front = DecodeUTF32Lanes.latency + EncodeLanes.latency
-    tail = Compactor.latency_of(slots) + Repacker.latency_of(lanes)
-    if _validates(source, target):
-        return front, ExpandReplacements.latency + tail
-    return front + tail, 0
+def _stages(front):
+    """Clocks from the input to the write port of the queue at the end, and with an expansion
+    (from UTF-8 to UTF-8) those of the two parts, before and after the queue in the middle."""
+    tail = Compactor.latency_of(front.slots) + Repacker.latency_of(_output_lanes(front))
+    if front.expansion is not None:
+        return front.latency, front.expansion.latency + tail
+    return front.latency + tail, 0
 
 
 def _depth(stages, threshold):
@@ -211,13 +178,11 @@ class WideTranscoder(CodecPair, WidthStage):
         check_wide_width(width, source=source, target=target)   # before the ports' layouts
         check_errors(errors)
         self._source, self._target, self._errors = source, target, errors
-        codec = CODECS[target]
-        self._form, self._byteorder = codec.form, codec.target_byteorder
-        # The order the stages write units in: UTF-8's bytes have one.
-        self._unit_order = codec.target_byteorder or "little"
-        unit = ENCODED_UNITS[codec.form][0]
-        self._lanes = lanes = output_lanes(source, target, width)
-        stages, tail = _stages(source, target, width)
+        self._byteorder = CODECS[target].target_byteorder
+        self._front = front = _front(source, target, width, errors)
+        unit = CODECS[target].form.unit
+        self._lanes = lanes = _output_lanes(front)
+        stages, tail = _stages(front)
         # Room for every beat in the stages, the repacker's extra beat, the clock the ready
         # flip-flop lags, and a few beats of slack so a drained output never stops the input.
         self.queue_depth = _depth(tail or stages, self._threshold)
@@ -231,8 +196,7 @@ class WideTranscoder(CodecPair, WidthStage):
             # run of slow beats it never waits for the input to start again.
             middle_threshold = stages + 2
             middle_depth = _depth(stages, middle_threshold)
-            self._middle = CreditQueue(shape=TokenBeat(_positions(source, target, width)),
-                                       depth=middle_depth,
+            self._middle = CreditQueue(shape=front.expansion.queue_shape, depth=middle_depth,
                                        threshold=middle_threshold)
             self.capacity += middle_depth + 1 + stages + 1
         super().__init__({
@@ -248,7 +212,9 @@ class WideTranscoder(CodecPair, WidthStage):
     def most_clocks_per_beat(self):
         """The most clocks one input beat takes with the output ready: 1, or from UTF-8 to UTF-8
         with ``replace`` :data:`~utfhw.hdl.forms.utf8.expand.CHUNKS` for a beat with a U+FFFD."""
-        return CHUNKS if self._middle is not None and self._errors == "replace" else 1
+        if self._middle is not None and self._errors == "replace":
+            return self._front.expansion.most_clocks
+        return 1
 
     @property
     def byteorder(self):
@@ -267,52 +233,37 @@ class WideTranscoder(CodecPair, WidthStage):
     def latency_of(width, *, source="utf-8", target="utf-16-le"):
         """Clocks from an input beat to the output beat it completes (see above), at
         ``width``, from ``source`` to ``target``."""
-        return sum(_stages(source, target, width)) + CreditQueue.latency * (
-            1 + _validates(source, target))
+        front = _front(source, target, width)
+        return sum(_stages(front)) + CreditQueue.latency * (1 + (front.expansion is not None))
 
     def elaborate(self, platform):
         m = Module()
         unit = self.o.payload.shape().item
-        slots = _slots(self._source, self._target, self._width)
-        positions = _positions(self._source, self._target, self._width)
-        m.submodules.compact = compact = Compactor(item=unit, width=slots)
+        front = self._front
+        m.submodules.compact = compact = Compactor(item=unit, width=front.slots)
         # A target that writes a mark begins each message's output with it.
         writes_mark = CODECS[self._target].mark
         m.submodules.repack = repack = Repacker(
-            item=unit, width=self._lanes, in_width=slots,
-            lead=mark_items(self._form) if writes_mark else ())
+            item=unit, width=self._lanes, in_width=front.slots,
+            lead=mark_items(CODECS[self._target].form) if writes_mark else ())
         m.submodules.queue = queue = self._queue
         entry = queue
+        first, decoded = front.build(m)
         if self._middle is not None:
             # UTF-8 to UTF-8: the decoded beats wait in the middle queue for *expand*, which
             # takes four clocks for a beat with a U+FFFD.
-            front, decoded = self._utf8_front(m)
             m.submodules.middle = entry = self._middle
-            m.submodules.expand = expand = ExpandReplacements(width=positions,
-                                                              rests=writes_mark)
+            m.submodules.expand = expand = front.expansion.stage(rests=writes_mark)
             tokens = decoded.payload.lanes
             m.d.comb += [
                 entry.i.valid.eq(decoded.valid),
                 entry.i.payload.lanes.eq(tokens),
                 entry.i.payload.last.eq(decoded.payload.last),
-                entry.i.payload.replaces.eq(
-                    Cat(tokens[lane].replaced for lane in range(positions)).any()),
+                entry.i.payload.replaces.eq(front.expansion.replaces(tokens)),
             ]
             connect(m, entry.o, expand.i)
             m.d.comb += expand.room.eq(queue.room)
             decoded = expand.o
-        elif CODECS[self._source].form == "utf-8":
-            front, decoded = self._utf8_front(m)
-        elif CODECS[self._source].form == "utf-16":
-            front, decoded = self._utf16_front(m)
-        else:
-            m.submodules.decode = front = DecodeUTF32Lanes(
-                width=self._width, byteorder=CODECS[self._source].byteorder,
-                errors=self._errors)
-            m.submodules.encode = encode = EncodeLanes(
-                form=self._form, byteorder=self._unit_order, lanes=self._width // 4)
-            connect(m, front.o, encode.i)
-            decoded = encode.o
         # The mark can make a message's output a beat longer than its input: after a
         # message's last beat the input rests a clock, which the repacker needs (the middle
         # queue's *expand* rests instead, from UTF-8 to UTF-8).
@@ -320,68 +271,26 @@ class WideTranscoder(CodecPair, WidthStage):
         if writes_mark and self._middle is None:
             m.d.sync += resting.eq(self.i.valid & self.i.ready & self.i.payload.last)
         m.d.comb += self.i.ready.eq(entry.room & ~resting)
-        if positions > self._width:
+        if front.positions > self._width:
             # Narrow beats from UTF-8 to UTF-8 are gathered into beats of four bytes.
-            m.submodules.gather = gather = Repacker(item=unsigned(8), width=positions,
+            m.submodules.gather = gather = Repacker(item=unsigned(8), width=front.positions,
                                                     in_width=self._width)
             m.d.comb += [
                 gather.i.valid.eq(self.i.valid & self.i.ready),
                 gather.i.payload.eq(self.i.payload.as_value()),
-                front.i.valid.eq(gather.o.valid),
-                front.i.payload.eq(gather.o.payload.as_value()),
+                first.i.valid.eq(gather.o.valid),
+                first.i.payload.eq(gather.o.payload.as_value()),
             ]
         else:
             m.d.comb += [
-                front.i.valid.eq(self.i.valid & self.i.ready),
-                front.i.payload.eq(self.i.payload),
+                first.i.valid.eq(self.i.valid & self.i.ready),
+                first.i.payload.eq(self.i.payload),
             ]
         connect(m, decoded, compact.i)
         connect(m, compact.o, repack.i)
         connect(m, repack.o, queue.i)
         connect(m, queue.o, wiring.flipped(self.o))
         return m
-
-    def _utf16_front(self, m):
-        """The UTF-16 stages: the first, and the stream of the units each unit emits."""
-        lanes = self._width // 2
-        m.submodules.classify = classify = ClassifyUTF16Lanes(
-            width=self._width, byteorder=CODECS[self._source].byteorder)
-        fan_out = lanes > LANES_PER_COPY
-        m.submodules.window = window = LaneWindow(item=UnitClass, width=lanes, behind=1,
-                                                  valid_copies=fan_out)
-        # To UTF-8 each unit's code point goes on to *encode*, like a UTF-32 source's.
-        encodes = self._form == "utf-8"
-        m.submodules.decode = decode = DecodeUTF16Positions(
-            width=lanes, byteorder=self._unit_order, errors=self._errors,
-            form="code-point" if encodes else self._form)
-        connect(m, classify.o, window.i)
-        if fan_out:
-            m.d.comb += window.valid_copies.eq(classify.valid_copies)
-        connect(m, window.o, decode.i)
-        if not encodes:
-            return classify, decode.o
-        m.submodules.encode = encode = EncodeLanes(form="utf-8", byteorder=self._unit_order,
-                                                   lanes=lanes)
-        connect(m, decode.o, encode.i)
-        return classify, encode.o
-
-    def _utf8_front(self, m):
-        """The UTF-8 stages: the first, and the stream of the units each position emits."""
-        width = _positions(self._source, self._target, self._width)
-        m.submodules.classify = classify = ClassifyLanes(width=width)
-        # One group of lanes would have only one copy of the valid bit: the bit itself.
-        fan_out = width > LANES_PER_COPY
-        m.submodules.window = window = LaneWindow(item=ByteClass, width=width,
-                                                  behind=LOOKBEHIND, ahead=LOOKAHEAD[self._form],
-                                                  valid_copies=fan_out)
-        m.submodules.decode = decode = DecodePositions(width=width, byteorder=self._unit_order,
-                                                       errors=self._errors, form=self._form,
-                                                       strip_mark=self._source == "utf-8-sig")
-        connect(m, classify.o, window.i)
-        if fan_out:
-            m.d.comb += window.valid_copies.eq(classify.valid_copies)
-        connect(m, window.o, decode.i)
-        return classify, decode.o
 
 
 class WideUTF8ToUTF16(WideTranscoder):

@@ -1,2 +1,94 @@
-"""The encoding forms, each in a folder of its own: its scalar decoder and encoder
-(``scalar``) and its wide stages (``wide``)."""
+"""The encoding forms, each described once in a folder of its own, and CPython's codecs of them.
+
+Each folder holds a form's gateware (``scalar``: its decoder and encoder; ``wide``: its wide
+stages; ``front``: how a wide core joins them) and, in its ``__init__``, its
+:class:`~utfhw.hdl.unicode.form.Form`: the unit, byte orders and mark, CPython's codecs of it,
+the stages, its expansion to each other form and the error kinds it raises. Everything that
+chooses by form reads that description through :data:`FORMS` and :data:`CODECS`; nothing else
+tests a form or a codec by its name.
+"""
+
+import codecs
+from dataclasses import dataclass
+
+from ..unicode.form import Form
+from ..unicode.params import check_choice, describe_choices
+from .utf8 import UTF8
+from .utf16 import UTF16
+from .utf32 import UTF32
+
+
+__all__ = ["Form", "FORMS", "Codec", "CODECS", "ENCODER_LANES", "check_codec", "check_pair",
+           "canonical_codec"]
+
+
+#: The forms, by name.
+FORMS = {form.name: form for form in (UTF8, UTF16, UTF32)}
+
+
+@dataclass(frozen=True)
+class Codec:
+    """What one of CPython's codecs means to the hardware.
+
+    Attributes
+    ----------
+    name : :class:`str`
+        CPython's name, e.g. ``"utf-16-be"``.
+    form : :class:`~utfhw.hdl.unicode.form.Form`
+        Its encoding form.
+    byteorder : :class:`str` or None
+        ``None`` for a form of one-byte units; ``"little"`` or ``"big"``; ``"detect"`` for
+        ``utf-16`` and ``utf-32``, which as a source read it from a leading byte order mark
+        (little-endian without one) and as a target write little-endian.
+    mark : :class:`bool`
+        Whether the codec strips one leading byte order mark as a source and writes one as a
+        target.
+    """
+    name: str
+    form: Form
+    byteorder: object
+    mark: bool
+
+    @property
+    def unit_bytes(self):
+        """Bytes of the form's code unit."""
+        return self.form.unit_bytes
+
+    @property
+    def target_byteorder(self):
+        """The byte order the codec writes as a target (``None`` for a form of one-byte
+        units)."""
+        return "little" if self.byteorder == "detect" else self.byteorder
+
+
+#: CPython's names of the codecs utfhw covers, each with its :class:`Codec`, form by form.
+CODECS = {name: Codec(name, form, byteorder, mark)
+          for form in FORMS.values() for name, byteorder, mark in form.codecs}
+
+#: Each form's name with the lane layout its scalar encoder emits.
+ENCODER_LANES = {name: form.encoder_lanes for name, form in FORMS.items()}
+
+
+def check_codec(name, codec):
+    """Raise unless ``codec`` is one of :data:`CODECS`; ``name`` says which (``"source"``)."""
+    check_choice(f"{name} codec", codec, CODECS)
+
+
+def check_pair(source, target):
+    """Raise unless ``source`` and ``target`` are both codecs of :data:`CODECS`."""
+    check_codec("source", source)
+    check_codec("target", target)
+
+
+def canonical_codec(name, codec):
+    """CPython's own name for ``codec`` if it is one of :data:`CODECS` or an alias CPython's
+    :func:`codecs.lookup` takes for one of them (``utf8``, ``UTF-8``, ``U8``, ``utf_16_le``);
+    else raise :exc:`ValueError`, ``name`` saying which codec it is (``"source"``)."""
+    try:
+        found = codecs.lookup(codec).name if isinstance(codec, str) else None
+    except LookupError:
+        found = None
+    if found not in CODECS:
+        raise ValueError(f"{name} codec must be {describe_choices(CODECS)} or one of CPython's "
+                         f"names for them, not {codec!r}")
+    return found

@@ -4,10 +4,11 @@ from amaranth.hdl import Module, Signal, Const, Mux
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..unicode.layout import UnitBytes, Lanes, ErrorKind, ENCODER_LANES, BYTE_ORDER_MARK
+from ..unicode.form import check_form
+from ..unicode.layout import UnitBytes, Lanes, ErrorKind, BYTE_ORDER_MARK
 from .handshake import combinational_handshake, message_start
 from .lanes import CodePointFilter, pack_lanes
-from ..unicode.params import BYTE_ORDERS, check_byteorder, check_choice
+from ..unicode.params import BYTE_ORDERS, check_byteorder
 from ..unicode.tables import swap_bytes
 
 
@@ -170,14 +171,6 @@ class ByteOrderMarkStripper(CodePointFilter):
         return [(count > 0) & ~is_mark] + [count > index for index in range(1, len(lanes))]
 
 
-#: Byte order mark units per encoding form, numeric (before the byte order stage).
-_MARK_UNITS = {
-    "utf-8":  (0xEF, 0xBB, 0xBF),    # U+FEFF in UTF-8
-    "utf-16": (BYTE_ORDER_MARK,),
-    "utf-32": (BYTE_ORDER_MARK,),
-}
-
-
 class ByteOrderMarkWriter(wiring.Component):
     """Writes a byte order mark (U+FEFF) in front of each message's code units.
 
@@ -190,14 +183,15 @@ class ByteOrderMarkWriter(wiring.Component):
 
     Parameters
     ----------
-    form : :class:`str`
-        ``"utf-8"`` (the mark is ``EF BB BF``), ``"utf-16"`` or ``"utf-32"`` (the unit FEFF,
-        numeric: the byte order stage after this one puts it in wire order).
+    form : :class:`~utfhw.hdl.unicode.form.Form`
+        The target form, whose ``mark`` is written: ``EF BB BF`` in UTF-8, the unit FEFF in
+        UTF-16 and UTF-32 (numeric: the byte order stage after this one puts it in wire
+        order).
 
     Attributes
     ----------
     i : :py:`In(stream.Signature(layout))`
-        Code units as the form's encoder emits them (:data:`~utfhw.hdl.unicode.layout.ENCODER_LANES`).
+        Code units as the form's encoder emits them (its ``encoder_lanes``).
     o : :py:`Out(stream.Signature(Lanes(unit, lanes + mark units)))`
         The same units, after the mark on the first beat of each message.
 
@@ -207,10 +201,10 @@ class ByteOrderMarkWriter(wiring.Component):
         If ``form`` is not one of the values above.
     """
     def __init__(self, *, form):
-        check_choice("form", form, ENCODER_LANES)
+        check_form(form)
         self._form = form
-        layout = ENCODER_LANES[form]
-        self._mark = _MARK_UNITS[form]
+        layout = form.encoder_lanes
+        self._mark = form.mark
         super().__init__({
             "i": In(stream.Signature(layout)),
             "o": Out(stream.Signature(Lanes(layout.item, layout.lane_count + len(self._mark)))),

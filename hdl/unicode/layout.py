@@ -16,7 +16,7 @@ from .params import check_width
 __all__ = [
     "ErrorKind", "REPLACEMENT_CHARACTER", "BYTE_ORDER_MARK",
     "UnitBytes", "ByteLanes", "CodePoint", "UTF8Unit", "UTF16Unit", "UTF32Unit", "Lanes",
-    "CodePointLanes", "UTF8UnitLanes", "UTF16UnitLanes", "UTF32UnitLanes", "ENCODER_LANES",
+    "CodePointLanes", "UTF8UnitLanes", "UTF16UnitLanes", "UTF32UnitLanes",
     "FramedByte",
 ]
 
@@ -219,15 +219,6 @@ UTF16UnitLanes = Lanes(UTF16Unit, 2)
 
 #: UTF-32 units as emitted by :class:`~utfhw.hdl.forms.utf32.scalar.UTF32Encoder`: two code points.
 UTF32UnitLanes = Lanes(UTF32Unit, 2)
-
-#: The encoding forms (Unicode ch. 3, D90 to D92), each with the lane layout its encoder emits
-#: (the bytes of each form's code unit are :data:`~utfhw.hdl.unicode.params.UNIT_BYTES`).
-ENCODER_LANES = {
-    "utf-8":  UTF8UnitLanes,
-    "utf-16": UTF16UnitLanes,
-    "utf-32": UTF32UnitLanes,
-}
-
 
 #: One entry of a byte stream without ``last``, such as a serial line's: a byte, or (with
 #: ``end``) the end of the message the bytes before it belong to, carrying no byte.

@@ -7,38 +7,28 @@ from amaranth.lib.wiring import In, Out
 
 from ..lanes.compact import Slot
 from ..lanes.window import LaneBeat
-from ..unicode.layout import BYTE_ORDER_MARK, CodePoint, ErrorKind, UTF8Unit, UTF16Unit, UTF32Unit
-from ..unicode.params import check_byteorder, check_choice, check_integer
-from ..unicode.tables import swap_bytes, utf8_bytes, utf16_units
+from ..unicode.form import check_form
+from ..unicode.layout import BYTE_ORDER_MARK, CodePoint, ErrorKind
+from ..unicode.params import check_byteorder, check_integer
+from ..unicode.tables import swap_bytes
 
 
-__all__ = ["CodePointSlot", "ENCODED_UNITS", "MARK_UNITS", "mark_items", "EncodeLanes"]
+__all__ = ["CodePointSlot", "mark_items", "EncodeLanes"]
 
 
 #: One lane's code point, or nothing.
 CodePointSlot = Slot(CodePoint)
 
-#: The target forms :class:`EncodeLanes` writes: each with its unit and the most units one code
-#: point becomes.
-ENCODED_UNITS = {"utf-8": (UTF8Unit, 4), "utf-16": (UTF16Unit, 2), "utf-32": (UTF32Unit, 1)}
-
-_ENCODINGS = {"utf-8": utf8_bytes, "utf-16": utf16_units, "utf-32": lambda value: ([value], 1)}
-
-#: The units of the byte order mark, U+FEFF, in each form: three bytes, one UTF-16 unit, one
-#: UTF-32 unit.
-MARK_UNITS = {"utf-8": 3, "utf-16": 1, "utf-32": 1}
-
 
 def mark_items(form):
-    """The byte order mark as items of ``form``'s unit (:data:`ENCODED_UNITS`), little-endian
-    as CPython's ``utf-8-sig``, ``utf-16`` and ``utf-32`` write it: ``data`` then an error kind
-    of ``NONE``."""
-    unit = ENCODED_UNITS[form][0]
-    bits = unit.members["data"].width
-    units, _ = _ENCODINGS[form](Const(BYTE_ORDER_MARK, 21))
+    """The byte order mark as items of ``form``'s unit (a
+    :class:`~utfhw.hdl.unicode.form.Form`), little-endian as CPython's ``utf-8-sig``,
+    ``utf-16`` and ``utf-32`` write it: ``data`` then an error kind of ``NONE``."""
+    bits = form.unit.members["data"].width
+    units, _ = form.encode(Const(BYTE_ORDER_MARK, 21))
     return [Cat(units[index], Const(0, bits - len(units[index])),
                 Const(ErrorKind.NONE.value, ErrorKind.as_shape()))
-            for index in range(MARK_UNITS[form])]
+            for index in range(form.mark_units)]
 
 
 class EncodeLanes(wiring.Component):
@@ -46,14 +36,14 @@ class EncodeLanes(wiring.Component):
     byte order (Unicode ch. 3, D90 to D92; RFC 2781, section 2.1; RFC 3629, section 3).
 
     Lane ``j``'s units are in slots ``k * j`` to ``k * j + k - 1`` (``k`` the most units of one
-    code point, :data:`ENCODED_UNITS`), in order, so that compaction keeps the message's order.
+    code point, the form's ``most_units``), in order, so that compaction keeps the message's order.
     Each unit carries its code point's error kind. One clock of latency, one beat per clock, no
     backpressure.
 
     Parameters
     ----------
-    form : :class:`str`
-        ``"utf-8"``, ``"utf-16"`` or ``"utf-32"``.
+    form : :class:`~utfhw.hdl.unicode.form.Form`
+        The target form.
     byteorder : :class:`str`
         ``"little"`` or ``"big"`` (UTF-8 has one order; it takes either).
     lanes : :class:`int`
@@ -72,29 +62,24 @@ class EncodeLanes(wiring.Component):
     latency = 1
 
     def __init__(self, *, form, byteorder, lanes):
-        check_choice("form", form, ENCODED_UNITS)
+        check_form(form)
         check_byteorder(byteorder)
         check_integer("lanes", lanes, minimum=1)
         self._form = form
         self._byteorder = byteorder
-        unit, self._most = ENCODED_UNITS[form]
+        unit, self._most = form.unit, form.most_units
         super().__init__({
             "i": In(stream.Signature(LaneBeat(CodePointSlot, lanes), always_ready=True)),
             "o": Out(stream.Signature(LaneBeat(Slot(unit), self._most * lanes),
                                       always_ready=True)),
         })
 
-    @staticmethod
-    def slots_of(form, lanes):
-        """Slots of the output beat for ``lanes`` code points of ``form``."""
-        return ENCODED_UNITS[form][1] * lanes
-
     def elaborate(self, platform):
         m = Module()
         m.d.sync += [self.o.valid.eq(self.i.valid), self.o.payload.last.eq(self.i.payload.last)]
         for lane, source in enumerate(self.i.payload.lanes):
             value = source.item.data
-            units, count = _ENCODINGS[self._form](value)
+            units, count = self._form.encode(value)
             for index, unit in enumerate(units):
                 slot = self.o.payload.lanes[self._most * lane + index]
                 bits = len(slot.item.data)

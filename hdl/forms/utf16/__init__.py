@@ -1,1 +1,35 @@
-"""UTF-16: its scalar decoder and encoder (:mod:`.scalar`) and its wide stages (:mod:`.wide`)."""
+"""UTF-16 (Unicode ch. 3, D91; RFC 2781): its description, :data:`UTF16`.
+
+Its gateware: the scalar decoder and encoder (:mod:`.scalar`), the wide stages that classify
+and decode each unit (:mod:`.wide`), and the wide front end that joins them (:mod:`.front`).
+"""
+
+from ...unicode.form import Form
+from ...unicode.layout import BYTE_ORDER_MARK, ErrorKind, UTF16Unit, UTF16UnitLanes
+from ...unicode.tables import utf16_units
+from .front import UTF16Front
+from .scalar import UTF16Decoder, UTF16Encoder
+
+
+__all__ = ["UTF16"]
+
+
+UTF16 = Form(
+    name="utf-16",
+    unit_bytes=2,
+    codecs=(("utf-16", "detect", True), ("utf-16-le", "little", False),
+            ("utf-16-be", "big", False)),
+    unit=UTF16Unit,
+    encoder_lanes=UTF16UnitLanes,
+    most_units=2,
+    encode=utf16_units,
+    mark=(BYTE_ORDER_MARK,),
+    # A unit of U+0800..U+FFFF or a lone surrogate: two bytes to three of UTF-8, four of
+    # UTF-32.
+    expansion={"utf-8": (1.5, 1.5), "utf-16": (1, 1), "utf-32": (2, 2)},
+    error_kinds=(ErrorKind.UNFINISHED, ErrorKind.PARTIAL_UNIT,
+                 ErrorKind.UNPAIRED_HIGH_SURROGATE, ErrorKind.SURROGATE),
+    decoder=UTF16Decoder,
+    encoder=UTF16Encoder,
+    wide=UTF16Front,
+)

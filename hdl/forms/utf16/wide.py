@@ -72,7 +72,7 @@ class ClassifyUTF16Lanes(wiring.Component):
 
     def __init__(self, *, width, byteorder="little"):
         check_byteorder(byteorder, byteorders=SOURCE_BYTEORDERS)
-        check_width(width, codec=_SOURCE_CODECS[byteorder])
+        check_width(width, minimum=2, of=_SOURCE_CODECS[byteorder])
         self._width = width
         self._byteorder = byteorder
         super().__init__({

@@ -1,1 +1,37 @@
-"""UTF-32: its scalar decoder and encoder (:mod:`.scalar`) and its wide stages (:mod:`.wide`)."""
+"""UTF-32 (Unicode ch. 3, D90): its description, :data:`UTF32`.
+
+Its gateware: the scalar decoder and encoder (:mod:`.scalar`), the wide stage that decodes
+each unit (:mod:`.wide`), and the wide front end (:mod:`.front`).
+"""
+
+from ...unicode.form import Form
+from ...unicode.layout import BYTE_ORDER_MARK, ErrorKind, UTF32Unit, UTF32UnitLanes
+from .front import UTF32Front
+from .scalar import UTF32Decoder, UTF32Encoder
+
+
+__all__ = ["UTF32"]
+
+
+def _units(value):
+    """A scalar value is its own UTF-32 unit."""
+    return [value], 1
+
+
+UTF32 = Form(
+    name="utf-32",
+    unit_bytes=4,
+    codecs=(("utf-32", "detect", True), ("utf-32-le", "little", False),
+            ("utf-32-be", "big", False)),
+    unit=UTF32Unit,
+    encoder_lanes=UTF32UnitLanes,
+    most_units=1,
+    encode=_units,
+    mark=(BYTE_ORDER_MARK,),
+    # No unit grows.
+    expansion={"utf-8": (1, 1), "utf-16": (1, 1), "utf-32": (1, 1)},
+    error_kinds=(ErrorKind.PARTIAL_UNIT, ErrorKind.SURROGATE, ErrorKind.OUT_OF_RANGE),
+    decoder=UTF32Decoder,
+    encoder=UTF32Encoder,
+    wide=UTF32Front,
+)

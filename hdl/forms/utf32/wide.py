@@ -62,7 +62,7 @@ class DecodeUTF32Lanes(wiring.Component):
 
     def __init__(self, *, width, byteorder="little", errors="replace"):
         check_byteorder(byteorder, byteorders=SOURCE_BYTEORDERS)
-        check_width(width, codec=_SOURCE_CODECS[byteorder])
+        check_width(width, minimum=4, of=_SOURCE_CODECS[byteorder])
         check_errors(errors)
         self._width = width
         self._byteorder = byteorder

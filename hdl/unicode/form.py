@@ -1,0 +1,86 @@
+"""What an encoding form is to the gateware: the fields of its one description.
+
+Each form (:mod:`utfhw.hdl.forms`) is one :class:`Form`, written in its own folder beside its
+gateware; every stage and core that depends on the form reads it from there and from nowhere
+else. This module holds only the shape of a description, so that the stages every form shares
+(:mod:`utfhw.hdl.scalar`, :mod:`utfhw.hdl.wide`) can take a form as an argument without
+importing any form.
+"""
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+__all__ = ["Form", "check_form"]
+
+
+@dataclass(frozen=True, eq=False)
+class Form:
+    """An encoding form (Unicode ch. 3, D90 to D92), as the cores use it.
+
+    Attributes
+    ----------
+    name : :class:`str`
+        ``"utf-8"``, ``"utf-16"`` or ``"utf-32"``.
+    unit_bytes : :class:`int`
+        Bytes of its code unit. A form of more than one byte has a byte order, so the scalar
+        cores put a byte order stage on its wire side.
+    codecs : :class:`tuple`
+        CPython's codecs of the form, as ``(name, byteorder, mark)``: ``byteorder`` is
+        ``None`` for a form of one-byte units, ``"little"``, ``"big"`` or ``"detect"`` (read
+        from a leading mark as a source, little-endian as a target); ``mark`` whether the codec
+        drops one leading byte order mark as a source and writes one as a target.
+    unit : :class:`~amaranth.lib.data.StructLayout`
+        One unit with its error kind (``data`` and ``error``).
+    encoder_lanes : :class:`~utfhw.hdl.unicode.layout.Lanes`
+        The beat its scalar encoder emits.
+    most_units : :class:`int`
+        The most units one code point becomes.
+    encode : callable
+        A scalar value (a 21-bit :class:`~amaranth.hdl.Value`) to its units, numeric, as
+        ``(units, count)`` (:mod:`utfhw.hdl.unicode.tables`).
+    mark : :class:`tuple` of :class:`int`
+        U+FEFF as its units, numeric.
+    expansion : :class:`dict`
+        For each target form's name, the most output bytes one input byte can give over long
+        input, as ``(with replace, with ignore)``.
+    error_kinds : :class:`tuple`
+        The :class:`~utfhw.hdl.unicode.layout.ErrorKind` members it raises as a source.
+    decoder, encoder : :class:`type`
+        Its scalar stages: a code unit a beat to code points, and code points to units.
+    wide : object
+        Its wide stages, as the :class:`~utfhw.hdl.cores.wide.WideTranscoder` joins them: the
+        front end a source of the form builds (:meth:`slots`, :meth:`latency`, :meth:`build`).
+    """
+    name: str
+    unit_bytes: int
+    codecs: tuple
+    unit: object
+    encoder_lanes: object
+    most_units: int
+    encode: Callable
+    mark: tuple
+    expansion: dict
+    error_kinds: tuple
+    decoder: type
+    encoder: type
+    wide: object
+
+    @property
+    def mark_units(self):
+        """Units of U+FEFF in the form."""
+        return len(self.mark)
+
+    @property
+    def has_byteorder(self):
+        """Whether its units have a byte order (more than one byte)."""
+        return self.unit_bytes > 1
+
+    def __repr__(self):
+        return f"<form {self.name}>"
+
+
+def check_form(form):
+    """Raise :exc:`ValueError` unless ``form`` is a :class:`Form`."""
+    if not isinstance(form, Form):
+        raise ValueError(f"form must be an encoding form of utfhw.hdl.forms, not {form!r}")
