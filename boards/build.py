@@ -3,7 +3,7 @@
 import pathlib
 import subprocess
 
-from ..verilog.tools import tool_environment
+from ..toolchain.tools import tool_environment
 from .nextpnr import TimingError, read_report
 from .top import BOARDS, BridgeTop
 
@@ -52,7 +52,7 @@ def build(board, *, directory, source="utf-8", target="utf-16-le", errors="repla
           baud=115200, **bridge_options):
     """Build the bridge for ``board`` (``"icebreaker"`` or ``"ulx3s-85f"``) in ``directory``.
 
-    Returns a :class:`BuildResult`. Raises :exc:`~utfhw.verilog.tools.ToolchainError` if a
+    Returns a :class:`BuildResult`. Raises :exc:`~utfhw.toolchain.tools.ToolchainError` if a
     tool is missing, :exc:`~utfhw.boards.nextpnr.TimingError` if the design does not meet the
     board's clock, and :exc:`RuntimeError` with the failing tool's log for any other failure."""
     top = BridgeTop(board, source=source, target=target, errors=errors, baud=baud,

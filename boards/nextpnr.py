@@ -1,5 +1,5 @@
 """What nextpnr says about a placed and routed design: its ``--report`` file, and a missed
-clock as an error. (The tools themselves are found by :mod:`utfhw.verilog.tools`.)"""
+clock as an error. (The tools themselves are found by :mod:`utfhw.toolchain.tools`.)"""
 
 import json
 

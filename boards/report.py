@@ -33,7 +33,7 @@ from ..hdl.forms import CODECS, FORMS, check_pair
 from ..hdl.unicode.params import check_choice, check_integer
 from ..hdl.uart import UARTReceiver, UARTTransmitter
 from ..hdl.cores.wide import wide_widths
-from ..verilog.tools import BuildError, BuildTimeout, run, tool_environment
+from ..toolchain.tools import BuildError, BuildTimeout, run, tool_environment
 from .nextpnr import read_report
 
 

@@ -1,5 +1,6 @@
-"""utfhw simulation: the reference model, Amaranth's simulator, Verilator, Icarus Verilog and
-cocotb running the cores, and model checking. Verilog export is :mod:`utfhw.verilog`."""
+"""utfhw simulation: a core run in Amaranth's simulator or, from its generated Verilog, in
+Verilator, message by message against CPython's codecs. The reference models are
+:mod:`utfhw.model`, the benches and their stimulus :mod:`utfhw.bench`."""
 
 from .backends import Simulation, simulate, simulate_messages, transcode
 

@@ -7,9 +7,9 @@ from ..hdl.cores import CoreSpec
 from ..hdl.unicode.params import check_choice
 from .payload import pack_units, units_to_bytes
 from .pysim import run_messages
-from .reference import decode_error
+from ..model.reference import decode_error
 from .stream import check_stall
-from .strict import first_error_span, first_wide_error_span
+from ..model.strict import first_error_span, first_wide_error_span
 from .verilator import verilated_pipeline, verilator_available
 
 

@@ -3,7 +3,7 @@
 :func:`verilated_pipeline` generates the Verilog that ``utfhw generate`` writes, verilates it,
 and compiles it with ``verilator_driver.cpp`` (the C++ twin of :mod:`utfhw.sim.stream`) into a
 program that streams messages through the design with random stalls on both sides. Builds are
-kept in utfhw's cache folder (:mod:`utfhw.verilog.cache`) by a hash of the Verilog, the driver
+kept in utfhw's cache folder (:mod:`utfhw.toolchain.cache`) by a hash of the Verilog, the driver
 and the toolchain, and the Verilog itself is kept there too, so once a design is built a later
 call (in any process) only reads and hashes its Verilog, and within one process not even that.
 """
@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 from amaranth.hdl import Shape
 
 from ..hdl.unicode.params import check_errors
-from ..verilog import tools
-from ..verilog.cache import cache_dir, digest
+from ..toolchain import tools
+from ..toolchain.cache import cache_dir, digest
 from ..verilog.generate import generate_module
 from ..verilog.ports import core_of
 from .payload import LaneFormat
 from .stream import check_stall
-from ..verilog.tools import BuildError, ToolchainError
+from ..toolchain.tools import BuildError, ToolchainError
 
 
 __all__ = ["ToolchainError", "BuildError", "verilator_available", "VerilatorRun", "VerilatedPipeline",

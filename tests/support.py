@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from utfhw.hdl.cores import CoreSpec
 from utfhw.hdl.forms import CODECS
 from utfhw.sim.verilator import verilated_pipeline
-from utfhw.sim.wide_model import stream_clocks
+from utfhw.model.wide import stream_clocks
 
 
 # Bytes at the edges of Unicode Table 3-7, where decoders go wrong.
@@ -71,8 +71,8 @@ def check_messages(messages, source="utf-8", target="utf-16-le", *, errors="repl
     from utfhw.hdl.cores import make_core
     from utfhw.sim.payload import units_to_bytes
     from utfhw.sim.pysim import run_messages
-    from utfhw.sim.strict import first_error_span
-    from utfhw.sim.reference import decode_error, transcoder_beats
+    from utfhw.model.strict import first_error_span
+    from utfhw.model.reference import decode_error, transcoder_beats
 
     dut = make_core(source, target, errors=errors, pipelined=pipelined)
     beats, cycles = run_messages(dut, messages, stall=stall, seed=seed)
@@ -250,7 +250,7 @@ def check_wide_beats(messages, source, target, width, errors):
     from utfhw.hdl.cores import make_core
     from utfhw.hdl.forms import CODECS
     from utfhw.sim.pysim import run_messages
-    from utfhw.sim.wide_model import wide_beats
+    from utfhw.model.wide import wide_beats
 
     dut = make_core(source, target, errors=errors, width=width)
     beats, _ = run_messages(dut, messages, stall=0.3, seed=width)

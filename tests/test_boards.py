@@ -11,12 +11,12 @@ from amaranth.build import Attrs, Clock, Pins, Resource
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 
 from utfhw.boards import report
-from utfhw.verilog import tools
+from utfhw.toolchain import tools
 from utfhw.boards.build import build
 from utfhw.boards.nextpnr import TimingError
-from utfhw.verilog.tools import ToolchainError, tool_environment
+from utfhw.toolchain.tools import ToolchainError, tool_environment
 from utfhw.boards.top import BOARDS, Board, BridgeTop
-from utfhw.cli import BOARD_NAMES
+from utfhw.cli.options import BOARD_NAMES
 
 
 def run(*args, env=None):

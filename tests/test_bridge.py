@@ -19,11 +19,11 @@ from utfhw.boards.top import BridgeTop
 from utfhw.hdl.bytestream import LaneSerializer, UnitAssembler
 from utfhw.hdl.unicode.layout import UnitBytes
 from utfhw.hdl.uart import UARTReceiver, UARTTransmitter
-from utfhw.sim.throughput import stress_input
-from utfhw.sim.reference import CODECS
-from utfhw.sim.uart import send_bytes, receive_bytes
+from utfhw.bench.stimulus import stress_input
+from utfhw.model.reference import CODECS
+from utfhw.bench.uart import send_bytes, receive_bytes
 from utfhw.verilog.generate import convert
-from utfhw.verilog.tools import find_iverilog, find_verilator, run
+from utfhw.toolchain.tools import find_iverilog, find_verilator, run
 
 
 DIVISOR = 4

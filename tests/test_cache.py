@@ -1,4 +1,4 @@
-"""utfhw's cache folder (verilog/cache.py): a cached conversion is the one ``utfhw generate``
+"""utfhw's cache folder (toolchain/cache.py): a cached conversion is the one ``utfhw generate``
 makes, is read back instead of converted again, and is never served to a different design,
 source or folder."""
 
@@ -11,7 +11,7 @@ import warnings
 from amaranth.hdl import UnusedElaboratable
 
 from utfhw.hdl.cores import CoreSpec
-from utfhw.verilog.cache import cache_dir
+from utfhw.toolchain.cache import cache_dir
 from utfhw.verilog.generate import generate_module
 
 from support import copy_package

@@ -8,12 +8,13 @@ import sys
 
 import pytest
 
-from utfhw.cli import main, split_messages
+from utfhw.cli import main
+from utfhw.sim.framing import split_messages
 from utfhw.hdl.cores import CoreSpec
 from utfhw.hdl.forms import canonical_codec
 from utfhw.verilog.generate import pipeline_hdl
 from utfhw.verilog.lint import lint_verilog
-from utfhw.verilog.tools import ToolchainError, find_verilator
+from utfhw.toolchain.tools import ToolchainError, find_verilator
 
 
 def needs_verilator():
@@ -88,10 +89,10 @@ def test_missing_output_folder(tmp_path, command):
 
 def test_unwritable_output_is_named(tmp_path):
     """An output that cannot be made is named as given, not as the temporary file beside it."""
-    from utfhw import cli
+    from utfhw.cli.files import write_output
     output = tmp_path / "missing" / "out.v"
     with pytest.raises(FileNotFoundError) as error:
-        cli._write_output(str(output), b"x")
+        write_output(str(output), b"x")
     assert error.value.filename == str(output)
 
 
@@ -359,15 +360,15 @@ def test_transcode_split_lines_is_one_message_per_line(tmp_path):
 
 def test_check_fails_on_a_difference(tmp_path, monkeypatch):
     """--check compares with CPython: a simulation that returned other bytes exits 1."""
-    from utfhw import cli
+    from utfhw.cli import running
     (tmp_path / "in.txt").write_bytes(b"abc")
-    real = cli.simulate_messages
+    real = running.simulate_messages
 
     def wrong(*args, **kwargs):
         result = real(*args, **kwargs)
         result.output = result.output[:-1] + b"?"
         return result
-    monkeypatch.setattr(cli, "simulate_messages", wrong)
+    monkeypatch.setattr(running, "simulate_messages", wrong)
     with pytest.raises(SystemExit) as exit:
         main(["transcode", str(tmp_path / "in.txt"), str(tmp_path / "out.bin"), "--check",
               "--sim", "amaranth"])
@@ -409,7 +410,7 @@ def test_fastest_backend(monkeypatch):
 
 def test_verilator_not_available_without_a_compiler(monkeypatch):
     from utfhw.sim import verilator
-    from utfhw.verilog import tools
+    from utfhw.toolchain import tools
 
     def missing():
         raise ToolchainError("no C++ compiler found")
@@ -423,9 +424,9 @@ def test_verilator_not_available_without_a_compiler(monkeypatch):
 
 
 def test_sim_auto_without_verilator_says_how_to_get_it(tmp_path, monkeypatch, capsys):
-    from utfhw import cli
-    monkeypatch.setattr(cli, "fastest_backend", lambda: "amaranth")
-    monkeypatch.setattr(cli, "SLOW_INPUT_BYTES", 100)
+    from utfhw.cli import running
+    monkeypatch.setattr(running, "fastest_backend", lambda: "amaranth")
+    monkeypatch.setattr(running, "SLOW_INPUT_BYTES", 100)
     (tmp_path / "in.txt").write_bytes(b"x" * 200)
     assert main(["transcode", str(tmp_path / "in.txt"), str(tmp_path / "out.bin")]) == 0
     said = capsys.readouterr().err

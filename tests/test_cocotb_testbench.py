@@ -6,8 +6,8 @@ import shutil
 import pytest
 
 from conftest import FULL_SWEEP
-from utfhw.sim.cocotb_testbench import run
-from utfhw.verilog.tools import find_program
+from utfhw.bench.cocotb import run
+from utfhw.toolchain.tools import find_program
 
 pytest.importorskip("cocotb_tools.runner")
 

@@ -13,7 +13,7 @@ from amaranth.sim import Simulator
 
 from utfhw.hdl.lanes.copies import (RegisteredCopy, copied_value, copy_groups, registered_copies,
                                     state_copies, update_copies)
-from utfhw.verilog.tools import find_fpga_tool, run
+from utfhw.toolchain.tools import find_fpga_tool, run
 
 
 COPIES = 4

@@ -8,7 +8,7 @@ from conftest import FULL_SWEEP
 from utfhw.hdl import UTF16Decoder, UTF32Decoder, ErrorKind, UnitBytes
 from utfhw.sim.payload import LaneFormat, pack_units
 from utfhw.sim.pysim import run_payloads
-from utfhw.sim.reference import utf16_items, utf32_items
+from utfhw.model.reference import utf16_items, utf32_items
 
 
 def run_decoder(decoder_class, messages, width):

@@ -13,9 +13,9 @@ from utfhw.hdl.empty_beats import DropEmptyBeats, WithoutEmptyBeats
 from utfhw.hdl.unicode.layout import ErrorKind, Lanes, UTF16Unit
 from utfhw.sim.payload import LaneFormat
 from utfhw.sim.pysim import run_messages, run_payloads
-from utfhw.sim.throughput import stress_input
-from utfhw.sim.verilog_testbench import build_bench
-from utfhw.sim.wide_model import expected_beats, without_empty_beats
+from utfhw.bench.stimulus import stress_input
+from utfhw.bench.verilog import build_bench
+from utfhw.model.wide import expected_beats, without_empty_beats
 from utfhw.verilog.generate import generate_module, module_name
 
 
@@ -96,7 +96,7 @@ def test_axis_without_empty_beats(tmp_path):
     pytest.importorskip("cocotbext.axi")
     if shutil.which("iverilog") is None:
         pytest.skip("iverilog is not installed")
-    from utfhw.sim.cocotb_testbench import run
+    from utfhw.bench.cocotb import run
     assert run(source="utf-8", target="utf-16-le", interface="axis", empty_beats=False,
                build_dir=tmp_path / "without") == (1, 0)
     assert run(source="utf-8", target="utf-16-le", interface="axis",

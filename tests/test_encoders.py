@@ -9,7 +9,7 @@ from conftest import FULL_SWEEP
 from utfhw.hdl import UTF8Encoder, UTF16Encoder, UTF32Encoder, ErrorKind
 from utfhw.sim.payload import LaneFormat
 from utfhw.sim.pysim import run_payloads
-from utfhw.sim.reference import utf8_sequence, utf16_units
+from utfhw.model.reference import utf8_sequence, utf16_units
 
 
 SCALAR_VALUES = [*range(0xD800), *range(0xE000, 0x110000)]

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from utfhw.verilog.tools import ToolchainError, find_verilator
+from utfhw.toolchain.tools import ToolchainError, find_verilator
 
 from conftest import REPOSITORY
 

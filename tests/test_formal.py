@@ -1,5 +1,5 @@
 """Model checking with Yosys and SMT-BMC (``pytest -m formal``): the properties of
-:mod:`utfhw.sim.properties` hold for every core and for composed pipelines, every cover is
+:mod:`utfhw.formal.properties` hold for every core and for composed pipelines, every cover is
 reached, and for each family of properties a deliberately broken core fails its check."""
 
 import itertools
@@ -17,13 +17,13 @@ from utfhw.hdl import (UTF8Decoder, UTF8Encoder, UTF16Decoder, UTF16Encoder, UTF
                        ByteOrderMarkWriter, ErrorDropper, Transcoder,
                        UTF16UnitLanes, UTF32UnitLanes)
 from utfhw.hdl.unicode.layout import ErrorKind, UTF16Unit
-from utfhw.sim.formal import SOLVERS, check, combinational_path, default_solver
-from utfhw.sim.formal import PropertyBench
+from utfhw.formal.checker import SOLVERS, check, combinational_path, default_solver
+from utfhw.formal.checker import PropertyBench
 from utfhw.hdl.axis import AXIStreamTop
 from utfhw.hdl.bridge import UARTBridge
 from utfhw.hdl.cores import CoreSpec, make_core
 from utfhw.hdl.reset import ResetGuard
-from utfhw.sim.properties import (AXIStreamRules, DecoderProperties, EncoderProperties,
+from utfhw.formal.properties import (AXIStreamRules, DecoderProperties, EncoderProperties,
                                   FixedLatency,
                                   PipelineProperties, QueueAccounting, ReadyView,
                                   RepackerAccounting, ResetEquivalence, ResetToInitial,
@@ -38,7 +38,7 @@ from utfhw.hdl.cores.wide import WideTranscoder, WideUTF8ToUTF16
 from utfhw.hdl.wide.encode import EncodeLanes
 from utfhw.hdl.forms.utf16.wide import ClassifyUTF16Lanes, DecodeUTF16Positions
 from utfhw.hdl.forms.utf32.wide import DecodeUTF32Lanes
-from utfhw.sim.reference import CODECS
+from utfhw.model.reference import CODECS
 from utfhw.verilog.generate import make_top
 from utfhw.verilog.ports import core_of
 

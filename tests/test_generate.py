@@ -114,7 +114,7 @@ def test_modules_compile_together(tmp_path):
     design (no module name is defined twice) in Icarus and Verilator."""
     import shutil
     from utfhw.cli import main
-    from utfhw.verilog.tools import find_iverilog, find_verilator, ToolchainError
+    from utfhw.toolchain.tools import find_iverilog, find_verilator, ToolchainError
 
     files = []
     for arguments in (["--interface", "axis"], [], ["--width", "4"], ["--pipelined"],

@@ -13,8 +13,8 @@ from utfhw.verilog.generate import INTERFACES, generate_module
 from utfhw.verilog.lint import lint_verilog
 from utfhw.hdl.cores import CoreSpec, PIPELINED_PAIRS
 from utfhw.hdl.unicode.params import WIDTHS
-from utfhw.verilog.tools import ToolchainError, find_verilator
-from utfhw.sim.reference import CODECS
+from utfhw.toolchain.tools import ToolchainError, find_verilator
+from utfhw.model.reference import CODECS
 
 
 @pytest.fixture(scope="module")

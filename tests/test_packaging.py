@@ -33,8 +33,9 @@ def installed(tmp_path_factory):
     assert len(wheels) == 1
     with zipfile.ZipFile(wheels[0]) as wheel:
         names = wheel.namelist()
-    assert "utfhw/cli.py" in names and "utfhw/sim/verilator_driver.cpp" in names
-    assert "utfhw/sim/data/sample.txt" in names and "utfhw/sim/data/NOTICE.md" in names
+    assert "utfhw/cli/__init__.py" in names and "utfhw/sim/verilator_driver.cpp" in names
+    assert "utfhw/bench/data/sample.txt" in names and "utfhw/bench/data/NOTICE.md" in names
+    assert "utfhw/hdl/forms/utf8/__init__.py" in names
     assert not any(name.startswith(("utfhw/corpus", "utfhw/examples")) for name in names)
     assert any(name.endswith("LICENSE") for name in names)
     assert not any(name.startswith(("utfhw/tests", "tests/")) for name in names)

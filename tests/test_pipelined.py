@@ -9,8 +9,8 @@ from hypothesis import given, settings, strategies as st
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import CoreSpec
 from utfhw.hdl.cores.pipelined import PipelinedUTF8ToUTF16
-from utfhw.sim.formal import check, combinational_path
-from utfhw.sim.properties import PipelineProperties
+from utfhw.formal.checker import check, combinational_path
+from utfhw.formal.properties import PipelineProperties
 from utfhw.verilog.generate import pipeline_hdl
 from utfhw.hdl.cores import make_core
 

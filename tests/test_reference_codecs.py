@@ -5,7 +5,7 @@ import itertools
 import pytest
 from hypothesis import given, strategies as st
 
-from utfhw.sim.reference import CODECS, decode, encode, transcode, error_reason, decode_items
+from utfhw.model.reference import CODECS, decode, encode, transcode, error_reason, decode_items
 
 from support import byte_soup
 

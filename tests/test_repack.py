@@ -9,7 +9,7 @@ from amaranth.lib import data
 from utfhw.hdl.unicode.layout import Lanes
 from utfhw.hdl.lanes.repack import Repacker
 from utfhw.sim.payload import LaneFormat
-from utfhw.sim.wide_model import repack_beats
+from utfhw.model.wide import repack_beats
 
 from support import run_valid_stream
 

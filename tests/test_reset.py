@@ -12,11 +12,11 @@ import pytest
 
 from utfhw.hdl.cores import CoreSpec
 from utfhw.sim.payload import pack_units
-from utfhw.sim.soak import check_messages, soak
-from utfhw.sim.throughput import stress_input
+from utfhw.bench.soak import check_messages, soak
+from utfhw.bench.stimulus import stress_input
 from utfhw.sim.verilator import verilated_pipeline
-from utfhw.sim.verilog_testbench import axis_adapter, build_bench
-from utfhw.sim.wide_model import expected_beats
+from utfhw.bench.verilog import axis_adapter, build_bench
+from utfhw.model.wide import expected_beats
 from utfhw.verilog.generate import generate_module, make_top
 
 
@@ -158,7 +158,7 @@ def test_random_resets_of_axis_modules(tmp_path, simulator, source, target, widt
 
 
 def test_bounded_soak():
-    """The soak (``python -m utfhw.sim.soak``) in a bounded form: 600 kB of adversarial messages
+    """The soak (``python -m utfhw.bench.soak``) in a bounded form: 600 kB of adversarial messages
     through the wide core with stalls and resets, no mismatch."""
     figures = soak(CoreSpec.of("utf-8", "utf-16-le", width=4), 600_000, chunk=200_000,
                    reset=2e-4, seed=3)

@@ -1,4 +1,4 @@
-"""``utfhw demo`` and its sample (sim/sample.py): every source form's sample goes through the
+"""``utfhw demo`` and its sample (bench/sample.py): every source form's sample goes through the
 gateware and comes out as CPython's; the malformed sequences are malformed."""
 
 import subprocess
@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from utfhw.hdl.forms import CODECS
-from utfhw.sim.sample import MALFORMED, sample_messages, sample_text
+from utfhw.bench.sample import MALFORMED, sample_messages, sample_text
 
 
 def run(*args, cwd=None):
@@ -78,13 +78,14 @@ def test_demo_saves_its_text(tmp_path):
 def test_demo_fails_when_the_output_differs(monkeypatch, capsys):
     """The comparison can fail: a simulation that drops a byte is caught."""
     from utfhw import cli
-    real = cli.simulate_messages
+    from utfhw.cli import running
+    real = running.simulate_messages
 
     def wrong(*args, **kwargs):
         result = real(*args, **kwargs)
         result.outputs[3] = result.outputs[3][1:]
         return result
-    monkeypatch.setattr(cli, "simulate_messages", wrong)
+    monkeypatch.setattr(running, "simulate_messages", wrong)
     with pytest.raises(SystemExit) as exit:
         cli.main(["demo", "--sim", "amaranth"])
     assert exit.value.code == 1

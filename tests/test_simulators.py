@@ -20,11 +20,11 @@ from utfhw.hdl.cores import CoreSpec, PIPELINED_PAIRS, WIDE_PAIRS, make_core
 from utfhw.hdl.cores.wide import wide_widths
 from utfhw.hdl.forms import CODECS
 from utfhw.verilog.generate import convert, generate_module
-from utfhw.sim.reference import transcoder_beats
-from utfhw.sim.wide_model import expected_beats
-from utfhw.sim.throughput import stress_input
-from utfhw.verilog.tools import find_program
-from utfhw.sim.verilog_testbench import SIMULATORS, build_bench, bench_verilog
+from utfhw.model.reference import transcoder_beats
+from utfhw.model.wide import expected_beats
+from utfhw.bench.stimulus import stress_input
+from utfhw.toolchain.tools import find_program
+from utfhw.bench.verilog import SIMULATORS, build_bench, bench_verilog
 
 from support import MARK_CASES
 

@@ -1,4 +1,4 @@
-"""The program finder (verilog/tools.py): a YoWASP program's first run, which writes its
+"""The program finder (toolchain/tools.py): a YoWASP program's first run, which writes its
 compiled code into YoWASP's cache, happens in one process at a time."""
 
 import os
@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-from utfhw.verilog import tools
+from utfhw.toolchain import tools
 
 
-FIRST_RUN = ("import sys; from utfhw.verilog.tools import _compiled; "
+FIRST_RUN = ("import sys; from utfhw.toolchain.tools import _compiled; "
              "assert _compiled(sys.argv[1]) == sys.argv[1]")
 
 

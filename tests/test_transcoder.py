@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 
 from utfhw.hdl import Transcoder
 from utfhw.sim import simulate, transcode
-from utfhw.sim.reference import CODECS, input_beats
+from utfhw.model.reference import CODECS, input_beats
 
 from support import MARK_CASES, adversarial_message, check_messages, cpython_strict_error, error_fields
 

@@ -11,10 +11,10 @@ from conftest import FULL_SWEEP
 from utfhw.hdl.cores import CoreSpec
 from utfhw.sim import simulate, transcode
 from utfhw.sim import verilator
-from utfhw.verilog import tools
-from utfhw.sim.throughput import stress_input
-from utfhw.sim.strict import first_error_span
-from utfhw.sim.reference import CODECS, decode_error, input_beats, transcoder_beats
+from utfhw.toolchain import tools
+from utfhw.bench.stimulus import stress_input
+from utfhw.model.strict import first_error_span
+from utfhw.model.reference import CODECS, decode_error, input_beats, transcoder_beats
 from utfhw.sim.verilator import ToolchainError, verilated_pipeline
 
 from support import cpython_strict_error, error_fields

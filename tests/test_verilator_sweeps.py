@@ -11,7 +11,7 @@ import pytest
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import WIDE_PAIRS
 from utfhw.hdl.cores.wide import wide_widths
-from utfhw.sim.reference import CODECS
+from utfhw.model.reference import CODECS
 
 from support import adversarial_message, check_verilated, every_two_bytes_messages, joined
 

@@ -13,8 +13,8 @@ from conftest import FULL_SWEEP
 from utfhw.hdl.cores import check_core, make_core
 from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.hdl.cores.wide import WIDE_TARGETS, WideTranscoder, WideUTF8ToUTF16
-from utfhw.sim.throughput import stress_input
-from utfhw.sim.wide_model import wide_beats
+from utfhw.bench.stimulus import stress_input
+from utfhw.model.wide import wide_beats
 
 from support import (FRAGMENTS, TRICKY_BYTES, check_a_beat_every_clock, check_verilated,
                      check_wide_beats, check_wide_strict, every_two_bytes_messages, joined)

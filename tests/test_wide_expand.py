@@ -16,8 +16,8 @@ from utfhw.hdl.cores.wide import WideTranscoder
 from utfhw.hdl.forms.utf8.expand import ExpandReplacements
 from utfhw.hdl.forms.utf8.wide import DecodePositions
 from utfhw.sim.backends import simulate
-from utfhw.sim.throughput import stress_input
-from utfhw.sim.wide_model import wide_beats, wide_clocks
+from utfhw.bench.stimulus import stress_input
+from utfhw.model.wide import wide_beats, wide_clocks
 
 from support import (MARK_CASES, check_a_beat_every_clock, check_verilated, check_wide_beats,
                      check_wide_strict, joined)

@@ -17,8 +17,8 @@ from utfhw.hdl.forms import CODECS
 from utfhw.hdl.cores.wide import WIDE_SOURCES, output_lanes
 from utfhw.hdl.forms.utf16.wide import ClassifyUTF16Lanes
 from utfhw.sim.backends import simulate
-from utfhw.sim.throughput import stress_input
-from utfhw.sim.wide_model import wide_beats
+from utfhw.bench.stimulus import stress_input
+from utfhw.model.wide import wide_beats
 
 from support import (MARK_CASES, check_a_beat_every_clock, check_verilated, check_wide_beats,
                      check_wide_strict, cpython_strict_error, error_fields, joined)

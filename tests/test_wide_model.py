@@ -1,4 +1,4 @@
-"""The per-position rule of the wide UTF-8 to UTF-16 and UTF-32 cores (sim/wide_model.py), each
+"""The per-position rule of the wide UTF-8 to UTF-16 and UTF-32 cores (model/wide.py), each
 position decided from bytes i-3 to i+1 alone, against CPython and the reference model: every
 message of up to a few bytes over the bytes at the edges of Unicode Table 3-7."""
 
@@ -10,9 +10,9 @@ import pytest
 from conftest import FULL_SWEEP
 from utfhw.hdl.unicode.layout import ErrorKind
 from utfhw.hdl.forms import CODECS
-from utfhw.sim.reference import transcoder_beats
-from utfhw.sim.wide_model import LOOKBEHIND, message_units, position_unit
-from utfhw.sim.wide_model import _beat_clocks, _stage_beats
+from utfhw.model.reference import transcoder_beats
+from utfhw.model.wide import LOOKBEHIND, message_units, position_unit
+from utfhw.model.wide import _beat_clocks, _stage_beats
 
 
 # The first and last byte of every class of Table 3-7, and ASCII, C0 and F5..FF.

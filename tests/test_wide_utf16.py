@@ -14,8 +14,8 @@ from conftest import FULL_SWEEP
 from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.hdl.cores.wide import WideTranscoder, output_lanes
 from utfhw.hdl.forms.utf16.wide import ClassifyUTF16Lanes, DecodeUTF16Positions
-from utfhw.sim.reference import transcoder_beats
-from utfhw.sim.wide_model import utf16_positions
+from utfhw.model.reference import transcoder_beats
+from utfhw.model.wide import utf16_positions
 
 from support import (check_a_beat_every_clock, check_verilated, check_wide_beats,
                      check_wide_strict, corpus_messages, joined)

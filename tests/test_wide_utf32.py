@@ -16,7 +16,7 @@ from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.hdl.cores.wide import WideTranscoder, output_lanes
 from utfhw.hdl.wide.encode import EncodeLanes
 from utfhw.hdl.forms.utf32.wide import DecodeUTF32Lanes
-from utfhw.sim.wide_model import utf32_unit
+from utfhw.model.wide import utf32_unit
 
 from support import (check_a_beat_every_clock, check_verilated, check_wide_beats,
                      check_wide_strict, corpus_messages, cpython_strict_error, joined)

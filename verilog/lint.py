@@ -1,6 +1,6 @@
 """Verilator lint of the generated Verilog, with the waivers Amaranth's output needs."""
 
-from .tools import find_verilator, run
+from ..toolchain.tools import find_verilator, run
 
 
 __all__ = ["LINT_WAIVERS", "lint_verilog"]

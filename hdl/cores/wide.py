@@ -1,7 +1,7 @@
 """The wide cores: any of CPython's eight UTF codecs to any other, at ``width`` bytes per
 clock."""
 
-from amaranth.hdl import Cat, Module, Signal, unsigned
+from amaranth.hdl import Module, Signal, unsigned
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 

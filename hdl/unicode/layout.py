@@ -33,7 +33,7 @@ class ErrorKind(enum.Enum, shape=unsigned(3)):
 
     The shape is fixed at 3 bits and all eight values are assigned, so that every decoder shares
     one port width. Together with the source codec, each kind determines the ``reason`` of
-    CPython's ``UnicodeDecodeError`` (see ``utfhw.sim.reference.error_reason``).
+    CPython's ``UnicodeDecodeError`` (see ``utfhw.model.reference.error_reason``).
 
     Members
     -------

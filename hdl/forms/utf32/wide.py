@@ -9,9 +9,8 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ...lanes.compact import Slot
 from ...lanes.window import LaneBeat
-from ...unicode.layout import ByteLanes, CodePoint, ErrorKind, REPLACEMENT_CHARACTER
+from ...unicode.layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER
 from ...unicode.params import check_byteorder, check_errors, check_width
 from ...unicode.tables import beyond_scalar_range, in_surrogate_range, swap_bytes
 from ...wide.encode import CodePointSlot

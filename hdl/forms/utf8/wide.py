@@ -1,7 +1,7 @@
 """The UTF-8 stages of the wide core: what each byte is, and what each byte position emits.
 
 Two facts let every lane decide alone (``docs/wide-design.md``; the
-model is :mod:`utfhw.sim.wide_model`): the decoder's state before byte ``i`` is a function of bytes
+model is :mod:`utfhw.model.wide`): the decoder's state before byte ``i`` is a function of bytes
 ``i-3`` to ``i-1`` (Unicode ch. 3, Table 3-7: a sequence is at most four bytes, a lead byte
 always starts afresh), and with byte ``i+1`` known every position emits at most one UTF-16
 unit, or at most one UTF-32 unit (a scalar value or U+FFFD).

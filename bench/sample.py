@@ -4,7 +4,7 @@ message.
 
 The text is in ``data/sample.txt`` (the first words of each UTF-8 text of the unicode_lipsum
 collection; ``data/NOTICE.md`` says where from and under which licence). Like
-:func:`~utfhw.sim.throughput.stress_input`, the sample is encoded in the source codec with
+:func:`~utfhw.bench.stimulus.stress_input`, the sample is encoded in the source codec with
 CPython's codecs: they make the input, and the simulated gateware is what is checked.
 """
 

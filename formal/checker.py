@@ -22,7 +22,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
 from ..hdl.unicode.params import check_choice, check_integer
-from ..verilog.tools import find_program, find_yosys_tool, run
+from ..toolchain.tools import find_program, find_yosys_tool, run
 
 
 __all__ = ["FormalResult", "check", "combinational_path", "PropertyBench", "MODES", "SOLVERS",

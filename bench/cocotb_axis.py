@@ -5,18 +5,18 @@ Each message goes in as one frame from an ``AxiStreamSource`` on ``s_axis``, an
 ``AxiStreamMonitor`` on ``s_axis`` checks that every frame went in whole and in order, and an
 ``AxiStreamSink`` on ``m_axis`` takes the output frames. Both sides pause at random. Every
 output unit, and its error kind from ``m_axis_tuser``, is compared with the units
-:func:`utfhw.sim.wide_model.expected_beats` gives for the message. cocotbext-axi cannot send an
+:func:`utfhw.model.wide.expected_beats` gives for the message. cocotbext-axi cannot send an
 empty frame, so empty messages are left out here (the stream top's benches send them).
 
 With ``UTFHW_EMPTY_BEATS=0`` (``utfhw cocotb --interface axis --no-empty-beats``) it also
 watches ``m_axis`` and fails if any beat keeps no byte. Settings come from the same environment
-variables as :mod:`utfhw.sim.cocotb_testbench`; run it with ``utfhw cocotb --interface axis``.
+variables as :mod:`utfhw.bench.cocotb`; run it with ``utfhw cocotb --interface axis``.
 """
 
 import random
 
-from .cocotb_testbench import settings
-from .throughput import stress_messages
+from .cocotb import settings
+from .stimulus import stress_messages
 
 
 __all__ = []
@@ -56,7 +56,7 @@ if cocotb is not None:
         """Every output unit and error kind equals the reference model's, under random
         pauses on both sides."""
         from ..hdl.unicode.layout import ErrorKind
-        from .wide_model import expected_beats
+        from ..model.wide import expected_beats
 
         config = settings()
         source, target, errors = config["source"], config["target"], config["errors"]

@@ -11,7 +11,7 @@ __all__ = ["first_error_span", "first_wide_error_span"]
 
 def first_error_span(beats, data, source, target):
     """The first error in the ``"replace"`` output beats of one message, as an
-    :class:`~utfhw.sim.reference.Item` whose ``start`` and ``end`` are CPython's, or ``None``.
+    :class:`~utfhw.model.reference.Item` whose ``start`` and ``end`` are CPython's, or ``None``.
 
     Every pipeline emits exactly one output beat per input beat, so the beat an error comes out
     on is the input unit that decided it; its kind says how far back the ill-formed part began.

@@ -1,4 +1,4 @@
-"""Formal properties of the cores, as :class:`~utfhw.sim.formal.PropertyBench` subclasses."""
+"""Formal properties of the cores, as :class:`~utfhw.formal.checker.PropertyBench` subclasses."""
 
 from amaranth.hdl import (Array, Assert, Assume, Cat, Const, Cover, Fragment, Module, Mux,
                           ResetSignal, Signal, Value)
@@ -9,7 +9,7 @@ from ..hdl.axis import TUSER_BITS_PER_UNIT, TUSER_PROTOCOL_ERROR_BIT
 from ..hdl.unicode.layout import ErrorKind, REPLACEMENT_CHARACTER
 from ..hdl.forms import CODECS
 from ..hdl.unicode.params import check_integer
-from .formal import PropertyBench
+from .checker import PropertyBench
 
 
 __all__ = ["StreamProperties", "DecoderProperties", "EncoderProperties", "PipelineProperties",
@@ -744,7 +744,7 @@ class WideEquivalence(wiring.Component):
 
 class ReadyView(wiring.Component):
     """A stage whose streams have no ``ready`` (it never stops), seen through streams that
-    have one, for a :class:`~utfhw.sim.formal.PropertyBench`: ``i.ready`` is always high, and
+    have one, for a :class:`~utfhw.formal.checker.PropertyBench`: ``i.ready`` is always high, and
     the bench is told to keep ``o.ready`` high."""
     def __init__(self, core):
         self.core = core
@@ -785,7 +785,7 @@ class AXIStreamRules(wiring.Component):
     cannot take was taken: kept bytes with a hole or not from byte 0, or some but not all bytes
     kept without ``tlast`` (the bench's own statement of the rule). That ``m_axis_tvalid`` does
     not wait for ``m_axis_tready`` is a question of paths, for
-    :func:`~utfhw.sim.formal.combinational_path`. Reset is assumed low.
+    :func:`~utfhw.formal.checker.combinational_path`. Reset is assumed low.
 
     Parameters
     ----------
@@ -911,7 +911,7 @@ class ResetEquivalence(wiring.Component):
     """After a reset, a core that was in any state behaves as one just powered up: two copies
     of the design get the same inputs, ``fresh`` from its initial state and ``reset`` from a
     state the solver picks, registers of either kind and memories alike (the check frees the
-    initial state of everything under ``reset``, see :func:`~utfhw.sim.formal.check`). Both see
+    initial state of everything under ``reset``, see :func:`~utfhw.formal.checker.check`). Both see
     ``rst`` high on the first clock, and free after it; the inputs are free, rules or not.
     Asserted on every clock: the same handshake on both sides, and whenever the output is
     valid, the same of everything a neighbour may read (:func:`visible_output`).

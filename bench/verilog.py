@@ -16,11 +16,11 @@ import pathlib
 
 from ..hdl.axis import TUSER_BITS_PER_UNIT, TUSER_PROTOCOL_ERROR_BIT
 from ..hdl.unicode.params import check_choice, check_integer
-from .payload import LaneFormat, pack_units
-from .stream import check_stall
-from .throughput import stress_messages
-from .wide_model import expected_beats
-from ..verilog.tools import find_iverilog, find_verilator, require_program, run
+from ..sim.payload import LaneFormat, pack_units
+from ..sim.stream import check_stall
+from .stimulus import stress_messages
+from ..model.wide import expected_beats
+from ..toolchain.tools import find_iverilog, find_verilator, require_program, run
 
 
 __all__ = ["SIMULATORS", "BenchRun", "VerilogBench", "bench_verilog", "build_bench",
@@ -221,7 +221,7 @@ class VerilogBench:
 def bench_files(name, core, messages, expected=None):
     """The bench's files for byte ``messages`` through ``core`` (module ``name``), as a dict
     from file name to text: ``bench.v``, ``inputs.hex`` and, given ``expected`` (each message's
-    output beats as :func:`~utfhw.sim.reference.transcoder_beats` gives them), ``expected.hex``
+    output beats as :func:`~utfhw.model.reference.transcoder_beats` gives them), ``expected.hex``
     and ``mask.hex`` for a bench that checks itself."""
     input_layout = core.i.payload.shape()
     output_layout = core.o.payload.shape()
@@ -267,8 +267,8 @@ def build_bench(verilog, name, core, messages, *, simulator, directory):
     """Build a bench that streams byte ``messages`` back to back through module ``name`` of
     the Verilog text ``verilog`` (the design of ``core``, whose port layouts the bench reads) on
     ``simulator`` (one of :data:`SIMULATORS`), in the folder ``directory``. Returns a
-    :class:`VerilogBench`. Raises :exc:`~utfhw.verilog.tools.ToolchainError` if the simulator is
-    missing and :exc:`~utfhw.verilog.tools.BuildError` if it rejects the design."""
+    :class:`VerilogBench`. Raises :exc:`~utfhw.toolchain.tools.ToolchainError` if the simulator is
+    missing and :exc:`~utfhw.toolchain.tools.BuildError` if it rejects the design."""
     check_choice("simulator", simulator, SIMULATORS)
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

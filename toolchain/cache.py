@@ -1,6 +1,6 @@
 """The folder where utfhw keeps what it made, for later runs in any process: Verilator builds
 (:mod:`utfhw.sim.verilator`), converted Verilog (:func:`cached_conversion`), and the locks that
-keep YoWASP programs' first runs apart (:mod:`utfhw.verilog.tools`).
+keep YoWASP programs' first runs apart (:mod:`utfhw.toolchain.tools`).
 
 It is ``$UTFHW_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/utfhw`` or ``~/.cache/utfhw``. It is
 safe to delete at any time; processes that fill it at once do no harm, since every entry is

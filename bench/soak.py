@@ -1,7 +1,7 @@
 """A differential soak: adversarial messages through a Verilated core with random stalls on both
 sides and random resets, every message compared with CPython.
 
-``python -m utfhw.sim.soak`` runs the long form (1 GiB through the wide core at W = 32 and
+``python -m utfhw.bench.soak`` runs the long form (1 GiB through the wide core at W = 32 and
 100 MB through each source form's scalar core, by default) and prints the figures; the tests
 run :func:`soak` in a bounded form. A message a reset cuts must give a beginning of CPython's
 output and nothing after the reset (the driver expects the next message's output next, so
@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass
 
 from ..hdl.cores import CoreSpec
-from .throughput import stress_input
-from .verilator import verilated_pipeline
+from .stimulus import stress_input
+from ..sim.verilator import verilated_pipeline
 
 
 __all__ = ["SoakFigures", "check_messages", "soak", "main"]
@@ -94,7 +94,7 @@ def soak(spec, total_bytes, *, chunk=1 << 24, stall=0.2, reset=1e-4, seed=0, rep
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="python -m utfhw.sim.soak",
+        prog="python -m utfhw.bench.soak",
         description="Differential soak: adversarial messages through Verilated cores with "
                     "random stalls and resets, every message compared with CPython.")
     parser.add_argument("--wide-bytes", type=int, default=1 << 30,

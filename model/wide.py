@@ -424,7 +424,7 @@ def _output_lanes(source, target, width):
 
 def expected_beats(message, source, target, errors="replace", *, width=None, empty_beats=True):
     """The output beats of the core :func:`~utfhw.hdl.cores.make_core` builds for one
-    message: :func:`~utfhw.sim.reference.transcoder_beats` of the scalar cores, or with
+    message: :func:`~utfhw.model.reference.transcoder_beats` of the scalar cores, or with
     ``width`` :func:`wide_beats` of the wide core; without ``empty_beats``, as
     :class:`~utfhw.hdl.empty_beats.DropEmptyBeats` passes them on
     (:func:`without_empty_beats`)."""

