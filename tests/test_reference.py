@@ -10,7 +10,7 @@ from hypothesis import given
 
 from conftest import FULL_SWEEP
 from utfhw.hdl.unicode.layout import ErrorKind
-from utfhw.sim import reference
+from utfhw.model import reference
 from utfhw.model.reference import decode_utf8, encode_utf16, transcode, utf8_items
 
 from support import byte_soup, cpython_error
