@@ -58,9 +58,9 @@ def _body_codec(source):
     reads (little-endian for ``utf-16`` and ``utf-32``, which read a message without a mark
     so)."""
     codec = CODECS[source]
-    if codec.form.name == "utf-8":
-        return "utf-8"
-    return f"{codec.form.name}-{'be' if codec.byteorder == 'big' else 'le'}"
+    order = "big" if codec.byteorder == "big" else "little" if codec.byteorder else None
+    return next(body.name for body in CODECS.values()
+                if body.form is codec.form and not body.mark and body.byteorder == order)
 
 
 def _units(source, units):

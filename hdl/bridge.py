@@ -8,7 +8,7 @@ from amaranth.lib.wiring import In, Out
 
 from .bytestream import UnitAssembler, LaneSerializer
 from .unicode.layout import FramedByte
-from .forms import CODECS
+from .forms import CODECS, expansion
 from .unicode.params import check_integer
 from .cores.transcoder import Transcoder
 from .uart import UARTReceiver, UARTTransmitter, MINIMUM_DIVISOR
@@ -27,14 +27,6 @@ BAUD_TOLERANCE = 0.01
 #: ratio (a byte order mark, the replacement of a part unit at its end, its end marker) and for
 #: the units held between the FIFO and the line.
 FIFO_MARGIN = 8
-
-
-def expansion(source, target, errors="replace"):
-    """The most output bytes one input byte can give, over long input, when transcoding
-    ``source`` to ``target`` (a message may add a few bytes more: see :data:`FIFO_MARGIN`), as
-    the source form's description gives it."""
-    replace, ignore = CODECS[source].form.expansion[CODECS[target].form.name]
-    return ignore if errors == "ignore" else replace
 
 
 class UARTBridge(wiring.Component):

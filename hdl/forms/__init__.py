@@ -12,6 +12,7 @@ import codecs
 from dataclasses import dataclass
 
 from ..unicode.form import Form
+from ..unicode.layout import REPLACEMENT_CHARACTER
 from ..unicode.params import check_choice, describe_choices
 from .utf8 import UTF8
 from .utf16 import UTF16
@@ -19,7 +20,7 @@ from .utf32 import UTF32
 
 
 __all__ = ["Form", "FORMS", "Codec", "CODECS", "ENCODER_LANES", "check_codec", "check_pair",
-           "canonical_codec"]
+           "canonical_codec", "expansion"]
 
 
 #: The forms, by name.
@@ -67,6 +68,24 @@ CODECS = {name: Codec(name, form, byteorder, mark)
 
 #: Each form's name with the lane layout its scalar encoder emits.
 ENCODER_LANES = {name: form.encoder_lanes for name, form in FORMS.items()}
+
+
+# A code point of each run in which every form's code points have the same length: below and
+# from U+0080, U+0800 and U+10000.
+_LENGTH_RUNS = (0x0000, 0x0080, 0x0800, 0x10000)
+
+
+def expansion(source, target, errors="replace"):
+    """The most output bytes one input byte can give, over long input, from codec ``source``
+    to codec ``target``: the most any code point grows by (an ASCII byte of UTF-8 is two bytes
+    of UTF-16), or with ``"replace"`` the most a replaced error does (an invalid byte of UTF-8
+    is U+FFFD's three bytes), from the two forms' descriptions."""
+    source, target = CODECS[source].form, CODECS[target].form
+    ratios = [target.code_point_bytes(code_point) / source.code_point_bytes(code_point)
+              for code_point in _LENGTH_RUNS]
+    if errors == "replace":
+        ratios.append(target.code_point_bytes(REPLACEMENT_CHARACTER) / source.shortest_error)
+    return max(ratios)
 
 
 def check_codec(name, codec):

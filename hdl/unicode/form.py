@@ -41,9 +41,11 @@ class Form:
         ``(units, count)`` (:mod:`utfhw.hdl.unicode.tables`).
     mark : :class:`tuple` of :class:`int`
         U+FEFF as its units, numeric.
-    expansion : :class:`dict`
-        For each target form's name, the most output bytes one input byte can give over long
-        input, as ``(with replace, with ignore)``.
+    code_point_bytes : callable
+        The bytes of a code point (an :class:`int`) in the form.
+    shortest_error : :class:`int`
+        The fewest bytes of one error a decoder replaces, away from a message's end (a byte
+        of UTF-8, a lone surrogate of UTF-16, a unit of UTF-32).
     error_kinds : :class:`tuple`
         The :class:`~utfhw.hdl.unicode.layout.ErrorKind` members it raises as a source.
     decoder, encoder : :class:`type`
@@ -60,7 +62,8 @@ class Form:
     most_units: int
     encode: Callable
     mark: tuple
-    expansion: dict
+    code_point_bytes: Callable
+    shortest_error: int
     error_kinds: tuple
     decoder: type
     encoder: type

@@ -24,9 +24,8 @@ UTF16 = Form(
     most_units=2,
     encode=utf16_units,
     mark=(BYTE_ORDER_MARK,),
-    # A unit of U+0800..U+FFFF or a lone surrogate: two bytes to three of UTF-8, four of
-    # UTF-32.
-    expansion={"utf-8": (1.5, 1.5), "utf-16": (1, 1), "utf-32": (2, 2)},
+    code_point_bytes=lambda code_point: 2 if code_point < 0x10000 else 4,
+    shortest_error=2,
     error_kinds=(ErrorKind.UNFINISHED, ErrorKind.PARTIAL_UNIT,
                  ErrorKind.UNPAIRED_HIGH_SURROGATE, ErrorKind.SURROGATE),
     decoder=UTF16Decoder,

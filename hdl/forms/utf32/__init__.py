@@ -28,8 +28,8 @@ UTF32 = Form(
     most_units=1,
     encode=_units,
     mark=(BYTE_ORDER_MARK,),
-    # No unit grows.
-    expansion={"utf-8": (1, 1), "utf-16": (1, 1), "utf-32": (1, 1)},
+    code_point_bytes=lambda code_point: 4,
+    shortest_error=4,
     error_kinds=(ErrorKind.PARTIAL_UNIT, ErrorKind.SURROGATE, ErrorKind.OUT_OF_RANGE),
     decoder=UTF32Decoder,
     encoder=UTF32Encoder,

@@ -24,9 +24,9 @@ UTF8 = Form(
     most_units=4,
     encode=utf8_bytes,
     mark=(0xEF, 0xBB, 0xBF),
-    # An ASCII byte becomes two bytes of UTF-16 or four of UTF-32; an invalid byte U+FFFD's
-    # three bytes of UTF-8, or with ignore nothing, and everything else keeps its length.
-    expansion={"utf-8": (3, 1), "utf-16": (2, 2), "utf-32": (4, 4)},
+    code_point_bytes=lambda code_point: 1 + (code_point >= 0x80) + (code_point >= 0x800)
+    + (code_point >= 0x10000),
+    shortest_error=1,
     error_kinds=(ErrorKind.INVALID_BYTE, ErrorKind.TRUNCATED, ErrorKind.UNFINISHED),
     decoder=UTF8Decoder,
     encoder=UTF8Encoder,
