@@ -1,6 +1,8 @@
 """Inputs read and outputs written as the commands do it."""
 
+import errno
 import os
+import stat
 import sys
 import tempfile
 
@@ -13,25 +15,53 @@ def read_input(path):
 
 
 def write_output(path, data):
-    """Write ``data`` to ``path`` whole or not at all: into a temporary file beside it, renamed
-    into place once written (so Ctrl-C never leaves part of an output)."""
+    """Write ``data`` to ``path`` as a Unix tool does: ``-`` is standard output; a FIFO or a
+    character device is written to directly; a regular file (or a new one) is replaced whole
+    or not at all, through a temporary file beside it renamed into place (so Ctrl-C never
+    leaves part of an output), with the mode it had, or for a new file the mode the umask
+    gives; a symbolic link is written through to its target. Anything else (a folder, a
+    socket, a block device) is refused, never replaced: :exc:`IsADirectoryError` or an
+    :exc:`OSError` naming ``path``."""
     if path == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return
-    folder = os.path.dirname(os.path.abspath(path))
+    # Through a link to what it names, so that the link stays a link.
+    real = os.path.realpath(path)
     try:
-        file = tempfile.NamedTemporaryFile(dir=folder, prefix=".utfhw-", delete=False)
+        kind = os.stat(real).st_mode
+    except FileNotFoundError:
+        kind = None
+    if kind is not None and (stat.S_ISFIFO(kind) or stat.S_ISCHR(kind)):
+        with open(real, "wb") as file:
+            file.write(data)
+        return
+    if kind is not None and stat.S_ISDIR(kind):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if kind is not None and not stat.S_ISREG(kind):
+        raise OSError(errno.EINVAL, "not a regular file, a FIFO or a character device", path)
+    mode = stat.S_IMODE(kind) if kind is not None else 0o666 & ~_umask()
+    try:
+        file = tempfile.NamedTemporaryFile(dir=os.path.dirname(real), prefix=".utfhw-",
+                                           delete=False)
     except OSError as error:
         # Named for the output the user gave, not the temporary file.
         raise OSError(error.errno, error.strerror, path) from error
     try:
         with file:
             file.write(data)
-        os.replace(file.name, path)
+            os.fchmod(file.fileno(), mode)
+        os.replace(file.name, real)
     except BaseException:
         os.unlink(file.name)
         raise
+
+
+def _umask():
+    """The process's umask (reading it means setting it, so it is set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def check_output_folder(subparser, path):
