@@ -1,0 +1,75 @@
+"""Each form's one description (hdl/forms), checked against CPython and the reference model:
+its codecs, unit, mark, code point sizes and the error kinds it raises."""
+
+import codecs
+
+import pytest
+
+from utfhw.bench.sample import sample_messages
+from utfhw.bench.stimulus import stress_input
+from utfhw.hdl.forms import CODECS, FORMS
+from utfhw.hdl.unicode.form import Form
+from utfhw.hdl.unicode.layout import ErrorKind
+from utfhw.model.reference import decode_items
+
+
+def plain_codec(form):
+    """The form's codec without a mark, little-endian where it has a byte order."""
+    return next(codec.name for codec in CODECS.values() if codec.form is form
+                and not codec.mark and codec.byteorder in (None, "little"))
+
+
+#: Code points at the edges of each run of lengths, below the surrogates and above them.
+CODE_POINTS = [0x00, 0x41, 0x7F, 0x80, 0xFF, 0x100, 0x7FF, 0x800, 0xD7FF, 0xE000, 0xFEFF,
+               0xFFFD, 0xFFFF, 0x10000, 0x1F600, 0x10FFFF]
+
+
+def test_the_codec_table_is_built_from_the_forms():
+    assert all(isinstance(form, Form) for form in FORMS.values())
+    assert list(CODECS) == [name for form in FORMS.values() for name, _, _ in form.codecs]
+    for name, codec in CODECS.items():
+        assert codecs.lookup(name).name == name
+        assert codec.name == name and codec.form is FORMS[codec.form.name]
+
+
+@pytest.mark.parametrize("name", FORMS)
+def test_unit_mark_and_code_point_bytes(name):
+    form = FORMS[name]
+    codec = plain_codec(form)
+    assert len("A".encode(codec)) == form.unit_bytes
+    assert b"".join(unit.to_bytes(form.unit_bytes, "little") for unit in form.mark) == \
+        "\ufeff".encode(codec)
+    assert form.mark_units == len(form.mark)
+    assert form.has_byteorder == (form.unit_bytes > 1)
+    for code_point in CODE_POINTS:
+        assert form.code_point_bytes(code_point) == len(chr(code_point).encode(codec)), \
+            hex(code_point)
+    assert form.most_units * form.unit_bytes == max(
+        len(chr(code_point).encode(codec)) for code_point in CODE_POINTS)
+
+
+@pytest.mark.parametrize("source", CODECS)
+def test_error_kinds_are_those_the_reference_model_raises(source):
+    """The kinds a form's description lists are exactly those the reference model (written
+    apart from the gateware) gives its codecs' stress input, cut anywhere, and the demo's
+    malformed messages."""
+    data = stress_input(source, 20000, seed=3)
+    messages = [data[cut:cut + 97] for cut in range(0, len(data), 97)]
+    messages += [message for message, _ in sample_messages(source)]
+    raised = set()
+    for message in messages:
+        raised.update(item.error for item in decode_items(message, source))
+    raised.discard(ErrorKind.NONE)
+    assert raised == set(CODECS[source].form.error_kinds)
+
+
+@pytest.mark.parametrize("name,error", [("utf-8", b"\x80"), ("utf-16", b"\x00\xdc"),
+                                        ("utf-32", b"\x00\xd8\x00\x00")])
+def test_shortest_error(name, error):
+    """CPython replaces an error of ``shortest_error`` bytes away from a message's end."""
+    form = FORMS[name]
+    codec = plain_codec(form)
+    assert len(error) == form.shortest_error
+    with pytest.raises(UnicodeDecodeError) as raised:
+        (error + "A".encode(codec)).decode(codec)
+    assert (raised.value.start, raised.value.end) == (0, form.shortest_error)
