@@ -9,7 +9,7 @@ port held an X or Z bit. The bench changes its inputs half a clock before the ri
 samples the handshake one time unit later, so nothing races the edge. Without reset, ``rst``
 stays low from time 0 and the core starts from its registers' initial values.
 
-The caller compares the beats with the reference model (see ``tests/test_simulators.py``).
+The caller compares the beats with the reference model (see ``tests/bench/test_simulators.py``).
 """
 
 import pathlib

@@ -2,11 +2,14 @@
 messages for every codec, the oracle, and running many messages through a pipeline's generated
 Verilog in Verilator."""
 
+import itertools
 import pathlib
 import random
 import shutil
 
 from hypothesis import strategies as st
+
+from conftest import FULL_SWEEP
 
 from utfhw.hdl.cores import CoreSpec
 from utfhw.hdl.forms import CODECS
@@ -302,3 +305,32 @@ def corpus_messages(corpus, encoding):
     assert files, "no corpus files"
     return ([path.read_bytes().decode("utf-8", "replace").encode(encoding) for path in files]
             + [path.read_bytes() for path in files])
+
+
+# The first and last byte of every class of Table 3-7, and ASCII, C0 and F5..FF.
+EDGES_25 = [0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
+            0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF, 0x41]
+EDGES_13 = [0x41, 0x80, 0x8F, 0x90, 0xA0, 0xBF, 0xC2, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xFF]
+EDGES_9 = [0x41, 0x80, 0x9F, 0xBF, 0xC2, 0xE0, 0xED, 0xF0, 0xF4]
+
+# (alphabet, length): every message of that many bytes over it. CI runs the bounded set, which
+# still has every 3-byte window of the 25 edges, in every place a message can put it.
+SWEEPS = [(EDGES_25, 1), (EDGES_25, 2), (EDGES_25, 3), (EDGES_13, 4), (EDGES_9, 5)]
+if FULL_SWEEP:
+    SWEEPS += [(EDGES_25, 4), (EDGES_13, 5), (EDGES_9, 6)]
+
+
+def random_messages(rng, width, count):
+    """Messages of class-edge bytes and fragments, 0 to three beats and a bit long."""
+    messages = []
+    for _ in range(count):
+        parts = []
+        while sum(map(len, parts)) < rng.randrange(0, 3 * width + 5):
+            parts.append(rng.choice([bytes([rng.choice(TRICKY_BYTES)]), rng.choice(FRAGMENTS)]))
+        messages.append(b"".join(parts))
+    return messages + [b"", b"a", b"\xf0", b"\xf0\x90\x80"]
+
+
+#: Every message of one to three class-edge bytes.
+CLASS_MESSAGES = [bytes(message) for length in (1, 2, 3)
+                  for message in itertools.product(TRICKY_BYTES, repeat=length)]

@@ -7,25 +7,12 @@ import random
 
 import pytest
 
-from conftest import FULL_SWEEP
+from support import EDGES_9, EDGES_13, EDGES_25, SWEEPS
 from utfhw.hdl.unicode.layout import ErrorKind
 from utfhw.hdl.forms import CODECS
 from utfhw.model.reference import transcoder_beats
 from utfhw.model.wide import LOOKBEHIND, message_units, position_unit
 from utfhw.model.wide import _beat_clocks, _stage_beats
-
-
-# The first and last byte of every class of Table 3-7, and ASCII, C0 and F5..FF.
-EDGES_25 = [0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
-            0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF, 0x41]
-EDGES_13 = [0x41, 0x80, 0x8F, 0x90, 0xA0, 0xBF, 0xC2, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xFF]
-EDGES_9 = [0x41, 0x80, 0x9F, 0xBF, 0xC2, 0xE0, 0xED, 0xF0, 0xF4]
-
-# (alphabet, length): every message of that many bytes over it. CI runs the bounded set, which
-# still has every 3-byte window of the 25 edges, in every place a message can put it.
-SWEEPS = [(EDGES_25, 1), (EDGES_25, 2), (EDGES_25, 3), (EDGES_13, 4), (EDGES_9, 5)]
-if FULL_SWEEP:
-    SWEEPS += [(EDGES_25, 4), (EDGES_13, 5), (EDGES_9, 6)]
 
 
 FORMS = {"utf-16": "utf-16-le", "utf-32": "utf-32-le"}

@@ -3,7 +3,6 @@ bytes a clock: its parameters, its beats in Amaranth's simulator against the mod
 core, and its generated Verilog in Verilator against CPython at widths 4 and 32 (every width
 with ``UTFHW_SWEEP=full``), to UTF-16 and to UTF-32."""
 
-import itertools
 import math
 import random
 
@@ -16,8 +15,9 @@ from utfhw.hdl.cores.wide import WIDE_TARGETS, WideTranscoder, WideUTF8ToUTF16
 from utfhw.bench.stimulus import stress_input
 from utfhw.model.wide import wide_beats
 
-from support import (FRAGMENTS, TRICKY_BYTES, check_a_beat_every_clock, check_verilated,
-                     check_wide_beats, check_wide_strict, every_two_bytes_messages, joined)
+from support import (CLASS_MESSAGES, TRICKY_BYTES, check_a_beat_every_clock, check_verilated,
+                     check_wide_beats, check_wide_strict, every_two_bytes_messages, joined,
+                     random_messages)
 
 
 TARGETS = {"little": "utf-16-le", "big": "utf-16-be"}
@@ -72,17 +72,6 @@ def test_core_choice():
                                 "them")
 
 
-def random_messages(rng, width, count):
-    """Messages of class-edge bytes and fragments, 0 to three beats and a bit long."""
-    messages = []
-    for _ in range(count):
-        parts = []
-        while sum(map(len, parts)) < rng.randrange(0, 3 * width + 5):
-            parts.append(rng.choice([bytes([rng.choice(TRICKY_BYTES)]), rng.choice(FRAGMENTS)]))
-        messages.append(b"".join(parts))
-    return messages + [b"", b"a", b"\xf0", b"\xf0\x90\x80"]
-
-
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
 @pytest.mark.parametrize("width,target", [
     *((width, target) for width in (1, 2, 4, 8) for target in ("utf-16-le", "utf-16-be")),
@@ -130,10 +119,6 @@ def test_a_beat_every_clock(width, target):
 VERILATED_WIDTHS = WIDTHS if FULL_SWEEP else (4, 32)
 
 # Every message of one to three bytes drawn from the bytes at the edges of Table 3-7.
-CLASS_MESSAGES = [bytes(message) for length in (1, 2, 3)
-                  for message in itertools.product(TRICKY_BYTES, repeat=length)]
-
-
 # A wide core from UTF-8 takes half a minute to convert and build at width 32, so in CI the
 # width-32 tests share two of them: to UTF-16-LE with each handler. The other targets meet width
 # 32 in the full sweep and from the other sources (the encoders are the same).

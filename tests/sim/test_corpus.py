@@ -26,7 +26,7 @@ MULTILINGUAL = [
 
 def check_file_slice(data, stall=0.0, seed=0):
     # Each byte order and each handler once: the whole corpus goes through Verilator from
-    # every source, UTF-8 to UTF-16-LE among the pairs, in tests/test_verilator_sweeps.py.
+    # every source, UTF-8 to UTF-16-LE among the pairs, in tests/sim/test_verilator_sweeps.py.
     for target, errors in (("utf-16-le", "replace"), ("utf-16-be", "ignore")):
         result = simulate(data, "utf-8", target, errors=errors, stall=stall, seed=seed)
         assert result.output == data.decode("utf-8", errors).encode(target)

@@ -95,7 +95,7 @@ def test_state_does_not_leak_across_messages():
 def test_every_one_and_two_byte_message():
     """Every one-byte message, and the two-byte ones: all 65,536 in the full sweep, in CI those
     that begin with a byte at the edge of a class of Table 3-7 (Verilator runs them all,
-    tests/test_verilator_sweeps.py)."""
+    tests/sim/test_verilator_sweeps.py)."""
     firsts = range(256) if FULL_SWEEP else TRICKY_BYTES
     messages = [bytes([byte]) for byte in range(256)]
     messages += [bytes([first, second]) for first in firsts for second in range(256)]

@@ -21,8 +21,7 @@ from utfhw.model.wide import wide_beats, wide_clocks
 
 from support import (MARK_CASES, check_a_beat_every_clock, check_verilated, check_wide_beats,
                      check_wide_strict, joined)
-from test_wide import CLASS_MESSAGES, random_messages
-from test_wide_model import SWEEPS
+from support import CLASS_MESSAGES, SWEEPS, random_messages
 
 
 def model_output(message, errors, source="utf-8"):

@@ -65,7 +65,7 @@ MODULES = EVERY if FULL_SWEEP else FIXED
 # Verilator's builds of a bench take ten to fifteen seconds each, Icarus's one: in CI Verilator
 # runs three modules of the fixed sample (a scalar pair to a mark-writing target, the wide core
 # from UTF-32 and the one from UTF-8 to UTF-8; every pair's cores go through Verilator's own
-# driver in tests/test_verilator.py and the tests/test_wide_*.py files), Icarus all of them.
+# driver in tests/sim/test_verilator.py and the wide tests in tests/hdl/), Icarus all of them.
 VERILATED = set(MODULES if FULL_SWEEP else [FIXED[0], FIXED[16], FIXED[24]])
 # Icarus takes minutes a dialect for the largest modules at W = 32 and 64 (45 ms a clock for
 # UTF-8 to UTF-8 at W = 32, six minutes for all of it at W = 64): there the full sweep gives it

@@ -19,7 +19,7 @@ from support import adversarial_message, check_verilated, every_two_bytes_messag
 # With ignore, in CI, the messages of one and two bytes and the three-byte ones that start with
 # E0 to FF (the leads of three- and four-byte sequences and the bytes no sequence starts with);
 # every slice with UTFHW_SWEEP=full. (The ignore pipelines differ by one stage, which drops
-# errors; tests/test_verilator.py streams stress input from each source form through it.)
+# errors; tests/sim/test_verilator.py streams stress input from each source form through it.)
 @pytest.mark.parametrize("chunk,errors", [
     (chunk, errors) for chunk in range(9) for errors in ("replace", "ignore")
     if FULL_SWEEP or errors == "replace" or chunk in (0, 8)],

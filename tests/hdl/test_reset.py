@@ -58,7 +58,7 @@ def test_random_resets(source, target, width, pipelined):
         messages.append(data[:cut])
         data = data[cut:]
     # One handler a kind, each build taking longer than its run; the widest with ``replace``,
-    # whose core tests/test_wide_expand.py builds too.
+    # whose core tests/hdl/forms/utf8/test_expand.py builds too.
     errors, stall = (("ignore", 0.4) if (source, target, width) in IGNORING else
                      ("replace", 0.0))
     for stall in (stall, 0.3):

@@ -145,7 +145,7 @@ def test_generate_names_module_after_pair(tmp_path):
     assert "module \\utf8sig_to_utf32be" in path.read_text()
 
 
-# tests/test_lint.py lints every pipeline; these go through the command line.
+# tests/verilog/test_lint.py lints every pipeline; these go through the command line.
 @pytest.mark.parametrize("source,target,errors", [
     ("utf-8", "utf-16-le", "replace"), ("utf-16", "utf-8-sig", "ignore"),
 ])
