@@ -3,11 +3,10 @@
 import sys
 
 from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS
-from ..hdl.cores import CoreSpec
 from ..bench.cocotb import SIMULATORS, run as run_cocotb
 from ..verilog.generate import INTERFACES
 from .options import (add_codec_arguments, add_empty_beats_argument, add_width_argument,
-                      option_names, probability)
+                      check_core_options, probability)
 
 
 def add_parser(commands):
@@ -35,10 +34,7 @@ def add_parser(commands):
 
 
 def run(subparser, args):
-    try:
-        CoreSpec.of(args.source, args.target, errors=args.errors, width=args.width)
-    except ValueError as error:
-        subparser.error(option_names(error))
+    check_core_options(subparser, args)
     try:
         tests, failures = run_cocotb(source=args.source, target=args.target,
                                      errors=args.errors, simulator=args.sim,

@@ -8,8 +8,8 @@ from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS
 from ..verilog.generate import INTERFACES, generate_module
 from ..toolchain.tools import ToolchainError
 from .files import check_output_folder, write_output
-from .options import (add_codec_arguments, add_core_arguments, add_empty_beats_argument, core_spec,
-                      option_names)
+from .options import (add_codec_arguments, add_core_arguments, add_empty_beats_argument,
+                      check_core_options)
 
 
 def add_parser(commands):
@@ -46,12 +46,13 @@ def run(subparser, args):
         subparser.error(f"output file must end in .v (Verilog) or .il (RTLIL), not "
                         f"{args.output!r}")
     check_output_folder(subparser, args.output)
+    spec = check_core_options(subparser, args)
     try:
-        module = generate_module(core_spec(args), interface=args.interface, name=args.name,
+        module = generate_module(spec, interface=args.interface, name=args.name,
                                  language="verilog" if extension == ".v" else "rtlil",
                                  empty_beats=args.empty_beats)
     except ValueError as error:
-        subparser.error(option_names(error))
+        subparser.error(str(error))
     except ToolchainError as error:
         subparser.exit(1, f"utfhw: error: {error}\n")
     description = os.path.splitext(args.output)[0] + ".json"
@@ -66,14 +67,14 @@ def run(subparser, args):
 
 def _generate_fusesoc(subparser, args):
     from ..bench.fusesoc import core_vlnv, write_fusesoc_core
+    spec = check_core_options(subparser, args)
     try:
-        spec = core_spec(args)
         module = generate_module(spec, interface=args.interface, name=args.name,
                                  empty_beats=args.empty_beats)
         path = write_fusesoc_core(args.fusesoc, module, spec=spec, interface=args.interface,
                                   empty_beats=args.empty_beats)
     except ValueError as error:
-        subparser.error(option_names(error))
+        subparser.error(str(error))
     except ToolchainError as error:
         subparser.exit(1, f"utfhw: error: {error}\n")
     except OSError as error:

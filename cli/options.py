@@ -93,10 +93,15 @@ def add_sim_argument(parser, *, both=False):
                              + ("; both measures each" if both else ""))
 
 
+#: How the messages about a core name its options.
+CORE_OPTION_NAMES = {"width": "--width", "pipelined": "--pipelined"}
+
+
 def core_spec(args):
-    """The :class:`~utfhw.hdl.cores.CoreSpec` the options name."""
+    """The :class:`~utfhw.hdl.cores.CoreSpec` the options name (a command without
+    ``--pipelined`` names no pipelined core)."""
     return CoreSpec.of(args.source, args.target, errors=args.errors, width=args.width,
-                       pipelined=args.pipelined)
+                       pipelined=getattr(args, "pipelined", False), names=CORE_OPTION_NAMES)
 
 
 def check_core_options(subparser, args):
@@ -104,15 +109,7 @@ def check_core_options(subparser, args):
     try:
         return core_spec(args)
     except ValueError as error:
-        subparser.error(option_names(error))
-
-
-def option_names(error):
-    """A core's error message with its keyword arguments named as the command line's."""
-    return (str(error).replace("pipelined=True", "--pipelined")
-            .replace("width is for", "--width is for")
-            .replace(" and width are", " and --width are")
-            .replace("width must be at least", "--width must be at least"))
+        subparser.error(str(error))
 
 
 def import_extra(parser, command, extra, load):

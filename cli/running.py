@@ -7,7 +7,7 @@ from ..sim.backends import fastest_backend, simulate_messages
 from ..toolchain.tools import BuildError, ToolchainError
 from ..sim.verilator import verilated_pipeline
 from ..toolchain.cache import cache_dir
-from .options import core_spec, option_names
+from .options import core_spec
 from .progress import describe_duration, describe_size
 
 
@@ -62,7 +62,7 @@ def simulate(subparser, args, messages, *, backend, progress=None, vcd=None, sta
     except UnicodeDecodeError:
         raise
     except ValueError as error:
-        subparser.error(option_names(error))
+        subparser.error(str(error))
     except (ToolchainError, BuildError) as error:
         subparser.exit(1, f"utfhw: error: {error}\n")
 

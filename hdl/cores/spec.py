@@ -84,6 +84,26 @@ def _pairs(pairs):
         f"{listed(targets)}" for sources, targets in groups.items())
 
 
+# How the messages name the arguments that choose a core.
+_NAMES = {"width": "width", "pipelined": "pipelined=True"}
+
+
+def _check(source, target, errors, kind, width, names):
+    check_pair(source, target)
+    check_errors(errors, handlers=ERROR_HANDLERS)
+    check_choice("kind", kind, CORE_KINDS)
+    if kind == "wide":
+        check_width(width, name=names["width"])
+    elif width is not None:
+        raise ValueError(f"{names['width']} is for the wide core, not the {kind} core")
+    if kind == "pipelined" and (source, target) not in PIPELINED_PAIRS:
+        raise ValueError(f"{names['pipelined']} is for {_pairs(PIPELINED_PAIRS)}, not "
+                         f"{source} to {target}")
+    if kind == "wide":
+        # Every pair has a wide core; the widths it takes depend on the pair.
+        check_wide_width(width, source=source, target=target, name=names["width"])
+
+
 @dataclasses.dataclass(frozen=True)
 class CoreSpec:
     """Which core: a codec pair, its error handler, and the kind of core at its width.
@@ -116,31 +136,23 @@ class CoreSpec:
     width: Optional[int] = None
 
     def __post_init__(self):
-        check_pair(self.source, self.target)
-        check_errors(self.errors, handlers=ERROR_HANDLERS)
-        check_choice("kind", self.kind, CORE_KINDS)
-        if self.kind == "wide":
-            check_width(self.width)
-        elif self.width is not None:
-            raise ValueError(f"width is for the wide core, not the {self.kind} core")
-        if self.kind == "pipelined" and (self.source, self.target) not in PIPELINED_PAIRS:
-            raise ValueError(f"pipelined=True is for {_pairs(PIPELINED_PAIRS)}, not "
-                             f"{self.source} to {self.target}")
-        if self.kind == "wide":
-            # Every pair has a wide core; the widths it takes depend on the pair.
-            check_wide_width(self.width, source=self.source, target=self.target)
+        _check(self.source, self.target, self.errors, self.kind, self.width, _NAMES)
 
     @classmethod
     def of(cls, source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
-           width=None):
+           width=None, names=None):
         """The core :func:`make_core` builds for these arguments: the wide core if ``width``
-        is given, the pipelined core if ``pipelined``, else the ``Transcoder``."""
+        is given, the pipelined core if ``pipelined``, else the ``Transcoder``. ``names``
+        says how the caller names ``width`` and ``pipelined=True`` in its messages (the
+        command line: ``{"width": "--width", "pipelined": "--pipelined"}``)."""
+        names = {**_NAMES, **(names or {})}
         if width is not None:
-            check_width(width)
+            check_width(width, name=names["width"])
             if pipelined:
-                raise ValueError("pipelined=True and width are two different cores; give one "
-                                 "of them")
+                raise ValueError(f"{names['pipelined']} and {names['width']} are two different "
+                                 f"cores; give one of them")
         kind = "wide" if width is not None else "pipelined" if pipelined else "transcoder"
+        _check(source, target, errors, kind, width, names)
         return cls(source, target, errors, kind, width)
 
     @property

@@ -41,10 +41,11 @@ def wide_widths(source, target):
     return tuple(width for width in WIDTHS if width >= CODECS[source].unit_bytes)
 
 
-def check_wide_width(width, *, source, target):
+def check_wide_width(width, *, source, target, name="width"):
     """Raise :exc:`ValueError` unless ``width`` is a width of the wide core from ``source`` to
-    ``target``: a power of two from 1 to 64, at least the source's unit."""
-    check_width(width, minimum=CODECS[source].unit_bytes, of=source)
+    ``target``: a power of two from 1 to 64, at least the source's unit (``name`` as in
+    :func:`~utfhw.hdl.unicode.params.check_width`)."""
+    check_width(width, minimum=CODECS[source].unit_bytes, of=source, name=name)
 
 
 def _output_lanes(front):

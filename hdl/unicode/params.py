@@ -71,13 +71,14 @@ def check_flag(name, value):
 WIDTHS = (1, 2, 4, 8, 16, 32, 64)
 
 
-def check_width(width, *, minimum=1, of=None):
+def check_width(width, *, minimum=1, of=None, name="width"):
     """Raise unless ``width`` is one of :data:`WIDTHS` and at least ``minimum``, the bytes of
-    the code unit of the source codec ``of`` names."""
+    the code unit of the source codec ``of`` names; ``name`` is the width's name in the
+    message (``--width`` on the command line)."""
     if isinstance(width, bool) or width not in WIDTHS:
-        raise ValueError(f"width must be a power of two from 1 to 64, not {width!r}")
+        raise ValueError(f"{name} must be a power of two from 1 to 64, not {width!r}")
     if width < minimum:
-        raise ValueError(f"width must be at least {minimum} for {of}, not {width}")
+        raise ValueError(f"{name} must be at least {minimum} for {of}, not {width}")
 
 
 class CodecPair:

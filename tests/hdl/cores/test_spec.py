@@ -92,3 +92,20 @@ def test_core_spec_messages(arguments, message):
     with pytest.raises(ValueError) as error:
         CoreSpec(**arguments)
     assert str(error.value).startswith(message)
+
+
+@pytest.mark.parametrize("arguments,message", [
+    ({"width": 3}, "--width must be a power of two from 1 to 64, not 3"),
+    ({"width": 4, "pipelined": True},
+     "--pipelined and --width are two different cores; give one of them"),
+    ({"source": "utf-16", "pipelined": True},
+     "--pipelined is for utf-8 to utf-16-le or utf-16-be, not utf-16 to utf-16-le"),
+    ({"source": "utf-32-le", "width": 2}, "--width must be at least 4 for utf-32-le, not 2"),
+])
+def test_core_spec_names_the_arguments_as_asked(arguments, message):
+    """CoreSpec.of says width and pipelined=True as its caller names them (the command line's
+    options), rather than the caller rewriting its messages."""
+    from utfhw.hdl.cores import CoreSpec
+    with pytest.raises(ValueError) as error:
+        CoreSpec.of(**arguments, names={"width": "--width", "pipelined": "--pipelined"})
+    assert str(error.value) == message
