@@ -18,21 +18,25 @@ from .scalar.byteorder import (ByteOrderReader, ByteOrderWriter, ByteOrderMarkSt
 from .scalar.error_dropper import ErrorDropper
 from .cores.transcoder import Transcoder
 from .cores.pipelined import PipelinedUTF8ToUTF16
-from .cores.wide import WideTranscoder, WideUTF8ToUTF16
-from .cores import Core, PIPELINED_PAIRS, WIDE_PAIRS, check_core, make_core
+from .cores.wide import WideTranscoder, WideUTF8ToUTF16, output_lanes, wide_widths
+from .cores import (Core, CORE_KINDS, CoreSpec, PIPELINED_PAIRS, WIDE_PAIRS, check_core,
+                    make_core)
+from .axis import AXIStreamTop
+from .reset import ResetGuard
+from .empty_beats import WithoutEmptyBeats
 from .uart import UARTReceiver, UARTTransmitter
 from .bytestream import UnitAssembler, LaneSerializer
 from .bridge import UARTBridge
 
 __all__ = [
     "ErrorKind", "REPLACEMENT_CHARACTER", "BYTE_ORDER_MARK", "UnitBytes", "ByteLanes",
-    "CodePoint",
-    "UTF8Unit", "UTF16Unit", "UTF32Unit", "Lanes", "CodePointLanes", "UTF8UnitLanes",
-    "UTF16UnitLanes", "UTF32UnitLanes", "ENCODER_LANES", "FramedByte", "Form", "FORMS", "CODECS", "Codec",
-    "UTF8Decoder", "UTF8Encoder", "UTF16Decoder", "UTF16Encoder", "UTF32Decoder",
-    "UTF32Encoder", "ByteOrderReader", "ByteOrderWriter", "ByteOrderMarkStripper",
-    "ByteOrderMarkWriter", "ErrorDropper", "Transcoder", "PipelinedUTF8ToUTF16",
-    "WideTranscoder", "WideUTF8ToUTF16", "Core", "PIPELINED_PAIRS", "WIDE_PAIRS", "check_core",
-    "make_core", "UARTReceiver", "UARTTransmitter",
-    "UnitAssembler", "LaneSerializer", "UARTBridge",
+    "CodePoint", "UTF8Unit", "UTF16Unit", "UTF32Unit", "Lanes", "CodePointLanes",
+    "UTF8UnitLanes", "UTF16UnitLanes", "UTF32UnitLanes", "ENCODER_LANES", "FramedByte", "Form",
+    "FORMS", "CODECS", "Codec", "UTF8Decoder", "UTF8Encoder", "UTF16Decoder", "UTF16Encoder",
+    "UTF32Decoder", "UTF32Encoder", "ByteOrderReader", "ByteOrderWriter",
+    "ByteOrderMarkStripper", "ByteOrderMarkWriter", "ErrorDropper", "Transcoder",
+    "PipelinedUTF8ToUTF16", "WideTranscoder", "WideUTF8ToUTF16", "output_lanes", "wide_widths",
+    "Core", "CORE_KINDS", "CoreSpec", "PIPELINED_PAIRS", "WIDE_PAIRS", "check_core",
+    "make_core", "AXIStreamTop", "ResetGuard", "WithoutEmptyBeats", "UARTReceiver",
+    "UARTTransmitter", "UnitAssembler", "LaneSerializer", "UARTBridge",
 ]

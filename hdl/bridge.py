@@ -88,6 +88,11 @@ class UARTBridge(wiring.Component):
     :exc:`ValueError`
         If a codec, ``errors``, the baud rate or a size is not as above.
     """
+    rx: In(1, init=1)
+    tx: Out(1, init=1)
+    overflow: Out(1)
+    framing_error: Out(1)
+
     def __init__(self, *, source="utf-8", target="utf-16-le", errors="replace",
                  clk_freq, baud=115200, fifo_depth=2048, idle_bits=1000):
         if not isinstance(clk_freq, (int, float)) or isinstance(clk_freq, bool) or clk_freq <= 0:
@@ -109,12 +114,7 @@ class UARTBridge(wiring.Component):
         self._clk_freq = clk_freq
         self._fifo_depth = fifo_depth
         self._idle_bits = idle_bits
-        super().__init__({
-            "rx": In(1, init=1),
-            "tx": Out(1, init=1),
-            "overflow": Out(1),
-            "framing_error": Out(1),
-        })
+        super().__init__()
 
     @property
     def divisor(self):

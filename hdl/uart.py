@@ -18,10 +18,10 @@ MINIMUM_DIVISOR = 4
 
 class _UARTCore(wiring.Component):
     # What the receiver and the transmitter share: their bit timing.
-    def __init__(self, members, *, divisor):
+    def __init__(self, *, divisor):
         check_integer("divisor", divisor, minimum=MINIMUM_DIVISOR)
         self._divisor = divisor
-        super().__init__(members)
+        super().__init__()
 
     @property
     def divisor(self):
@@ -70,14 +70,11 @@ class UARTReceiver(_UARTCore):
     :exc:`ValueError`
         If ``divisor`` is not an integer of at least :data:`MINIMUM_DIVISOR`.
     """
-    def __init__(self, *, divisor):
-        super().__init__({
-            "rx": In(1, init=1),
-            "o": Out(stream.Signature(8)),
-            "overflow": Out(1),
-            "framing_error": Out(1),
-            "busy": Out(1),
-        }, divisor=divisor)
+    rx: In(1, init=1)
+    o: Out(stream.Signature(8))
+    overflow: Out(1)
+    framing_error: Out(1)
+    busy: Out(1)
 
     def elaborate(self, platform):
         m = Module()
@@ -158,11 +155,8 @@ class UARTTransmitter(_UARTCore):
     :exc:`ValueError`
         If ``divisor`` is not an integer of at least :data:`MINIMUM_DIVISOR`.
     """
-    def __init__(self, *, divisor):
-        super().__init__({
-            "i": In(stream.Signature(8)),
-            "tx": Out(1, init=1),
-        }, divisor=divisor)
+    i: In(stream.Signature(8))
+    tx: Out(1, init=1)
 
     def elaborate(self, platform):
         m = Module()

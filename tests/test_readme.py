@@ -108,3 +108,67 @@ def test_readme_commands_run(tmp_path):
     assert "on Verilator" in result.stdout
     if skipped:
         pytest.skip(f"Icarus Verilog is not installed: did not run {skipped}")
+
+
+AMARANTH = "## In your Amaranth design"
+README_SPEC = 'SPEC = CoreSpec("utf-16-le", "utf-8", kind="wide", width=16)'
+
+
+def amaranth_example():
+    """The README's Amaranth example, its code as written."""
+    text = section((REPOSITORY / "README.md").read_text(), AMARANTH)
+    (code,) = re.findall(r"```python\n(.*?)```", text, re.S)
+    return code
+
+
+@pytest.mark.parametrize("source,target,width", [
+    ("utf-16-le", "utf-8", 16),         # as the README has it
+    ("utf-16-be", "utf-32-le", 4),
+    ("utf-32-le", "utf-8", 16),
+    ("utf-32-be", "utf-16-le", 4),
+    ("utf-8", "utf-16-le", 1),
+])
+def test_readme_amaranth_design(source, target, width):
+    """The README's design of a user's, run as written (but for the core its SPEC names) in
+    Amaranth's simulator with stalls on both sides: its output is CPython's, byte for byte, and
+    its count of the units of U+FFFD is CPython's."""
+    from amaranth.sim import Simulator
+    from utfhw.bench.stimulus import stress_messages
+    from utfhw.hdl.forms import CODECS
+    from utfhw.sim.payload import LaneFormat, pack_units, units_to_bytes
+    from utfhw.sim.stream import stream_get, stream_put
+
+    code = amaranth_example()
+    assert README_SPEC in code
+    spec = f'SPEC = CoreSpec("{source}", "{target}", kind="wide", width={width})'
+    namespace = {}
+    exec(compile(code.replace(README_SPEC, spec), "README.md", "exec"), namespace)
+    dut = namespace["Sanitizer"]()
+
+    # No literal U+FFFD in the input, so every one in the output is a replacement.
+    messages = [message for message in stress_messages(source, seed=width)[:24]
+                if "\ufffd" not in message.decode(source, "ignore")]
+    payloads = [payload for message in messages
+                for payload in pack_units(dut.i.payload.shape(), message)]
+    output_format = LaneFormat(dut.o.payload.shape())
+    got = {}
+
+    async def producer(ctx):
+        await stream_put(ctx, dut.i, payloads, stall=0.3)
+
+    async def consumer(ctx):
+        beats = await stream_get(ctx, dut.o, until_last=len(messages), stall=0.3)
+        await ctx.tick()
+        got["beats"], got["replaced"] = beats, ctx.get(dut.replaced_units)
+
+    simulator = Simulator(dut)
+    simulator.add_clock(1e-8)
+    simulator.add_testbench(producer)
+    simulator.add_testbench(consumer)
+    simulator.run()
+
+    beats = [output_format.unpack(payload) for payload in got["beats"]]
+    expected = [message.decode(source, "replace") for message in messages]
+    assert units_to_bytes(beats, target) == "".join(expected).encode(target)
+    units = len("\ufffd".encode(target)) // CODECS[target].unit_bytes
+    assert got["replaced"] == "".join(expected).count("\ufffd") * units > 0

@@ -180,11 +180,16 @@ class PipelinedUTF8ToUTF16(UTF16Options, wiring.Component):
     #: The most beats it holds: one in each stage and one in the skid register.
     capacity = 9
 
+    i: In(stream.Signature(UnitBytes(1)))
+    o: Out(stream.Signature(UTF16UnitLanes))
+
     def __init__(self, *, byteorder="little", errors="replace"):
-        super().__init__({
-            "i": In(stream.Signature(UnitBytes(1))),
-            "o": Out(stream.Signature(UTF16UnitLanes)),
-        }, byteorder=byteorder, errors=errors)
+        super().__init__(byteorder=byteorder, errors=errors)
+
+    @classmethod
+    def signature_of(cls):
+        """Its ports, fixed, without making one."""
+        return wiring.Signature({name: cls.__annotations__[name] for name in ("i", "o")})
 
     def elaborate(self, platform):
         m = Module()

@@ -174,6 +174,28 @@ class CoreSpec:
         return {"transcoder": Transcoder, "pipelined": PipelinedUTF8ToUTF16,
                 "wide": WideTranscoder}[self.kind].__name__
 
+    @property
+    def signature(self):
+        """The ports of the core it names, an :class:`~amaranth.lib.wiring.Signature`, found
+        without making the core (so there is no unused core to warn of): ``i`` and ``o``,
+        streams of :attr:`input_layout` and :attr:`output_layout`."""
+        if self.kind == "wide":
+            return WideTranscoder.signature_of(self.source, self.target, self.width)
+        if self.kind == "pipelined":
+            return PipelinedUTF8ToUTF16.signature_of()
+        return Transcoder.signature_of(self.source, self.target)
+
+    @property
+    def input_layout(self):
+        """The payload of the core's input stream ``i``."""
+        return self.signature.members["i"].signature.members["payload"].shape
+
+    @property
+    def output_layout(self):
+        """The payload of the core's output stream ``o``, a
+        :class:`~utfhw.hdl.unicode.layout.Lanes`."""
+        return self.signature.members["o"].signature.members["payload"].shape
+
     def build(self):
         """The core, a new :class:`~amaranth.lib.wiring.Component` (with
         :attr:`hardware_errors`)."""

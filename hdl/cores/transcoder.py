@@ -8,7 +8,7 @@ from ..scalar.byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkSt
 from ..scalar.byteorder import ByteOrderMarkWriter
 from ..scalar.error_dropper import ErrorDropper
 from ..forms import CODECS, check_pair
-from ..unicode.layout import UnitBytes
+from ..unicode.layout import Lanes, UnitBytes
 from ..unicode.params import CodecPair, check_errors
 
 
@@ -82,9 +82,20 @@ class Transcoder(CodecPair, wiring.Component):
         self._target = target
         self._errors = errors
         self._stages = self._build_stages()
-        super().__init__({
-            "i": In(stream.Signature(UnitBytes(CODECS[source].unit_bytes))),
-            "o": Out(stream.Signature(self._stages[-1][1].o.payload.shape())),
+        super().__init__(self.signature_of(source, target))
+
+    @staticmethod
+    def signature_of(source, target):
+        """The ports of the ``Transcoder`` from ``source`` to ``target``, without making one:
+        a unit of the source in, and out the target encoder's lanes, with room for a mark
+        where the target writes one."""
+        source, target = CODECS[source], CODECS[target]
+        lanes = target.form.encoder_lanes
+        if target.mark:
+            lanes = Lanes(lanes.item, lanes.lane_count + target.form.mark_units)
+        return wiring.Signature({
+            "i": In(stream.Signature(UnitBytes(source.unit_bytes))),
+            "o": Out(stream.Signature(lanes)),
         })
 
     @property

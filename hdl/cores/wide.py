@@ -181,7 +181,6 @@ class WideTranscoder(CodecPair, WidthStage):
         self._source, self._target, self._errors = source, target, errors
         self._byteorder = CODECS[target].target_byteorder
         self._front = front = _front(source, target, width, errors)
-        unit = CODECS[target].form.unit
         self._lanes = lanes = _output_lanes(front)
         stages, tail = _stages(front)
         # Room for every beat in the stages, the repacker's extra beat, the clock the ready
@@ -200,10 +199,7 @@ class WideTranscoder(CodecPair, WidthStage):
             self._middle = CreditQueue(shape=front.expansion.queue_shape, depth=middle_depth,
                                        threshold=middle_threshold)
             self.capacity += middle_depth + 1 + stages + 1
-        super().__init__({
-            "i": In(stream.Signature(ByteLanes(width))),
-            "o": Out(stream.Signature(Lanes(unit, lanes))),
-        }, width=width)
+        super().__init__(self.signature_of(source, target, width), width=width)
         self.latency = self.latency_of(width, source=source, target=target)
         # Made here, so that :meth:`invariants` can name their state.
         self._queue = CreditQueue(shape=self.o.payload.shape(), depth=self.queue_depth,
@@ -229,6 +225,16 @@ class WideTranscoder(CodecPair, WidthStage):
         yield from self._queue.invariants()
         if self._middle is not None:
             yield from self._middle.invariants()
+
+    @staticmethod
+    def signature_of(source, target, width):
+        """The ports of the core from ``source`` to ``target`` at ``width``, without making
+        one: ``width`` bytes in, :func:`output_lanes` units of the target out."""
+        return wiring.Signature({
+            "i": In(stream.Signature(ByteLanes(width))),
+            "o": Out(stream.Signature(Lanes(CODECS[target].form.unit,
+                                            output_lanes(source, target, width)))),
+        })
 
     @staticmethod
     def latency_of(width, *, source="utf-8", target="utf-16-le"):

@@ -60,11 +60,8 @@ class CodePointFilter(wiring.Component):
     Latency zero, ``i.ready`` is ``o.ready``, one output beat per input beat (``count`` may drop
     to 0; ``last`` always passes).
     """
-    def __init__(self):
-        super().__init__({
-            "i": In(stream.Signature(CodePointLanes)),
-            "o": Out(stream.Signature(CodePointLanes)),
-        })
+    i: In(stream.Signature(CodePointLanes))
+    o: Out(stream.Signature(CodePointLanes))
 
     def keep(self, m, moves):
         """One 1-bit value per input lane: whether to keep it (only lanes below ``count``).

@@ -39,11 +39,8 @@ class UTF16Decoder(wiring.Component):
     o : :py:`Out(stream.Signature(CodePointLanes))`
         Code points, one beat per input beat.
     """
-    def __init__(self):
-        super().__init__({
-            "i": In(stream.Signature(UnitBytes(2))),
-            "o": Out(stream.Signature(CodePointLanes)),
-        })
+    i: In(stream.Signature(UnitBytes(2)))
+    o: Out(stream.Signature(CodePointLanes))
 
     def elaborate(self, platform):
         m = Module()

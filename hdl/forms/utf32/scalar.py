@@ -35,11 +35,8 @@ class UTF32Decoder(wiring.Component):
     o : :py:`Out(stream.Signature(CodePointLanes))`
         Code points in lane 0, one beat per input beat.
     """
-    def __init__(self):
-        super().__init__({
-            "i": In(stream.Signature(UnitBytes(4))),
-            "o": Out(stream.Signature(CodePointLanes)),
-        })
+    i: In(stream.Signature(UnitBytes(4)))
+    o: Out(stream.Signature(CodePointLanes))
 
     def elaborate(self, platform):
         m = Module()

@@ -46,11 +46,8 @@ class UTF8Decoder(wiring.Component):
         Code points, one beat per input beat, ``count`` from 0 to 2, ``last`` on the beat of the
         input beat that had ``last``.
     """
-    def __init__(self):
-        super().__init__({
-            "i": In(stream.Signature(UnitBytes(1))),
-            "o": Out(stream.Signature(CodePointLanes)),
-        })
+    i: In(stream.Signature(UnitBytes(1)))
+    o: Out(stream.Signature(CodePointLanes))
 
     def elaborate(self, platform):
         m = Module()

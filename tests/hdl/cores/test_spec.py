@@ -2,10 +2,12 @@
 
 import gc
 import itertools
+import warnings
 
 import pytest
 
-from utfhw.hdl import CODECS, Core, PIPELINED_PAIRS, PipelinedUTF8ToUTF16, Transcoder, make_core
+from utfhw.hdl import (CODECS, Core, PIPELINED_PAIRS, PipelinedUTF8ToUTF16, Transcoder, UTF8Decoder,
+                       make_core)
 from utfhw.hdl.unicode.layout import UnitBytes
 
 
@@ -109,3 +111,40 @@ def test_core_spec_names_the_arguments_as_asked(arguments, message):
     with pytest.raises(ValueError) as error:
         CoreSpec.of(**arguments, names={"width": "--width", "pipelined": "--pipelined"})
     assert str(error.value) == message
+
+
+def every_kind_of_core():
+    from utfhw.hdl.cores import CoreSpec
+    from utfhw.hdl.forms import CODECS
+    return ([CoreSpec(source, target) for source in CODECS for target in CODECS]
+            + [CoreSpec("utf-8", target, kind="pipelined") for target in ("utf-16-le", "utf-16-be")]
+            + [CoreSpec(source, target, kind="wide", width=width) for source in CODECS
+               for target in CODECS for width in (4, 16)]
+            + [CoreSpec("utf-8", "utf-8", kind="wide", width=1),
+               CoreSpec("utf-16-le", "utf-8-sig", kind="wide", width=64)])
+
+
+def test_signature_is_the_cores():
+    """A spec's ports, found without making the core, are those of the core it builds."""
+    for spec in every_kind_of_core():
+        core = spec.build()
+        assert spec.signature == core.signature, spec
+        assert spec.input_layout == core.i.payload.shape()
+        assert spec.output_layout == core.o.payload.shape()
+    gc.collect()    # the cores made here warn that they were never used, here
+
+
+def test_signature_makes_no_core():
+    """Reading a port's layout from a spec leaves no unused core behind to warn of."""
+    from amaranth.hdl import Fragment
+    from utfhw.hdl.cores import CoreSpec
+    # Amaranth warns of unused elaboratables once it has elaborated one.
+    Fragment.get(UTF8Decoder(), None)
+    gc.collect()
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        for spec in (CoreSpec("utf-8", "utf-32"), CoreSpec("utf-8", "utf-16-le", kind="pipelined"),
+                     CoreSpec("utf-32-be", "utf-8", kind="wide", width=16)):
+            assert spec.output_layout.lane_count > 0
+        gc.collect()
+    assert [str(warning.message) for warning in warned] == []
