@@ -172,3 +172,21 @@ def test_readme_amaranth_design(source, target, width):
     assert units_to_bytes(beats, target) == "".join(expected).encode(target)
     units = len("\ufffd".encode(target)) // CODECS[target].unit_bytes
     assert got["replaced"] == "".join(expected).count("\ufffd") * units > 0
+
+
+def test_readme_latencies_are_the_cores():
+    """The README's latencies, read from its text, are those the cores have: the Transcoder's
+    and the pipelined core's, and the least and most of every wide core utfhw can generate."""
+    from utfhw.hdl.cores import CoreSpec
+    from utfhw.hdl.cores.wide import WideTranscoder, wide_widths
+    from utfhw.hdl.forms import CODECS
+    text = " ".join((REPOSITORY / "README.md").read_text().split())
+    said = re.search(r"Latency is (\w+) clocks for the `Transcoder` \((\w+) for the pipelined "
+                     r"core, (\d+) to (\d+) for the wide core", text)
+    assert said is not None
+    words = {"two": 2, "eight": 8}
+    assert words[said[1]] == CoreSpec("utf-8", "utf-32").build().latency
+    assert words[said[2]] == CoreSpec("utf-8", "utf-16-le", kind="pipelined").build().latency
+    wide = [WideTranscoder.latency_of(width, source=source, target=target)
+            for source in CODECS for target in CODECS for width in wide_widths(source, target)]
+    assert (int(said[3]), int(said[4])) == (min(wide), max(wide))

@@ -10,7 +10,7 @@ from ..hdl.reset import ResetGuard
 from ..hdl.unicode.layout import ErrorKind
 
 
-__all__ = ["describe_ports"]
+__all__ = ["describe_ports", "axis_meanings"]
 
 
 _ERROR_KINDS = ", ".join(f"{kind.value} {kind.name}" for kind in ErrorKind)
@@ -23,29 +23,46 @@ _MEANINGS = {
     "error": f"ErrorKind of the unit's code point: {_ERROR_KINDS}",
 }
 
-_AXIS_MEANINGS = {
-    "s_axis_tdata": "one source code unit, bytes in wire order ([7:0] first)",
-    "s_axis_tkeep": "one bit a byte, kept bytes packed from byte 0; only a message's last beat "
-                    "may keep fewer than a whole unit; a beat that keeps none without tlast is "
-                    "dropped; any other beat is a protocol error (protocol_error)",
-    "s_axis_tlast": "the final beat of a message",
-    "s_axis_tvalid": "an input beat is offered",
-    "s_axis_tready": "the input beat is taken on this rising edge, if valid",
-    "m_axis_tdata": "up to the lane count of target code units, lane k in bytes "
-                    "k*unit_bytes up, each in wire order",
-    "m_axis_tkeep": "one bit a byte: the bytes of the lanes that hold a unit (none on a beat "
-                    "that carries no unit)",
-    "m_axis_tlast": "the final beat of a message",
-    "m_axis_tvalid": "an output beat is offered",
-    "m_axis_tready": "the output beat is taken on this rising edge, if valid",
-    "m_axis_tuser": f"{TUSER_BITS_PER_UNIT} bits a lane: bits [2:0] of lane k's byte are its "
-                    f"unit's ErrorKind ({_ERROR_KINDS}); on the tlast beat, bit "
-                    f"{TUSER_PROTOCOL_ERROR_BIT} of every lane's byte says that the message's "
-                    f"input had a protocol error",
-    "protocol_error": "high for one clock after an input beat the core cannot take was taken "
-                      "(kept bytes with a hole or not from byte 0, or short of a whole unit "
-                      "without tlast): that message's output is not CPython's",
-}
+def axis_meanings(top, spec):
+    """What each AXI4-Stream port of ``top`` (an :class:`~utfhw.hdl.axis.AXIStreamTop` around
+    the core ``spec`` names) carries, with the module's own figures: the rules of a beat at its
+    width, how output beats are packed and what ``m_axis_tuser`` holds on each lane."""
+    width, unit, lanes = top.input_bytes, top.unit_bytes, top.lanes
+    wide = spec.kind == "wide"
+    whole = f"all {width} bytes" + ("" if wide else " (one source code unit)")
+    packing = (f"every beat before a message's tlast beat holds all {lanes} lanes"
+               if wide else f"each beat holds what one input unit gives, 0 to {lanes} lanes")
+    return {
+        "s_axis_tdata": f"{width} bytes a beat "
+                        + ("(the core's width)" if wide else "(one source code unit)")
+                        + ", in wire order ([7:0] first)",
+        "s_axis_tkeep": f"one bit a byte, kept bytes packed from byte 0; every beat of a message "
+                        f"but its last keeps {whole}; the tlast beat may keep fewer, or none "
+                        f"(an empty message: nothing kept, tlast); a beat that keeps none "
+                        f"without tlast (a null beat) is taken and dropped; a beat whose kept "
+                        f"bytes have a hole, do not start at byte 0, or are fewer than {width} "
+                        f"without tlast is a protocol error (protocol_error): it is transcoded "
+                        f"as if its kept bytes were packed from byte 0, so that message's output "
+                        f"is not CPython's",
+        "s_axis_tlast": "the final beat of a message",
+        "s_axis_tvalid": "an input beat is offered",
+        "s_axis_tready": "the input beat is taken on this rising edge, if valid",
+        "m_axis_tdata": f"up to {lanes} target code units of {unit} byte(s), packed from lane 0: "
+                        f"lane k in bytes {unit}*k up, in wire order; {packing}",
+        "m_axis_tkeep": "one bit a byte: the bytes of the lanes that hold a unit (none on a beat "
+                        "that carries no unit); the bytes of the other lanes are don't-care",
+        "m_axis_tlast": "the final beat of a message",
+        "m_axis_tvalid": "an output beat is offered",
+        "m_axis_tready": "the output beat is taken on this rising edge, if valid",
+        "m_axis_tuser": f"{TUSER_BITS_PER_UNIT} bits a lane, lane k in bits "
+                        f"{TUSER_BITS_PER_UNIT}*k up: bits [2:0] are the ErrorKind of lane k's "
+                        f"unit ({_ERROR_KINDS}), don't-care on lanes not kept; bit "
+                        f"{TUSER_PROTOCOL_ERROR_BIT}, on the tlast beat and on every lane kept "
+                        f"or not, says that the message's input had a protocol error; the "
+                        f"other bits are 0",
+        "protocol_error": "high for one clock after an input beat the core cannot take was taken "
+                          "(see s_axis_tkeep): that message's output is not CPython's",
+    }
 
 
 def _fields(layout, prefix="", offset=0):
@@ -92,7 +109,7 @@ def describe_ports(top, *, name, spec, interface):
         port = {"name": port_name, "direction": "in" if member.flow == wiring.In else "out",
                 "width": len(value.as_value()) if hasattr(value, "as_value") else len(value)}
         if interface == "axis":
-            port["meaning"] = _AXIS_MEANINGS[port_name]
+            port["meaning"] = axis_meanings(top, spec)[port_name]
         elif port_name.endswith("__payload"):
             port["fields"] = [
                 {"name": field, "offset": offset, "width": width,

@@ -75,3 +75,30 @@ def test_fields_are_the_layouts(tmp_path):
     assert fields["o__payload"]["lanes.1.error"] == (35, 3)
     assert fields["i__payload"] == {"data": (0, 8), "count": (8, 1), "last": (9, 1)}
     assert (description["latency"], description["capacity"]) == (2, 2)
+
+
+@pytest.mark.parametrize("source,target,width", [
+    ("utf-8", "utf-16-le", 16), ("utf-16-be", "utf-8", 4), ("utf-32-le", "utf-8-sig", 8),
+    ("utf-8", "utf-8", 1)])
+def test_axis_description_of_output_beats(source, target, width):
+    """What the AXI4-Stream description says of the wide core's output beats holds of the beats
+    the model gives (and the model is the core's, beat for beat, in the wide tests): every
+    beat before a message's last holds all its lanes, and the lanes and bytes it names are the
+    core's."""
+    from utfhw.bench.stimulus import stress_messages
+    from utfhw.hdl.cores import CoreSpec
+    from utfhw.model.wide import expected_beats
+    from utfhw.verilog.generate import make_top
+    from utfhw.verilog.ports import axis_meanings
+
+    spec = CoreSpec(source, target, kind="wide", width=width)
+    top = make_top(spec, interface="axis")
+    meanings = axis_meanings(top, spec)
+    lanes = spec.output_layout.lane_count
+    assert f"up to {lanes} target code units" in meanings["m_axis_tdata"]
+    assert f"holds all {lanes} lanes" in meanings["m_axis_tdata"]
+    assert f"keeps all {width} bytes" in meanings["s_axis_tkeep"]
+    for message in stress_messages(source)[:40]:
+        beats = expected_beats(message, source, target, width=width)
+        assert all(len(units) == lanes for units, _ in beats[:-1])
+        assert beats[-1][1] and not any(last for _, last in beats[:-1])
