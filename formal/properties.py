@@ -127,12 +127,12 @@ def _utf16_length(code_point):
 #: by length and its length, and the error kinds its decoder emits.
 _DECODED_FORMS = {
     "utf-8": (8, 4, _utf8_forms, _utf8_length,
-              [ErrorKind.INVALID_BYTE, ErrorKind.TRUNCATED, ErrorKind.UNFINISHED]),
+              [ErrorKind.INVALID_START_BYTE, ErrorKind.INVALID_CONTINUATION_BYTE, ErrorKind.UNEXPECTED_END_OF_DATA]),
     "utf-16": (16, 2, _utf16_forms, _utf16_length,
-               [ErrorKind.PARTIAL_UNIT, ErrorKind.SURROGATE, ErrorKind.UNFINISHED,
+               [ErrorKind.TRUNCATED_DATA, ErrorKind.SURROGATE, ErrorKind.UNEXPECTED_END_OF_DATA,
                 ErrorKind.UNPAIRED_HIGH_SURROGATE]),
     "utf-32": (32, 1, lambda code_point: {1: code_point}, lambda code_point: 1,
-               [ErrorKind.PARTIAL_UNIT, ErrorKind.SURROGATE, ErrorKind.OUT_OF_RANGE]),
+               [ErrorKind.TRUNCATED_DATA, ErrorKind.SURROGATE, ErrorKind.OUT_OF_RANGE]),
 }
 
 
@@ -247,17 +247,17 @@ class DecoderProperties(StreamProperties):
                            "a code point covers its pending bytes and this one"),
                     after.eq(0),
                 ]
-            with m.Elif(first.error == ErrorKind.INVALID_BYTE):
+            with m.Elif(first.error == ErrorKind.INVALID_START_BYTE):
                 m.d.comb += [
                     Assert((unaccounted == 0) & beat_bytes, "an invalid byte is one item"),
                     after.eq(0),
                 ]
-            with m.Elif(first.error == ErrorKind.TRUNCATED):
+            with m.Elif(first.error == ErrorKind.INVALID_CONTINUATION_BYTE):
                 m.d.comb += [
                     Assert(unaccounted != 0, "a truncated sequence covers its pending bytes"),
                     after.eq(beat_bytes),
                 ]
-            with m.Else():                      # UNFINISHED
+            with m.Else():                      # UNEXPECTED_END_OF_DATA
                 m.d.comb += [
                     Assert(total != 0, "an unfinished sequence covers at least one byte"),
                     after.eq(0),

@@ -34,10 +34,10 @@ CODECS = tuple(_CODEC_TABLE)
 
 
 _REASONS = {
-    ErrorKind.INVALID_BYTE:            "invalid start byte",
-    ErrorKind.TRUNCATED:               "invalid continuation byte",
-    ErrorKind.UNFINISHED:              "unexpected end of data",
-    ErrorKind.PARTIAL_UNIT:            "truncated data",
+    ErrorKind.INVALID_START_BYTE:            "invalid start byte",
+    ErrorKind.INVALID_CONTINUATION_BYTE:               "invalid continuation byte",
+    ErrorKind.UNEXPECTED_END_OF_DATA:              "unexpected end of data",
+    ErrorKind.TRUNCATED_DATA:            "truncated data",
     ErrorKind.UNPAIRED_HIGH_SURROGATE: "illegal UTF-16 surrogate",
     ErrorKind.OUT_OF_RANGE:            "code point not in range(0x110000)",
 }
@@ -109,7 +109,7 @@ def utf8_items(data):
         lead = data[position]
         ranges = _FOLLOWING_RANGES[lead]
         if ranges is None:
-            items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.INVALID_BYTE,
+            items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.INVALID_START_BYTE,
                               position, position + 1, position))
             position += 1
             continue
@@ -118,12 +118,12 @@ def utf8_items(data):
         for low, high in ranges:
             if end == len(data):
                 # The message ended inside the sequence; the last byte's beat reports it.
-                items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.UNFINISHED,
+                items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.UNEXPECTED_END_OF_DATA,
                                   position, end, end - 1))
                 break
             if not low <= data[end] <= high:
                 # A maximal subpart: the byte at `end` is not part of it and starts afresh.
-                items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.TRUNCATED,
+                items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.INVALID_CONTINUATION_BYTE,
                                   position, end, end))
                 break
             value = (value << 6) | (data[end] & 0x3F)
@@ -169,10 +169,10 @@ def utf16_items(data, byteorder="little"):
             items.append(Item(unit, ErrorKind.NONE, 2 * index, 2 * index + 2, index))
     last_beat = (len(data) + 1) // 2 - 1
     if pending_high is not None:
-        items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.UNFINISHED,
+        items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.UNEXPECTED_END_OF_DATA,
                           2 * pending_high, len(data), last_beat))
     elif len(data) % 2:
-        items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.PARTIAL_UNIT,
+        items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.TRUNCATED_DATA,
                           len(data) - 1, len(data), last_beat))
     return items
 
@@ -196,7 +196,7 @@ def utf32_items(data, byteorder="little"):
         code_point = unit if kind == ErrorKind.NONE else REPLACEMENT_CHARACTER
         items.append(Item(code_point, kind, 4 * index, 4 * index + 4, index))
     if len(data) % 4:
-        items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.PARTIAL_UNIT,
+        items.append(Item(REPLACEMENT_CHARACTER, ErrorKind.TRUNCATED_DATA,
                           4 * units, len(data), units))
     return items
 

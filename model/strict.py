@@ -31,15 +31,15 @@ def first_error_span(beats, data, source, target):
             def span(start, end):
                 return Item(REPLACEMENT_CHARACTER, error, start, end, index)
             if form == "utf-8":
-                if error == ErrorKind.INVALID_BYTE:
+                if error == ErrorKind.INVALID_START_BYTE:
                     return span(index, index + 1)
-                if error == ErrorKind.TRUNCATED:
+                if error == ErrorKind.INVALID_CONTINUATION_BYTE:
                     return span(sequence_start, index)
-                return span(sequence_start, index + 1)            # UNFINISHED
+                return span(sequence_start, index + 1)            # UNEXPECTED_END_OF_DATA
             start = width * index
             if error == ErrorKind.UNPAIRED_HIGH_SURROGATE:
                 return span(start - 2, start)
-            if error == ErrorKind.UNFINISHED and len(data) % 2:
+            if error == ErrorKind.UNEXPECTED_END_OF_DATA and len(data) % 2:
                 return span(start - 2, len(data))                 # high surrogate, odd byte
             return span(start, min(start + width, len(data)))
         if units:
@@ -73,15 +73,15 @@ def first_wide_error_span(beats, data, target, source="utf-8"):
                 return Item(REPLACEMENT_CHARACTER, error, start, min(start + 4, len(data)), None)
             if form == "utf-16":
                 start = skipped + len(characters.encode("utf-16-le", "surrogatepass"))
-                end = len(data) if error in (ErrorKind.UNFINISHED, ErrorKind.PARTIAL_UNIT) \
+                end = len(data) if error in (ErrorKind.UNEXPECTED_END_OF_DATA, ErrorKind.TRUNCATED_DATA) \
                     else start + 2
                 return Item(REPLACEMENT_CHARACTER, error, start, end, None)
             start = skipped + len(characters.encode("utf-8", "surrogatepass"))
             def span(end):
                 return Item(REPLACEMENT_CHARACTER, error, start, end, None)
-            if error == ErrorKind.INVALID_BYTE:
+            if error == ErrorKind.INVALID_START_BYTE:
                 return span(start + 1)
-            if error == ErrorKind.UNFINISHED:
+            if error == ErrorKind.UNEXPECTED_END_OF_DATA:
                 return span(len(data))
             end = start + 1
             for low, high in following_ranges(data[start]):

@@ -78,8 +78,8 @@ def _state_before(behind):
 
 def _replacement(following):
     # The message ends inside the subpart, or the next byte breaks it.
-    return REPLACEMENT_CHARACTER, (ErrorKind.UNFINISHED if following is None
-                                   else ErrorKind.TRUNCATED)
+    return REPLACEMENT_CHARACTER, (ErrorKind.UNEXPECTED_END_OF_DATA if following is None
+                                   else ErrorKind.INVALID_CONTINUATION_BYTE)
 
 
 def position_unit(behind, byte, following, form="utf-16"):
@@ -112,7 +112,7 @@ def position_unit(behind, byte, following, form="utf-16"):
         if _continues(_advance(_START, byte), following):
             return None
         return _replacement(following)
-    return REPLACEMENT_CHARACTER, ErrorKind.INVALID_BYTE
+    return REPLACEMENT_CHARACTER, ErrorKind.INVALID_START_BYTE
 
 
 def _position_units(message, errors, form="utf-16"):
@@ -161,7 +161,7 @@ def utf32_unit(chunk, byteorder):
     decodes to, as ``(code point, ErrorKind)`` (Unicode ch. 3, D90; CPython's kinds of
     error)."""
     if len(chunk) < 4:
-        return REPLACEMENT_CHARACTER, ErrorKind.PARTIAL_UNIT
+        return REPLACEMENT_CHARACTER, ErrorKind.TRUNCATED_DATA
     value = int.from_bytes(chunk, byteorder)
     if value > 0x10FFFF:
         return REPLACEMENT_CHARACTER, ErrorKind.OUT_OF_RANGE
@@ -195,7 +195,7 @@ def utf16_positions(message, byteorder, form="utf-16"):
                 emitted.append((2 * index, (REPLACEMENT_CHARACTER,
                                             ErrorKind.UNPAIRED_HIGH_SURROGATE)))
             else:       # the message ends after it, or after one more byte
-                emitted.append((2 * index, (REPLACEMENT_CHARACTER, ErrorKind.UNFINISHED)))
+                emitted.append((2 * index, (REPLACEMENT_CHARACTER, ErrorKind.UNEXPECTED_END_OF_DATA)))
         elif low(index):
             if not high(index - 1):
                 emitted.append((2 * index, (REPLACEMENT_CHARACTER, ErrorKind.SURROGATE)))
@@ -207,7 +207,7 @@ def utf16_positions(message, byteorder, form="utf-16"):
         else:
             emitted.append((2 * index, (unit, ErrorKind.NONE)))
     if len(message) % 2 and not high(len(units) - 1):
-        emitted.append((len(message) - 1, (REPLACEMENT_CHARACTER, ErrorKind.PARTIAL_UNIT)))
+        emitted.append((len(message) - 1, (REPLACEMENT_CHARACTER, ErrorKind.TRUNCATED_DATA)))
     return emitted
 
 

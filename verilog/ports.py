@@ -7,10 +7,11 @@ from amaranth.lib import data, wiring
 from ..hdl.axis import AXIStreamTop, TUSER_BITS_PER_UNIT, TUSER_PROTOCOL_ERROR_BIT
 from ..hdl.empty_beats import WithoutEmptyBeats
 from ..hdl.reset import ResetGuard
+from ..hdl.forms import CODECS
 from ..hdl.unicode.layout import ErrorKind
 
 
-__all__ = ["describe_ports", "axis_meanings"]
+__all__ = ["describe_ports", "axis_meanings", "error_kinds"]
 
 
 _ERROR_KINDS = ", ".join(f"{kind.value} {kind.name}" for kind in ErrorKind)
@@ -124,4 +125,13 @@ def describe_ports(top, *, name, spec, interface):
         "module": name, "source": spec.source, "target": spec.target, "errors": spec.errors,
         "pipelined": spec.kind == "pipelined", "width": spec.width, "interface": interface,
         "latency": core.latency, "capacity": core.capacity, "ports": ports,
+        "error_kinds": error_kinds(spec.source),
     }
+
+
+def error_kinds(source):
+    """The error kinds a core from codec ``source`` writes, each with its value and CPython's
+    ``reason`` for it from that codec (well-formed data is kind 0, ``NONE``)."""
+    kinds = {ErrorKind.NONE: None, **CODECS[source].form.error_kinds}
+    return [{"value": kind.value, "name": kind.name, "reason": reason}
+            for kind, reason in kinds.items()]

@@ -98,9 +98,9 @@ _Matched = data.StructLayout({
 
 #: Stage 4: the items the byte emits.
 _Items = data.StructLayout({
-    "cut_short": 1,          # a U+FFFD (TRUNCATED) for the sequence the byte cuts short
-    "invalid": 1,            # a U+FFFD (INVALID_BYTE) of its own
-    "unfinished": 1,         # a U+FFFD (UNFINISHED) of its own
+    "cut_short": 1,          # a U+FFFD (INVALID_CONTINUATION_BYTE) for the sequence the byte cuts short
+    "invalid": 1,            # a U+FFFD (INVALID_START_BYTE) of its own
+    "unfinished": 1,         # a U+FFFD (UNEXPECTED_END_OF_DATA) of its own
     "ascii": 1,
     "bmp": 1,                # a completed code point below U+10000
     "supplementary": 1,      # a completed code point above U+FFFF
@@ -400,9 +400,9 @@ class PipelinedUTF8ToUTF16(UTF16Options, wiring.Component):
         replacement = items.invalid | items.unfinished
         own_error = Signal(ErrorKind)
         with m.If(items.invalid):
-            m.d.comb += own_error.eq(ErrorKind.INVALID_BYTE)
+            m.d.comb += own_error.eq(ErrorKind.INVALID_START_BYTE)
         with m.Elif(items.unfinished):
-            m.d.comb += own_error.eq(ErrorKind.UNFINISHED)
+            m.d.comb += own_error.eq(ErrorKind.UNEXPECTED_END_OF_DATA)
         m.d.comb += [
             result.last.eq(items.last),
             result.byte.eq(items.byte),
@@ -418,7 +418,7 @@ class PipelinedUTF8ToUTF16(UTF16Options, wiring.Component):
             second.error.eq(own_error),
         ]
         with m.If(items.cut_short):
-            m.d.comb += first.error.eq(ErrorKind.TRUNCATED)
+            m.d.comb += first.error.eq(ErrorKind.INVALID_CONTINUATION_BYTE)
         with m.Else():
             m.d.comb += first.error.eq(own_error)
         return result

@@ -46,8 +46,9 @@ class Form:
     shortest_error : :class:`int`
         The fewest bytes of one error a decoder replaces, away from a message's end (a byte
         of UTF-8, a lone surrogate of UTF-16, a unit of UTF-32).
-    error_kinds : :class:`tuple`
-        The :class:`~utfhw.hdl.unicode.layout.ErrorKind` members it raises as a source.
+    error_kinds : :class:`dict`
+        The :class:`~utfhw.hdl.unicode.layout.ErrorKind` members it raises as a source, each
+        with CPython's ``reason`` for it from this form.
     decoder, encoder : :class:`type`
         Its scalar stages: a code unit a beat to code points, and code points to units.
     wide : object
@@ -64,7 +65,7 @@ class Form:
     mark: tuple
     code_point_bytes: Callable
     shortest_error: int
-    error_kinds: tuple
+    error_kinds: dict
     decoder: type
     encoder: type
     wide: object

@@ -32,24 +32,26 @@ class ErrorKind(enum.Enum, shape=unsigned(3)):
     """Why an item is a replacement (U+FFFD) rather than decoded data.
 
     The shape is fixed at 3 bits and all eight values are assigned, so that every decoder shares
-    one port width. Together with the source codec, each kind determines the ``reason`` of
-    CPython's ``UnicodeDecodeError`` (see ``utfhw.model.reference.error_reason``).
+    one port width. Each name is CPython's ``reason`` for the error where CPython has one
+    reason for it; with the source codec, each kind gives the ``reason`` of CPython's
+    ``UnicodeDecodeError`` (each form's description lists its kinds with their reasons:
+    :attr:`~utfhw.hdl.unicode.form.Form.error_kinds`).
 
     Members
     -------
     NONE
         The item is well-formed data.
-    INVALID_BYTE
+    INVALID_START_BYTE
         UTF-8: a byte that cannot begin a sequence (80..BF, C0, C1, F5..FF).
         CPython: "invalid start byte".
-    TRUNCATED
+    INVALID_CONTINUATION_BYTE
         UTF-8: a sequence cut short by a byte that cannot continue it, including a second byte
         outside the narrowed ranges of Unicode Table 3-7 (overlong, surrogate or above U+10FFFF).
         CPython: "invalid continuation byte".
-    UNFINISHED
+    UNEXPECTED_END_OF_DATA
         A UTF-8 sequence, or a UTF-16 high surrogate (with or without a trailing odd byte), still
         unfinished at the end of the message (``last``). CPython: "unexpected end of data".
-    PARTIAL_UNIT
+    TRUNCATED_DATA
         UTF-16 or UTF-32: a code unit cut short by the end of the message (an odd trailing byte,
         1 to 3 trailing bytes). CPython: "truncated data".
     UNPAIRED_HIGH_SURROGATE
@@ -61,14 +63,14 @@ class ErrorKind(enum.Enum, shape=unsigned(3)):
     OUT_OF_RANGE
         UTF-32: a unit above 10FFFF. CPython: "code point not in range(0x110000)".
     """
-    NONE                    = 0
-    INVALID_BYTE            = 1
-    TRUNCATED               = 2
-    UNFINISHED              = 3
-    PARTIAL_UNIT            = 4
-    UNPAIRED_HIGH_SURROGATE = 5
-    SURROGATE               = 6
-    OUT_OF_RANGE            = 7
+    NONE                      = 0
+    INVALID_START_BYTE        = 1
+    INVALID_CONTINUATION_BYTE = 2
+    UNEXPECTED_END_OF_DATA    = 3
+    TRUNCATED_DATA            = 4
+    UNPAIRED_HIGH_SURROGATE   = 5
+    SURROGATE                 = 6
+    OUT_OF_RANGE              = 7
 
 
 class UnitBytes(data.StructLayout):

@@ -215,7 +215,7 @@ def loses_an_invalid_byte(m, inner, outer):
     payload = Signal.like(inner.payload)
     m.d.comb += payload.eq(inner.payload)
     with m.If((inner.payload.count == 1) &
-              (inner.payload.lanes[0].error == ErrorKind.INVALID_BYTE)):
+              (inner.payload.lanes[0].error == ErrorKind.INVALID_START_BYTE)):
         m.d.comb += payload.count.eq(0)
     passes_through(m, inner, outer, payload=payload)
 
@@ -551,7 +551,7 @@ def mislabels(kind, as_kind):
     return tamper
 
 
-mislabels_truncation = mislabels(ErrorKind.TRUNCATED, ErrorKind.UNFINISHED)
+mislabels_truncation = mislabels(ErrorKind.INVALID_CONTINUATION_BYTE, ErrorKind.UNEXPECTED_END_OF_DATA)
 mislabels_unpaired = mislabels(ErrorKind.UNPAIRED_HIGH_SURROGATE, ErrorKind.SURROGATE)
 mislabels_out_of_range = mislabels(ErrorKind.OUT_OF_RANGE, ErrorKind.SURROGATE)
 

@@ -93,13 +93,13 @@ def test_items_account_for_every_byte(data):
     for item in items:
         # The beat that carries an item is that of the byte that decides it: its last byte,
         # or the byte after it when that byte cuts it short.
-        expected_beat = item.end if item.error == ErrorKind.TRUNCATED else item.end - 1
+        expected_beat = item.end if item.error == ErrorKind.INVALID_CONTINUATION_BYTE else item.end - 1
         assert item.beat == expected_beat
 
 
 def test_error_reasons_are_cpythons():
-    for data, kind in [(b"\x80", ErrorKind.INVALID_BYTE), (b"\xe2\x28", ErrorKind.TRUNCATED),
-                       (b"\xe2\x82", ErrorKind.UNFINISHED)]:
+    for data, kind in [(b"\x80", ErrorKind.INVALID_START_BYTE), (b"\xe2\x28", ErrorKind.INVALID_CONTINUATION_BYTE),
+                       (b"\xe2\x82", ErrorKind.UNEXPECTED_END_OF_DATA)]:
         assert utf8_items(data)[0].error == kind
         assert reference.error_reason(kind, "utf-8") == cpython_error(data)[2]
 

@@ -75,8 +75,8 @@ def test_known_cases():
                                                   (0xDE00, ErrorKind.NONE)]
     assert message_units(b"\xf0\x9f\x98\x80", form="utf-32") == [(0x1F600, ErrorKind.NONE)]
     assert message_units(b"\xf4\x8f\xbf\xbf", form="utf-32") == [(0x10FFFF, ErrorKind.NONE)]
-    assert message_units(b"\xe2\x82") == [(0xFFFD, ErrorKind.UNFINISHED)]
-    assert message_units(b"\xe2\x28") == [(0xFFFD, ErrorKind.TRUNCATED), (0x28, ErrorKind.NONE)]
+    assert message_units(b"\xe2\x82") == [(0xFFFD, ErrorKind.UNEXPECTED_END_OF_DATA)]
+    assert message_units(b"\xe2\x28") == [(0xFFFD, ErrorKind.INVALID_CONTINUATION_BYTE), (0x28, ErrorKind.NONE)]
 
 
 def test_window_length_checked():

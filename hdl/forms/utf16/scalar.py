@@ -21,9 +21,9 @@ class UTF16Decoder(wiring.Component):
     code point (RFC 2781, section 2.2). Everything else that is not well-formed UTF-16 becomes
     one U+FFFD, as CPython's ``utf-16`` codecs decide it: a high surrogate not followed by a low
     one (``UNPAIRED_HIGH_SURROGATE``, emitted on the beat of the unit after it), a low surrogate
-    without a high one (``SURROGATE``), an odd trailing byte (``PARTIAL_UNIT``), and a high
+    without a high one (``SURROGATE``), an odd trailing byte (``TRUNCATED_DATA``), and a high
     surrogate still waiting at the end of the message, with or without an odd byte after it
-    (``UNFINISHED``, one U+FFFD for both).
+    (``UNEXPECTED_END_OF_DATA``, one U+FFFD for both).
 
     Latency is one clock. Throughput is one unit per clock on any input while the output is
     ready: each input beat produces exactly one output beat of 0 to 2 code points (two when the
@@ -73,14 +73,14 @@ class UTF16Decoder(wiring.Component):
             ]
         with m.Elif(high_pending & ~full):
             with m.If(partial | last):
-                m.d.comb += replacement(ErrorKind.UNFINISHED)
+                m.d.comb += replacement(ErrorKind.UNEXPECTED_END_OF_DATA)
             with m.Else():
                 m.d.comb += next_high_pending.eq(1)
         with m.Else():
             m.d.comb += cut_short.eq(high_pending)
             with m.If(is_high):
                 with m.If(last):
-                    m.d.comb += replacement(ErrorKind.UNFINISHED)
+                    m.d.comb += replacement(ErrorKind.UNEXPECTED_END_OF_DATA)
                 with m.Else():
                     m.d.comb += next_high_pending.eq(1)
             with m.Elif(is_low):
@@ -88,7 +88,7 @@ class UTF16Decoder(wiring.Component):
             with m.Elif(full):
                 m.d.comb += [own_valid.eq(1), own_data.eq(unit)]
             with m.Elif(partial):
-                m.d.comb += replacement(ErrorKind.PARTIAL_UNIT)
+                m.d.comb += replacement(ErrorKind.TRUNCATED_DATA)
 
         with m.If(registered_handshake(m, self.i, self.o)):
             m.d.sync += [

@@ -118,10 +118,10 @@ class DecodeUTF16Positions(wiring.Component):
     - a high surrogate with a low one after it: itself to UTF-16, nothing to UTF-32;
     - a low surrogate with a high one before it: itself to UTF-16, the pair's code point to
       UTF-32 (and as a code point);
-    - any other high surrogate: U+FFFD, ``UNFINISHED`` where the message ends after it (or
+    - any other high surrogate: U+FFFD, ``UNEXPECTED_END_OF_DATA`` where the message ends after it (or
       after the odd byte that follows it), else ``UNPAIRED_HIGH_SURROGATE``;
     - any other low surrogate: U+FFFD, ``SURROGATE``;
-    - an odd final byte: U+FFFD, ``PARTIAL_UNIT``, unless a high surrogate before it already
+    - an odd final byte: U+FFFD, ``TRUNCATED_DATA``, unless a high surrogate before it already
       gave one. With ``errors="ignore"`` the replacements are not emitted.
 
     Parameters
@@ -181,11 +181,11 @@ class DecodeUTF16Positions(wiring.Component):
                 with m.If(after.whole):
                     m.d.comb += error.eq(ErrorKind.UNPAIRED_HIGH_SURROGATE)
                 with m.Else():
-                    m.d.comb += error.eq(ErrorKind.UNFINISHED)
+                    m.d.comb += error.eq(ErrorKind.UNEXPECTED_END_OF_DATA)
             with m.Elif(this.low & ~paired_low):
                 m.d.comb += error.eq(ErrorKind.SURROGATE)
             with m.Elif(this.partial & ~before.high):
-                m.d.comb += error.eq(ErrorKind.PARTIAL_UNIT)
+                m.d.comb += error.eq(ErrorKind.TRUNCATED_DATA)
             replaced = error != ErrorKind.NONE
             emits = (this.whole & ~this.high & ~this.low) | paired_low | replaced
             if self._form == "utf-16":

@@ -30,7 +30,11 @@ UTF32 = Form(
     mark=(BYTE_ORDER_MARK,),
     code_point_bytes=lambda code_point: 4,
     shortest_error=4,
-    error_kinds=(ErrorKind.PARTIAL_UNIT, ErrorKind.SURROGATE, ErrorKind.OUT_OF_RANGE),
+    error_kinds={
+        ErrorKind.TRUNCATED_DATA: "truncated data",
+        ErrorKind.SURROGATE: "code point in surrogate code point range(0xd800, 0xe000)",
+        ErrorKind.OUT_OF_RANGE: "code point not in range(0x110000)",
+    },
     decoder=UTF32Decoder,
     encoder=UTF32Encoder,
     wide=UTF32Front,

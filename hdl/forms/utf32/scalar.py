@@ -20,7 +20,7 @@ class UTF32Decoder(wiring.Component):
     A unit that is a Unicode scalar value (D90: below D800, or E000..10FFFF) is the code point.
     Anything else becomes one U+FFFD, as CPython's ``utf-32`` codecs decide it: a unit in
     D800..DFFF (``SURROGATE``), a unit above 10FFFF (``OUT_OF_RANGE``), and 1 to 3 trailing
-    bytes (``PARTIAL_UNIT``).
+    bytes (``TRUNCATED_DATA``).
 
     Latency is one clock. Throughput is one unit per clock on any input while the output is
     ready: each input beat produces one output beat of 0 or 1 code points. Under backpressure
@@ -48,7 +48,7 @@ class UTF32Decoder(wiring.Component):
         own_error = Signal(ErrorKind)
 
         with m.If(count != 4):
-            m.d.comb += own_error.eq(ErrorKind.PARTIAL_UNIT)
+            m.d.comb += own_error.eq(ErrorKind.TRUNCATED_DATA)
         with m.Elif(beyond_scalar_range(unit)):
             m.d.comb += own_error.eq(ErrorKind.OUT_OF_RANGE)
         with m.Elif(in_surrogate_range(unit)):

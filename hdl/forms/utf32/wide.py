@@ -33,7 +33,7 @@ class DecodeUTF32Lanes(wiring.Component):
     unit in numeric order (``byteorder``) and whether it is whole or, on a message's last beat,
     1 to 3 trailing bytes; the second gives its code point: the unit if it is a Unicode scalar
     value, else U+FFFD with ``OUT_OF_RANGE`` (above U+10FFFF), ``SURROGATE`` (D800..DFFF) or
-    ``PARTIAL_UNIT`` (trailing bytes), as CPython's ``utf-32`` codecs decide. With
+    ``TRUNCATED_DATA`` (trailing bytes), as CPython's ``utf-32`` codecs decide. With
     ``errors="ignore"`` a replacement's slot is empty.
 
     Parameters
@@ -96,7 +96,7 @@ class DecodeUTF32Lanes(wiring.Component):
             unit, slot = taken[lane], self.o.payload.lanes[lane]
             error = Signal(ErrorKind, name=f"error_{lane}")
             with m.If(unit.partial):
-                m.d.comb += error.eq(ErrorKind.PARTIAL_UNIT)
+                m.d.comb += error.eq(ErrorKind.TRUNCATED_DATA)
             with m.Elif(beyond_scalar_range(unit.value)):
                 m.d.comb += error.eq(ErrorKind.OUT_OF_RANGE)
             with m.Elif(in_surrogate_range(unit.value)):

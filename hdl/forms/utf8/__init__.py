@@ -27,7 +27,11 @@ UTF8 = Form(
     code_point_bytes=lambda code_point: 1 + (code_point >= 0x80) + (code_point >= 0x800)
     + (code_point >= 0x10000),
     shortest_error=1,
-    error_kinds=(ErrorKind.INVALID_BYTE, ErrorKind.TRUNCATED, ErrorKind.UNFINISHED),
+    error_kinds={
+        ErrorKind.INVALID_START_BYTE: "invalid start byte",
+        ErrorKind.INVALID_CONTINUATION_BYTE: "invalid continuation byte",
+        ErrorKind.UNEXPECTED_END_OF_DATA: "unexpected end of data",
+    },
     decoder=UTF8Decoder,
     encoder=UTF8Encoder,
     wide=UTF8Front,

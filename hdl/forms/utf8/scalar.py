@@ -22,7 +22,7 @@ class UTF8Decoder(wiring.Component):
     D93b and "U+FFFD Substitution of Maximal Subparts", Tables 3-8 to 3-11; the WHATWG UTF-8
     decoder) becomes one U+FFFD tagged with an :class:`~utfhw.hdl.unicode.layout.ErrorKind`, which is what
     CPython's ``bytes.decode("utf-8", "replace")`` produces. A sequence still unfinished when a
-    byte with ``last`` set arrives becomes one U+FFFD (``UNFINISHED``), and decoding starts afresh
+    byte with ``last`` set arrives becomes one U+FFFD (``UNEXPECTED_END_OF_DATA``), and decoding starts afresh
     with the next message.
 
     Latency is one clock: the code points a byte completes are valid on the clock after the byte
@@ -126,7 +126,7 @@ class _DecodeStep:
 
     def load(self, m, payload):
         """Load the items into a :data:`~utfhw.hdl.unicode.layout.CodePointLanes` beat (``m.d.sync``)."""
-        load_decoded(m, payload, cut_short=self.cut_short, cut_short_kind=ErrorKind.TRUNCATED,
+        load_decoded(m, payload, cut_short=self.cut_short, cut_short_kind=ErrorKind.INVALID_CONTINUATION_BYTE,
                      own_valid=self.own_valid, own_data=self.own_data, own_error=self.own_error)
 
 
@@ -157,7 +157,7 @@ def _decode_byte(m, byte_class, state, *, present, last):
         with m.If(pending == 1):
             m.d.comb += [step.own_valid.eq(1), step.own_data.eq(completed)]
         with m.Elif(last):
-            m.d.comb += replacement(ErrorKind.UNFINISHED)
+            m.d.comb += replacement(ErrorKind.UNEXPECTED_END_OF_DATA)
         with m.Else():
             m.d.comb += [
                 step.next_pending.eq(pending - 1),
@@ -172,14 +172,14 @@ def _decode_byte(m, byte_class, state, *, present, last):
                 step.next_gathered.eq(gathered),
             ]
         with m.Elif(pending != 0):
-            m.d.comb += replacement(ErrorKind.UNFINISHED)
+            m.d.comb += replacement(ErrorKind.UNEXPECTED_END_OF_DATA)
     with m.Else():
         m.d.comb += step.cut_short.eq(pending != 0)
         with m.If(byte_class.ascii):
             m.d.comb += [step.own_valid.eq(1), step.own_data.eq(byte)]
         with m.Elif(byte_class.lead_needs != 0):
             with m.If(last):
-                m.d.comb += replacement(ErrorKind.UNFINISHED)
+                m.d.comb += replacement(ErrorKind.UNEXPECTED_END_OF_DATA)
             with m.Else():
                 m.d.comb += [
                     step.next_pending.eq(byte_class.lead_needs),
@@ -187,7 +187,7 @@ def _decode_byte(m, byte_class, state, *, present, last):
                     step.next_next_rule.eq(byte_class.lead_rule),
                 ]
         with m.Else():
-            m.d.comb += replacement(ErrorKind.INVALID_BYTE)
+            m.d.comb += replacement(ErrorKind.INVALID_START_BYTE)
     return step
 
 

@@ -204,9 +204,9 @@ class DecodePositions(wiring.Component):
       scalar value;
     - in UTF-16, a four-byte character's high surrogate at its third byte, when byte ``i+1``
       continues it;
-    - a U+FFFD (``TRUNCATED``, or ``UNFINISHED`` at the end of the message) at a byte that
+    - a U+FFFD (``INVALID_CONTINUATION_BYTE``, or ``UNEXPECTED_END_OF_DATA`` at the end of the message) at a byte that
       leaves a sequence byte ``i+1`` does not continue;
-    - a U+FFFD (``INVALID_BYTE``) for a byte that is neither ASCII, a lead byte, nor accepted
+    - a U+FFFD (``INVALID_START_BYTE``) for a byte that is neither ASCII, a lead byte, nor accepted
       as a continuation;
     - nothing otherwise. With ``errors="ignore"`` the replacements are not emitted. With
       ``strip_mark`` (``utf-8-sig``) a U+FEFF that is a message's first three bytes emits
@@ -427,11 +427,11 @@ class DecodePositions(wiring.Component):
         if self._errors == "replace":
             m.d.comb += result.select.replacement.eq(replacement)
             with m.If(invalid):
-                m.d.comb += result.error.eq(ErrorKind.INVALID_BYTE)
+                m.d.comb += result.error.eq(ErrorKind.INVALID_START_BYTE)
             with m.Elif(roles.breaks & roles.followed):
-                m.d.comb += result.error.eq(ErrorKind.TRUNCATED)
+                m.d.comb += result.error.eq(ErrorKind.INVALID_CONTINUATION_BYTE)
             with m.Elif(roles.breaks):
-                m.d.comb += result.error.eq(ErrorKind.UNFINISHED)
+                m.d.comb += result.error.eq(ErrorKind.UNEXPECTED_END_OF_DATA)
         return result
 
     def _unit(self, m, chosen):

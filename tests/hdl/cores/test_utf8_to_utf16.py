@@ -73,8 +73,8 @@ def test_every_error_kind_is_emitted():
     for case in ERROR_CASES.values():
         for units, _ in simulate(bytes.fromhex(case)).beats:
             kinds.update(error for _, error in units)
-    assert kinds == {ErrorKind.NONE, ErrorKind.INVALID_BYTE, ErrorKind.TRUNCATED,
-                     ErrorKind.UNFINISHED}
+    assert kinds == {ErrorKind.NONE, ErrorKind.INVALID_START_BYTE, ErrorKind.INVALID_CONTINUATION_BYTE,
+                     ErrorKind.UNEXPECTED_END_OF_DATA}
 
 
 def test_truncation_at_last():

@@ -73,3 +73,44 @@ def test_shortest_error(name, error):
     with pytest.raises(UnicodeDecodeError) as raised:
         (error + "A".encode(codec)).decode(codec)
     assert (raised.value.start, raised.value.end) == (0, form.shortest_error)
+
+
+@pytest.mark.parametrize("source", CODECS)
+def test_error_reasons_are_cpythons(source):
+    """The reason a form's description gives each kind is CPython's: for each message whose
+    first error the reference model gives that kind, CPython's strict decoding raises that
+    reason."""
+    data = stress_input(source, 20000, seed=5)
+    messages = [data[cut:cut + 61] for cut in range(0, len(data), 61)]
+    messages += [message for message, _ in sample_messages(source)]
+    reasons = CODECS[source].form.error_kinds
+    seen = set()
+    for message in messages:
+        errors = [item.error for item in decode_items(message, source)
+                  if item.error != ErrorKind.NONE]
+        if not errors:
+            continue
+        with pytest.raises(UnicodeDecodeError) as raised:
+            message.decode(source)
+        assert raised.value.reason == reasons[errors[0]], message
+        seen.add(errors[0])
+    assert seen == set(reasons)
+
+
+def test_the_docs_name_the_error_kinds_as_the_enum_and_the_forms_do():
+    """The README's list of kinds and docs/cores.md's table say the enum's names and values,
+    and the table each form's reasons for each kind."""
+    import re
+    from conftest import REPOSITORY as repository
+    readme = " ".join((repository / "README.md").read_text().split())
+    listed = re.findall(r"(\d) `([A-Z_]+)`", readme[readme.index("**Error kinds**"):])
+    assert [(int(value), name) for value, name in listed] == \
+        [(kind.value, kind.name) for kind in ErrorKind]
+    table = re.findall(r"^\| (\d) \| `([A-Z_]+)` \| ([^|]+) \|",
+                       (repository / "docs" / "cores.md").read_text(), re.M)
+    assert [(int(value), name) for value, name, _ in table] == \
+        [(kind.value, kind.name) for kind in ErrorKind]
+    for value, _, reasons in table:
+        for form in FORMS.values():
+            if ErrorKind(int(value)) in form.error_kinds:
+                assert form.error_kinds[ErrorKind(int(value))] in reasons

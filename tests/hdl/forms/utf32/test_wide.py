@@ -49,7 +49,7 @@ def test_unit_rule_against_cpython(source, byteorder):
             error = cpython_strict_error(message, source)
             assert (error is None) == (kind == ErrorKind.NONE), message.hex()
             for cut in (1, 2, 3):
-                assert utf32_unit(unit[:cut], byteorder) == (0xFFFD, ErrorKind.PARTIAL_UNIT)
+                assert utf32_unit(unit[:cut], byteorder) == (0xFFFD, ErrorKind.TRUNCATED_DATA)
                 assert (before + unit[:cut]).decode(source, "replace")[-1] == "\ufffd"
 
 
