@@ -21,14 +21,16 @@ def add_parser(commands):
                         help="ports to test: the streams (default) or AXI4-Stream, "
                              "with cocotbext-axi's bus models")
     parser.add_argument("--sim", choices=SIMULATORS, default="icarus",
-                      help="simulator (default: icarus)")
+                        help="simulator (default: icarus)")
     parser.add_argument("--stall", type=probability, default=0.3, metavar="P",
-                      help="probability of a stall clock on each side (default: 0.3)")
+                        help="probability of a stall clock on each side (default: 0.3)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--messages", metavar="FILE",
-                      help="also send this file as one message")
+                        help="also send this file as one message")
     parser.add_argument("--build-dir", metavar="DIR",
-                      help="where cocotb builds (default: a new temporary folder)")
+                        help="where cocotb builds (default: a new temporary folder)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="also log the bus models' frames and the build's commands")
     add_empty_beats_argument(parser)
     return parser
 
@@ -41,7 +43,7 @@ def run(subparser, args):
                                      interface=args.interface,
                                      build_dir=args.build_dir, stall=args.stall,
                                      seed=args.seed, messages=args.messages, width=args.width,
-                                     empty_beats=args.empty_beats)
+                                     empty_beats=args.empty_beats, verbose=args.verbose)
     except RuntimeError as error:
         subparser.exit(1, f"utfhw: error: {error}\n")
     print(f"utfhw: cocotb ran {tests} test(s), {failures} failed", file=sys.stderr)

@@ -190,3 +190,18 @@ def test_readme_latencies_are_the_cores():
     wide = [WideTranscoder.latency_of(width, source=source, target=target)
             for source in CODECS for target in CODECS for width in wide_widths(source, target)]
     assert (int(said[3]), int(said[4])) == (min(wide), max(wide))
+
+
+GOLDEN = "## In your own bench"
+
+
+def test_readme_golden_model_example(capsys):
+    """The README's golden-model example runs as written: it prints the second message's
+    AXI4-Stream beats and checks the simulated core's beats exact."""
+    text = section((REPOSITORY / "README.md").read_text(), GOLDEN)
+    (code,) = re.findall(r"```python\n(.*?)```", text, re.S)
+    exec(compile(code, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[-1].endswith(" beats, exact")
+    assert sum(line.startswith("tdata=") for line in printed) >= 2
+    assert "tlast=True" in printed[-2] and "tlast=False" in printed[0]

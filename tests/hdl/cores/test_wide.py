@@ -38,9 +38,8 @@ def test_parameters(arguments, message):
 
 
 @pytest.mark.parametrize("arguments,message", [
-    ({"target": "latin-1"}, "target must be 'utf-16-le', 'utf-16-be', 'utf-32-le', "
-                            "'utf-32-be', 'utf-8', 'utf-8-sig', 'utf-16' or 'utf-32', not "
-                            "'latin-1'"),
+    ({"target": "latin-1"}, "target must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "
+                            "'utf-16-be', 'utf-32', 'utf-32-le' or 'utf-32-be', not 'latin-1'"),
     ({"source": "utf-16-le", "target": "utf-8", "width": 1},
      "width must be at least 2 for utf-16-le, not 1"),
     ({"source": "latin-1"}, "source must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "

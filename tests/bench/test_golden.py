@@ -1,0 +1,76 @@
+"""The golden model for a user's bench (bench/golden.py): its beats are the cores', at the
+stream ports and at AXI4-Stream, and its checker finds every kind of difference."""
+
+import pytest
+
+from utfhw.bench.golden import AxisBeat, BeatMismatch, check_beats, expected_beats
+from utfhw.bench.stimulus import stress_messages
+from utfhw.hdl.cores import CoreSpec
+from utfhw.sim import simulate_messages
+from utfhw.sim.payload import LaneFormat
+
+
+SPECS = [CoreSpec("utf-8", "utf-16-le", kind="wide", width=1),
+         CoreSpec("utf-16-be", "utf-8", kind="wide", width=4),
+         CoreSpec("utf-32-le", "utf-16", kind="wide", width=16),
+         CoreSpec("utf-16", "utf-32-be"),
+         CoreSpec("utf-8", "utf-16-be", kind="pipelined")]
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=str)
+def test_the_golden_beats_are_the_cores(spec):
+    """What the golden model expects is what the core gives, beat for beat (in Amaranth's
+    simulator, with stalls), at the stream ports; its AXI4-Stream beats hold the same units."""
+    messages = stress_messages(spec.source, seed=2)[:12]
+    run = simulate_messages(messages, spec.source, spec.target, width=spec.width,
+                            pipelined=spec.pipelined, stall=0.2, record_beats=True,
+                            backend="amaranth")
+    got = [beat for beats in run.beats for beat in beats]
+    assert check_beats(messages, got, spec) == len(got)
+    lanes = LaneFormat(spec.output_layout)
+    payloads = [lanes.pack(units, last) for units, last in got]
+    assert [payload for beats in expected_beats(messages, spec) for payload in beats] == payloads
+    axis = [beat for beats in expected_beats(messages, spec, interface="axis") for beat in beats]
+    assert check_beats(messages, axis, spec, interface="axis") == len(got)
+    assert [beat.tlast for beat in axis] == [last for _, last in got]
+
+
+def test_the_checker_finds_each_difference():
+    spec = CoreSpec("utf-8", "utf-32-be", kind="wide", width=4)
+    messages = [b"A\xe2\x82\xac\xffB", b"", "\U0001F600".encode()]
+    good = [beat for beats in expected_beats(messages, spec, interface="axis")
+            for beat in beats]
+    assert check_beats(messages, good, spec, interface="axis") == len(good)
+
+    def fails(beats):
+        with pytest.raises(BeatMismatch) as error:
+            check_beats(messages, beats, spec, interface="axis")
+        return error.value
+
+    first = good[0]
+    wrong_data = fails([AxisBeat(first.tdata ^ 0x100, first.tkeep, first.tlast, first.tuser),
+                        *good[1:]])
+    assert (wrong_data.message, wrong_data.beat, wrong_data.lane) == (0, 0, 0)
+    assert "expected 0x41000000 NONE, got 0x41000100 NONE" in str(wrong_data)
+    assert "CPython: utf-8 strict raises at start=4, end=5: invalid start byte" in \
+        str(wrong_data)
+    wrong_kind = fails([AxisBeat(first.tdata, first.tkeep, first.tlast, first.tuser | 1),
+                        *good[1:]])
+    assert wrong_kind.lane == 0 and "INVALID_START_BYTE" in str(wrong_kind)
+    flagged = fails([AxisBeat(first.tdata, first.tkeep, first.tlast, first.tuser | 1 << 11),
+                     *good[1:]])
+    assert flagged.lane is None and "tuser" in str(flagged)
+    holed = fails([AxisBeat(first.tdata, first.tkeep & ~0x1, first.tlast, first.tuser),
+                   *good[1:]])
+    assert holed.beat == 0
+    missing = fails(good[:-1])
+    assert (missing.message, missing.beat) == (2, 0) and "ended after" in str(missing)
+    extra = fails(good + good[-1:])
+    assert "more than" in str(extra)
+    lasts = [AxisBeat(beat.tdata, beat.tkeep, not beat.tlast, beat.tuser) for beat in good]
+    assert "last: expected" in str(fails(lasts))
+
+
+def test_interface_is_checked():
+    with pytest.raises(ValueError, match=r"^interface must be 'stream' or 'axis', not 'apb'$"):
+        expected_beats([b""], CoreSpec(), interface="apb")
