@@ -28,8 +28,10 @@ def test_bench_passes(tmp_path, source, target, errors):
 
 
 @needs_icarus
-@pytest.mark.parametrize("source,target,width", [("utf-32-be", "utf-16-le", 4),
-                                                 ("utf-16-le", "utf-32-be", 8)])
+@pytest.mark.parametrize("source,target,width", [("utf-8", "utf-16-le", 1),
+                                                 ("utf-32-be", "utf-16-le", 4),
+                                                 ("utf-16-le", "utf-32-be", 8),
+                                                 ("utf-32-be", "utf-16-le", 16)])
 def test_bench_passes_on_the_wide_core(tmp_path, source, target, width):
     assert run(source=source, target=target, width=width, build_dir=tmp_path, seed=5) == (1, 0)
 
@@ -88,8 +90,11 @@ def test_axis_bench_passes_on_verilator(tmp_path):
 
 @needs_icarus
 @needs_cocotbext_axi
-def test_axis_bench_passes_on_the_wide_core(tmp_path):
-    assert run(source="utf-8", target="utf-16-le", width=4, interface="axis",
+@pytest.mark.parametrize("source,target,width", [("utf-8", "utf-16-le", 4),
+                                                 ("utf-16-le", "utf-32-le", 16)])
+def test_axis_bench_passes_on_the_wide_core(tmp_path, source, target, width):
+    """The scoreboard's checks, beat for beat, at AXI4-Stream ports of the wide core."""
+    assert run(source=source, target=target, width=width, interface="axis",
                build_dir=tmp_path, seed=2) == (1, 0)
 
 
