@@ -105,7 +105,7 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
         long inputs.
     width : int or None
         Run the wide core (:class:`~utfhw.hdl.cores.wide.WideTranscoder`) at this many bytes per
-        clock: 1, 2, 4, 8, 16, 32 or 64; UTF-8 to UTF-16-LE, -BE, UTF-32-LE or -BE
+        clock: 1, 2, 4, 8, 16, 32 or 64, at least the source's code unit; every pair
         (:data:`~utfhw.hdl.cores.WIDE_PAIRS`).
     pipelined : bool
         Run :class:`~utfhw.hdl.cores.pipelined.PipelinedUTF8ToUTF16` (UTF-8 to UTF-16-LE or -BE
