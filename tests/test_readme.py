@@ -205,3 +205,24 @@ def test_readme_golden_model_example(capsys):
     assert printed[-1].endswith(" beats, exact")
     assert sum(line.startswith("tdata=") for line in printed) >= 2
     assert "tlast=True" in printed[-2] and "tlast=False" in printed[0]
+
+
+def test_readme_port_table_is_the_modules():
+    """The README's table of utf8_to_utf16le's stream payloads says the widths and bit fields
+    the generated module's port description gives, field by field."""
+    from utfhw.hdl.cores import CoreSpec
+    from utfhw.verilog.generate import make_top
+    from utfhw.verilog.ports import describe_ports
+
+    spec = CoreSpec("utf-8", "utf-16-le")
+    ports = {port["name"]: port for port in describe_ports(
+        make_top(spec), name="utf8_to_utf16le", spec=spec, interface="stream")["ports"]}
+    text = (REPOSITORY / "README.md").read_text()
+    for name in ("i__payload", "o__payload"):
+        row = re.search(rf"^\| `{name}` \| (\d+) \| (.*) \|$", text, re.M)
+        assert row is not None, name
+        assert int(row[1]) == ports[name]["width"]
+        said = [(int(low or high), int(high) - int(low or high) + 1) for high, low in
+                re.findall(r"\[(\d+)(?::(\d+))?\]", row[2].replace("(`[7:0]` first on the wire)",
+                                                                   ""))]
+        assert said == [(field["offset"], field["width"]) for field in ports[name]["fields"]]
