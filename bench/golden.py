@@ -51,6 +51,13 @@ class BeatMismatch(AssertionError):
         self.message, self.beat, self.lane = message, beat, lane
 
 
+def _beats(spec, message, empty_beats):
+    """The message's output beats as the reference model gives them: ``(units, last)``."""
+    return _model_beats(bytes(message), spec.source, spec.target, spec.hardware_errors,
+                        width=spec.width if spec.kind == "wide" else None,
+                        empty_beats=empty_beats)
+
+
 def _axis_beat(units, last, *, unit_bytes):
     tdata = tkeep = tuser = 0
     for lane, (data, error) in enumerate(units):
@@ -69,9 +76,7 @@ def expected_beats(messages, spec, *, interface="stream", empty_beats=True):
     layout = spec.output_layout
     result = []
     for message in messages:
-        beats = _model_beats(bytes(message), spec.source, spec.target, spec.hardware_errors,
-                             width=spec.width if spec.kind == "wide" else None,
-                             empty_beats=empty_beats)
+        beats = _beats(spec, message, empty_beats)
         if interface == "stream":
             lanes = LaneFormat(layout)
             result.append([lanes.pack(units, last) for units, last in beats])
@@ -150,9 +155,7 @@ def check_beats(messages, got, spec, *, interface="stream", empty_beats=True):
     got = list(got)
     position = 0
     for index, message in enumerate(messages):
-        expected = _model_beats(bytes(message), spec.source, spec.target, spec.hardware_errors,
-                                width=spec.width if spec.kind == "wide" else None,
-                                empty_beats=empty_beats)
+        expected = _beats(spec, message, empty_beats)
         unit = 0
         for number, (units, last) in enumerate(expected):
             where = f"message {index}, beat {number}"
