@@ -73,12 +73,11 @@ def expected_beats(messages, spec, *, interface="stream", empty_beats=True):
     integer (lanes above ``count`` 0), with ``"axis"`` an :class:`AxisBeat` (lanes not kept 0).
     ``empty_beats=False`` is a module made with ``--no-empty-beats``."""
     check_choice("interface", interface, INTERFACES)
-    layout = spec.output_layout
+    lanes = LaneFormat(spec.output_layout)
     result = []
     for message in messages:
         beats = _beats(spec, message, empty_beats)
         if interface == "stream":
-            lanes = LaneFormat(layout)
             result.append([lanes.pack(units, last) for units, last in beats])
         else:
             unit_bytes = CODECS[spec.target].unit_bytes
@@ -87,15 +86,16 @@ def expected_beats(messages, spec, *, interface="stream", empty_beats=True):
     return result
 
 
-def _as_units(beat, spec, interface):
+def _as_units(beat, spec, interface, lanes):
     """A DUT's beat as ``(units, last)`` (``units`` the ``(data, ErrorKind)`` of its lanes
     holding a unit), and for AXI4-Stream its protocol error bits; the beat is an ``o__payload``
     integer or ``(units, last)`` (stream), or an :class:`AxisBeat` or a tuple of its four
-    integers (AXI4-Stream)."""
+    integers (AXI4-Stream); ``lanes`` is the :class:`~utfhw.sim.payload.LaneFormat` of the
+    core's output."""
     layout = spec.output_layout
     if interface == "stream":
         if isinstance(beat, int):
-            return LaneFormat(layout).unpack(beat) + (0,)
+            return lanes.unpack(beat) + (0,)
         units, last = beat
         return [(data, ErrorKind(error)) for data, error in units], bool(last), 0
     tdata, tkeep, tlast, tuser = (beat.tdata, beat.tkeep, beat.tlast, beat.tuser) \
@@ -152,6 +152,7 @@ def check_beats(messages, got, spec, *, interface="stream", empty_beats=True):
     Returns the number of beats checked; raises :exc:`BeatMismatch` at the first difference.
     """
     check_choice("interface", interface, INTERFACES)
+    lanes = LaneFormat(spec.output_layout)
     got = list(got)
     position = 0
     for index, message in enumerate(messages):
@@ -164,7 +165,7 @@ def check_beats(messages, got, spec, *, interface="stream", empty_beats=True):
                     f"{where}: expected {_describe(units)} last={last}, but the DUT's beats "
                     f"ended after {len(got)}\n  {_cpython(message, spec.source)}",
                     message=index, beat=number, lane=None)
-            units_got, last_got, flags = _as_units(got[position], spec, interface)
+            units_got, last_got, flags = _as_units(got[position], spec, interface, lanes)
             position += 1
             units = [(data, ErrorKind(error)) for data, error in units]
             lane = next((lane for lane, (one, other) in enumerate(zip(units, units_got))
@@ -219,6 +220,7 @@ class Scoreboard:
         self.spec, self.interface, self.empty_beats, self.log = \
             spec, interface, empty_beats, log
         self._messages, self._beats = [], []
+        self._lanes = LaneFormat(spec.output_layout)
         self.checked = self.beats = 0
 
     def expect(self, message):
@@ -229,7 +231,7 @@ class Scoreboard:
         """One output beat, as :func:`check_beats` takes it."""
         self._beats.append(beat)
         last = (beat.tlast if isinstance(beat, AxisBeat) else beat[2] if self.interface == "axis"
-                else _as_units(beat, self.spec, self.interface)[1])
+                else _as_units(beat, self.spec, self.interface, self._lanes)[1])
         if last:
             self._check()
 

@@ -10,7 +10,7 @@ CPython's codecs: they make the input, and the simulated gateware is what is che
 
 import pathlib
 
-from ..hdl.forms import CODECS
+from ..hdl.forms import CODECS, plain_codec
 
 
 __all__ = ["SAMPLE_TEXT_PATH", "MALFORMED", "sample_text", "sample_messages"]
@@ -58,9 +58,7 @@ def _body_codec(source):
     reads (little-endian for ``utf-16`` and ``utf-32``, which read a message without a mark
     so)."""
     codec = CODECS[source]
-    order = "big" if codec.byteorder == "big" else "little" if codec.byteorder else None
-    return next(body.name for body in CODECS.values()
-                if body.form is codec.form and not body.mark and body.byteorder == order)
+    return plain_codec(codec.form, "big" if codec.byteorder == "big" else "little")
 
 
 def _units(source, units):

@@ -31,7 +31,7 @@ from ..hdl.bytestream import UnitAssembler, LaneSerializer
 from ..hdl.cores import PIPELINED_PAIRS, CoreSpec
 from ..hdl.scalar.error_dropper import ErrorDropper
 from ..hdl.unicode.layout import UTF16UnitLanes, UTF32UnitLanes
-from ..hdl.forms import CODECS, FORMS, check_pair
+from ..hdl.forms import CODECS, FORMS, check_pair, plain_codec
 from ..hdl.unicode.params import check_choice, check_integer
 from ..hdl.uart import UARTReceiver, UARTTransmitter
 from ..hdl.cores.wide import wide_widths
@@ -170,16 +170,9 @@ def designs(pairs="all", *, widths=WIDE_WIDTHS, wide_pairs=WIDE_REPORT_PAIRS):
                   if width in wide_widths(source, target))]
     if pairs == "headline":
         return [Design.of(HEADLINE_SPEC), Design.of(PIPELINED_SPEC)]
-    codecs = list(CODECS) if pairs == "all" else [
-        codec.name for codec in _one_codec_a_form()]
+    codecs = list(CODECS) if pairs == "all" else [plain_codec(form) for form in FORMS.values()]
     return [*(Design(name) for name in STAGES), Design.of(PIPELINED_SPEC),
             *(Design.of(CoreSpec(source, target)) for source in codecs for target in codecs)]
-
-
-def _one_codec_a_form():
-    """Each form's first codec without a mark, little-endian where it has a byte order."""
-    return [next(codec for codec in CODECS.values() if codec.form is form and not codec.mark
-                 and codec.byteorder in (None, "little")) for form in FORMS.values()]
 
 
 def design_names(pairs="all", *, widths=WIDE_WIDTHS, wide_pairs=WIDE_REPORT_PAIRS):

@@ -105,12 +105,13 @@ def describe_ports(top, *, name, spec, interface):
                     "the input's ready and the output's valid are low; after it the core is as "
                     "at power-up, the interrupted message gone"},
     ]
+    meanings = axis_meanings(top, spec) if interface == "axis" else None
     for path, member, value in top.signature.flatten(top):
         port_name = "__".join(map(str, path))
         port = {"name": port_name, "direction": "in" if member.flow == wiring.In else "out",
                 "width": len(value.as_value()) if hasattr(value, "as_value") else len(value)}
         if interface == "axis":
-            port["meaning"] = axis_meanings(top, spec)[port_name]
+            port["meaning"] = meanings[port_name]
         elif port_name.endswith("__payload"):
             port["fields"] = [
                 {"name": field, "offset": offset, "width": width,

@@ -74,6 +74,20 @@ def _stages(front):
     return front.latency + tail, 0
 
 
+def _signature(front):
+    """The ports of the core that ``front`` begins: its bytes in, the target's units out."""
+    return wiring.Signature({
+        "i": In(stream.Signature(ByteLanes(front.width))),
+        "o": Out(stream.Signature(Lanes(front.target.form.unit, _output_lanes(front)))),
+    })
+
+
+def _latency(front):
+    """Clocks from an input beat to the output beat it completes, through ``front``'s stages,
+    the lane layer and the queue (two, from UTF-8 to UTF-8)."""
+    return sum(_stages(front)) + CreditQueue.latency * (1 + (front.expansion is not None))
+
+
 def _depth(stages, threshold):
     """Entries of a queue fed through ``stages`` clocks by a writer that heeds its ``room``."""
     return 1 << (stages + threshold + 4).bit_length()
@@ -181,7 +195,7 @@ class WideTranscoder(CodecPair, WidthStage):
         self._source, self._target, self._errors = source, target, errors
         self._byteorder = CODECS[target].target_byteorder
         self._front = front = _front(source, target, width, errors)
-        self._lanes = lanes = _output_lanes(front)
+        self._lanes = _output_lanes(front)
         stages, tail = _stages(front)
         # Room for every beat in the stages, the repacker's extra beat, the clock the ready
         # flip-flop lags, and a few beats of slack so a drained output never stops the input.
@@ -199,8 +213,8 @@ class WideTranscoder(CodecPair, WidthStage):
             self._middle = CreditQueue(shape=front.expansion.queue_shape, depth=middle_depth,
                                        threshold=middle_threshold)
             self.capacity += middle_depth + 1 + stages + 1
-        super().__init__(self.signature_of(source, target, width), width=width)
-        self.latency = self.latency_of(width, source=source, target=target)
+        super().__init__(_signature(front), width=width)
+        self.latency = _latency(front)
         # Made here, so that :meth:`invariants` can name their state.
         self._queue = CreditQueue(shape=self.o.payload.shape(), depth=self.queue_depth,
                                   threshold=self._threshold)
@@ -230,18 +244,13 @@ class WideTranscoder(CodecPair, WidthStage):
     def signature_of(source, target, width):
         """The ports of the core from ``source`` to ``target`` at ``width``, without making
         one: ``width`` bytes in, :func:`output_lanes` units of the target out."""
-        return wiring.Signature({
-            "i": In(stream.Signature(ByteLanes(width))),
-            "o": Out(stream.Signature(Lanes(CODECS[target].form.unit,
-                                            output_lanes(source, target, width)))),
-        })
+        return _signature(_front(source, target, width))
 
     @staticmethod
     def latency_of(width, *, source="utf-8", target="utf-16-le"):
         """Clocks from an input beat to the output beat it completes (see above), at
         ``width``, from ``source`` to ``target``."""
-        front = _front(source, target, width)
-        return sum(_stages(front)) + CreditQueue.latency * (1 + (front.expansion is not None))
+        return _latency(_front(source, target, width))
 
     def elaborate(self, platform):
         m = Module()

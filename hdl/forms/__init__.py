@@ -20,7 +20,7 @@ from .utf32 import UTF32
 
 
 __all__ = ["Form", "FORMS", "Codec", "CODECS", "ENCODER_LANES", "check_codec", "check_pair",
-           "canonical_codec", "expansion"]
+           "canonical_codec", "expansion", "plain_codec"]
 
 
 #: The forms, by name.
@@ -86,6 +86,14 @@ def expansion(source, target, errors="replace"):
     if errors == "replace":
         ratios.append(target.code_point_bytes(REPLACEMENT_CHARACTER) / source.shortest_error)
     return max(ratios)
+
+
+def plain_codec(form, byteorder="little"):
+    """The name of ``form``'s codec that reads and writes no mark, in ``byteorder`` (any, for
+    a form of one-byte units): ``utf-8``, ``utf-16-le``, ``utf-32-be``."""
+    return next(codec.name for codec in CODECS.values()
+                if codec.form is form and not codec.mark
+                and codec.byteorder in (None, byteorder))
 
 
 def check_codec(name, codec):

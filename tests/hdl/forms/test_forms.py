@@ -7,16 +7,10 @@ import pytest
 
 from utfhw.bench.sample import sample_messages
 from utfhw.bench.stimulus import stress_input
-from utfhw.hdl.forms import CODECS, FORMS
+from utfhw.hdl.forms import CODECS, FORMS, plain_codec
 from utfhw.hdl.unicode.form import Form
 from utfhw.hdl.unicode.layout import ErrorKind
 from utfhw.model.reference import decode_items
-
-
-def plain_codec(form):
-    """The form's codec without a mark, little-endian where it has a byte order."""
-    return next(codec.name for codec in CODECS.values() if codec.form is form
-                and not codec.mark and codec.byteorder in (None, "little"))
 
 
 #: Code points at the edges of each run of lengths, below the surrogates and above them.
