@@ -74,3 +74,14 @@ def test_the_checker_finds_each_difference():
 def test_interface_is_checked():
     with pytest.raises(ValueError, match=r"^interface must be 'stream' or 'axis', not 'apb'$"):
         expected_beats([b""], CoreSpec(), interface="apb")
+
+
+def test_the_docs_first_example_runs():
+    """docs/golden.md's first code block, its imports and core, runs as written."""
+    import re
+    from conftest import REPOSITORY
+    text = (REPOSITORY / "docs" / "golden.md").read_text()
+    first = re.findall(r"```python\n(.*?)```", text, re.S)[0]
+    namespace = {}
+    exec(compile(first, "docs/golden.md", "exec"), namespace)
+    assert namespace["spec"] == CoreSpec("utf-16-le", "utf-8", kind="wide", width=16)
