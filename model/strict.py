@@ -3,10 +3,14 @@ read from a ``"replace"`` core's output beats."""
 
 from ..hdl.unicode.layout import BYTE_ORDER_MARK, REPLACEMENT_CHARACTER, ErrorKind
 from ..hdl.forms import CODECS
-from .reference import Item, following_ranges, target_units
+from .reference import Item, decode_items, following_ranges, target_units
 
 
-__all__ = ["first_error_span", "first_wide_error_span"]
+__all__ = ["first_error_span", "first_wide_error_span", "first_encode_error_span"]
+
+
+# Kinds that are no decoding error: data, and a character the target cannot hold.
+_NOT_DECODING = (ErrorKind.NONE, ErrorKind.UNENCODABLE_CHARACTER)
 
 
 def first_error_span(beats, data, source, target):
@@ -26,7 +30,7 @@ def first_error_span(beats, data, source, target):
         if index == 0:
             units = units[mark_units:]
         for _, error in units:
-            if error == ErrorKind.NONE:
+            if error in _NOT_DECODING:
                 continue
             def span(start, end):
                 return Item(REPLACEMENT_CHARACTER, error, start, end, index)
@@ -62,21 +66,32 @@ def first_wide_error_span(beats, data, target, source="utf-8"):
     unit_bytes = CODECS[target].unit_bytes
     for units, _ in beats:
         for unit, error in units:
-            if error == ErrorKind.NONE:
+            if error in _NOT_DECODING:
                 good += unit.to_bytes(unit_bytes, "little")
                 continue
-            characters = good.decode(target, "surrogatepass")
             form = CODECS[source].form.name
             skipped = _mark_bytes(data, source)
+            if CODECS[target].form.unit_bytes == 1 and CODECS[target].form.name != "utf-8":
+                # A one-byte form's unit is a character, but maybe a ``?`` for another one:
+                # the source's own characters say where the error starts.
+                start = _character_start(data, source, len(good))
+            else:
+                start = None
+                characters = good.decode(target, "surrogatepass")
+            if form in ("latin-1", "ascii"):
+                start = len(characters) if start is None else start
+                return Item(REPLACEMENT_CHARACTER, error, start, start + 1, None)
             if form == "utf-32":
-                start = skipped + 4 * len(characters)
+                start = skipped + 4 * len(characters) if start is None else start
                 return Item(REPLACEMENT_CHARACTER, error, start, min(start + 4, len(data)), None)
             if form == "utf-16":
-                start = skipped + len(characters.encode("utf-16-le", "surrogatepass"))
+                if start is None:
+                    start = skipped + len(characters.encode("utf-16-le", "surrogatepass"))
                 end = len(data) if error in (ErrorKind.UNEXPECTED_END_OF_DATA, ErrorKind.TRUNCATED_DATA) \
                     else start + 2
                 return Item(REPLACEMENT_CHARACTER, error, start, end, None)
-            start = skipped + len(characters.encode("utf-8", "surrogatepass"))
+            if start is None:
+                start = skipped + len(characters.encode("utf-8", "surrogatepass"))
             def span(end):
                 return Item(REPLACEMENT_CHARACTER, error, start, end, None)
             if error == ErrorKind.INVALID_START_BYTE:
@@ -90,6 +105,26 @@ def first_wide_error_span(beats, data, target, source="utf-8"):
                 end += 1
             return span(end)
     return None
+
+
+def _character_start(data, source, count):
+    """Where the character after the first ``count`` well-formed ones of ``data`` starts."""
+    items = decode_items(data, source)
+    return items[count].start if count < len(items) else len(data)
+
+
+def first_encode_error_span(beats):
+    """The first run of characters a one-byte target cannot hold, in the ``"replace"`` output
+    beats of one message without a decoding error, as ``(start, end)`` in characters (each
+    unit of a one-byte form is one), or ``None``: where CPython's ``UnicodeEncodeError``
+    lies."""
+    kinds = [error for units, _ in beats for _, error in units]
+    if ErrorKind.UNENCODABLE_CHARACTER not in kinds:
+        return None
+    start = end = kinds.index(ErrorKind.UNENCODABLE_CHARACTER)
+    while end < len(kinds) and kinds[end] == ErrorKind.UNENCODABLE_CHARACTER:
+        end += 1
+    return start, end
 
 
 def _mark_bytes(data, source):
