@@ -84,7 +84,7 @@ def backend_name(backend):
 
 def cpython(messages, source, target, errors):
     """What CPython makes of each message, the oracle ``--check`` and the demo compare with."""
-    return [message.decode(source, errors).encode(target) for message in messages]
+    return [message.decode(source, errors).encode(target, errors) for message in messages]
 
 
 def first_difference(one, other):

@@ -33,7 +33,7 @@ def add_parser(commands):
                              "at the end of its message (default: the whole input is one message)")
     parser.add_argument("--check", action="store_true",
                         help="compare the output with CPython's data.decode(source, "
-                             "errors).encode(target) and exit 1 if they differ")
+                             "errors).encode(target, errors) and exit 1 if they differ")
     parser.add_argument("--vcd", metavar="FILE", help="write a waveform file (--sim amaranth)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show a progress bar (default: on long inputs when stderr is a "

@@ -31,7 +31,7 @@ FIFO_MARGIN = 8
 
 class UARTBridge(wiring.Component):
     """A transcoder between two serial lines: what arrives on ``rx`` leaves on ``tx``,
-    transcoded message by message exactly as ``message.decode(source, errors).encode(target)``.
+    transcoded message by message exactly as ``message.decode(source, errors).encode(target, errors)``.
 
     The datapath::
 

@@ -188,7 +188,7 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,
               seed=None, vcd=None, progress=None, backend="amaranth", width=None,
               pipelined=False):
-    """``simulate(...).output``: what ``data.decode(source, errors).encode(target)`` gives, as
+    """``simulate(...).output``: what ``data.decode(source, errors).encode(target, errors)`` gives, as
     computed by the simulated gateware (``backend="verilator"`` for long inputs)."""
     return simulate(data, source, target, errors=errors, stall=stall, seed=seed, vcd=vcd,
                     progress=progress, backend=backend, record_beats=False,

@@ -84,7 +84,7 @@ def check_messages(messages, source="utf-8", target="utf-16-le", *, errors="repl
         context = (source, target, errors, message.hex())
         assert message_beats == transcoder_beats(message, source, target, errors), context
         assert units_to_bytes(message_beats, target) == \
-            message.decode(source, errors).encode(target), context
+            message.decode(source, errors).encode(target, errors), context
         if errors == "replace":
             span = first_error_span(message_beats, message, source, target)
             hardware = error_fields(span and decode_error(message, source, span))
@@ -136,13 +136,13 @@ def check_verilated(data, lengths, source, target, *, errors="replace", stall=0.
                     pipelined=False, width=None):
     """Stream the messages in ``data`` (the ``n``-th ``lengths[n]`` bytes long) back to back
     through the Verilated pipeline and check each one's output against
-    ``message.decode(source, errors).encode(target)``. Without stalls, also check that ``N``
+    ``message.decode(source, errors).encode(target, errors)``. Without stalls, also check that ``N``
     input beats take ``N`` plus the latency clocks (the wide core: at most one more). Returns
     the :class:`~utfhw.sim.verilator.VerilatorRun`."""
     spec = CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width)
     pipeline = verilated_pipeline(spec)
     run = pipeline.run_joined(data, lengths, stall=stall, seed=seed)
-    expected = [message.decode(source, errors).encode(target)
+    expected = [message.decode(source, errors).encode(target, errors)
                 for message in split(data, lengths)]
     if run.output_lengths != [len(output) for output in expected] or run.output != b"".join(expected):
         for index, (message, got, want) in enumerate(zip(split(data, lengths), run.messages(),
@@ -263,7 +263,7 @@ def check_wide_beats(messages, source, target, width, errors):
                                  source=source), message.hex()
         output = b"".join(unit.to_bytes(unit_bytes, "little")
                           for units, _ in got for unit, _ in units)
-        assert output == message.decode(source, errors).encode(target)
+        assert output == message.decode(source, errors).encode(target, errors)
 
 
 def check_a_beat_every_clock(messages, source, target, width):

@@ -127,13 +127,16 @@ def describe_ports(top, *, name, spec, interface):
         "module": name, "source": spec.source, "target": spec.target, "errors": spec.errors,
         "pipelined": spec.kind == "pipelined", "width": spec.width, "interface": interface,
         "latency": core.latency, "capacity": core.capacity, "ports": ports,
-        "error_kinds": error_kinds(spec.source),
+        "error_kinds": error_kinds(spec.source, spec.target),
     }
 
 
-def error_kinds(source):
-    """The error kinds a core from codec ``source`` writes, each with its value and CPython's
-    ``reason`` for it from that codec (well-formed data is kind 0, ``NONE``)."""
+def error_kinds(source, target=None):
+    """The error kinds a core from codec ``source`` (to ``target``) writes, each with its value
+    and CPython's ``reason`` for it from that codec (well-formed data is kind 0, ``NONE``): the
+    source's decoding errors, and the characters a target such as Latin-1 cannot hold."""
     kinds = {ErrorKind.NONE: None, **CODECS[source].form.error_kinds}
+    if target is not None and CODECS[target].form.unencodable_reason is not None:
+        kinds[ErrorKind.UNENCODABLE_CHARACTER] = CODECS[target].form.unencodable_reason
     return [{"value": kind.value, "name": kind.name, "reason": reason}
             for kind, reason in kinds.items()]

@@ -18,7 +18,7 @@ __all__ = ["Transcoder"]
 
 class Transcoder(CodecPair, wiring.Component):
     """Transcoder between two of CPython's UTF codecs, exact to ``bytes.decode(source,
-    errors).encode(target)``.
+    errors).encode(target, errors)``.
 
     The pipeline is built from the codec names::
 

@@ -88,7 +88,7 @@ def run_pins(pins, messages, *, expected_length, gap_bits=0, seed=0, pause_bits=
 
 
 def cpython(messages, source, target, errors="replace"):
-    return b"".join(message.decode(source, errors).encode(target) for message in messages)
+    return b"".join(message.decode(source, errors).encode(target, errors) for message in messages)
 
 
 def make_bridge(source="utf-8", target="utf-16-le", errors="replace", **kwargs):
@@ -225,7 +225,7 @@ def test_expansion_bounds_cpython(source, target):
             data = stress_input(source, 4000, seed=seed)
             for start in range(0, len(data), 500):
                 message = data[start:start + random.Random(start).randrange(1, 500)]
-                output = message.decode(source, errors).encode(target)
+                output = message.decode(source, errors).encode(target, errors)
                 # Beyond the ratio, a message may add a byte order mark and the replacement
                 # of a part unit at its end: the margin the burst rule keeps.
                 assert len(output) <= ratio * len(message) + FIFO_MARGIN, (
@@ -241,7 +241,7 @@ def test_expansion_is_reached(source, target):
                  b"\xff" * 300 if source.startswith("utf-8") else b""]
     for errors in ("replace", "ignore"):
         ratio = expansion(source, target, errors)
-        best = max(len(witness.decode(source, errors).encode(target)) / len(witness)
+        best = max(len(witness.decode(source, errors).encode(target, errors)) / len(witness)
                    for witness in witnesses if witness)
         assert best >= ratio * 0.98, (source, target, errors, best)
 

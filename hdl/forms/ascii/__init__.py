@@ -7,18 +7,14 @@ one the form cannot hold. Its gateware is what every one-byte form shares
 point.
 """
 
-from functools import partial
-
-from ...scalar.single_byte import SingleByteDecoder, SingleByteEncoder
+from ...scalar.single_byte import SingleByteEncoder
 from ...unicode.form import Form
 from ...unicode.layout import ByteUnitLanes, ErrorKind, UTF8Unit
 from ...wide.single_byte import SingleByteFront
+from .scalar import LAST_CODE_POINT, ASCIIDecoder
 
 
 __all__ = ["ASCII"]
-
-
-_LAST = 0x7F
 
 
 ASCII = Form(
@@ -33,9 +29,9 @@ ASCII = Form(
     code_point_bytes=lambda code_point: 1,
     shortest_error=1,
     error_kinds={ErrorKind.ORDINAL_NOT_IN_RANGE: "ordinal not in range(128)"},
-    decoder=partial(SingleByteDecoder, last=_LAST),
+    decoder=ASCIIDecoder,
     encoder=SingleByteEncoder,
     wide=SingleByteFront,
-    last_code_point=_LAST,
+    last_code_point=LAST_CODE_POINT,
     unencodable_reason="ordinal not in range(128)",
 )

@@ -6,18 +6,14 @@ form shares (:mod:`utfhw.hdl.scalar.single_byte`, :mod:`utfhw.hdl.wide.single_by
 its last code point.
 """
 
-from functools import partial
-
-from ...scalar.single_byte import SingleByteDecoder, SingleByteEncoder
+from ...scalar.single_byte import SingleByteEncoder
 from ...unicode.form import Form
 from ...unicode.layout import ByteUnitLanes, UTF8Unit
 from ...wide.single_byte import SingleByteFront
+from .scalar import LAST_CODE_POINT, Latin1Decoder
 
 
 __all__ = ["LATIN1"]
-
-
-_LAST = 0xFF
 
 
 LATIN1 = Form(
@@ -32,9 +28,9 @@ LATIN1 = Form(
     code_point_bytes=lambda code_point: 1,
     shortest_error=None,
     error_kinds={},
-    decoder=partial(SingleByteDecoder, last=_LAST),
+    decoder=Latin1Decoder,
     encoder=SingleByteEncoder,
     wide=SingleByteFront,
-    last_code_point=_LAST,
+    last_code_point=LAST_CODE_POINT,
     unencodable_reason="ordinal not in range(256)",
 )

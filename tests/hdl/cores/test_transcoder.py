@@ -43,7 +43,7 @@ def test_pair(source, target, errors):
        stall=st.sampled_from([0.0, 0.5]), seed=st.integers(0, 99))
 def test_random_bytes(data, source, target, errors, stall, seed):
     try:
-        expected = data.decode(source, errors).encode(target)
+        expected = data.decode(source, errors).encode(target, errors)
     except UnicodeDecodeError as error:
         with pytest.raises(UnicodeDecodeError) as got:
             transcode(data, source, target, errors=errors, stall=stall, seed=seed)
