@@ -362,10 +362,18 @@ class VerilatedPipeline:
             if summary is None:
                 raise RuntimeError(f"the Verilated {self.name} stopped without a summary")
             yield "summary", *summary
+        except KeyboardInterrupt:
+            # Not waited for: the feeder may be blocked on a terminal's standard input.
+            feeder = None
+            raise
         finally:
             if process.poll() is None:
                 process.kill()
                 process.wait()
+            # Stopped early, the feeder's next write fails: once it has, the pieces are the
+            # caller's again.
+            if feeder is not None:
+                feeder.join()
             for pipe in (process.stdout, process.stderr):
                 pipe.close()
 

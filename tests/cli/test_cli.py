@@ -360,15 +360,15 @@ def test_transcode_split_lines_is_one_message_per_line(tmp_path):
 
 def test_check_fails_on_a_difference(tmp_path, monkeypatch):
     """--check compares with CPython: a simulation that returned other bytes exits 1."""
-    from utfhw.cli import running
+    from utfhw.sim import streaming
     (tmp_path / "in.txt").write_bytes(b"abc")
-    real = running.simulate_messages
+    real = streaming.simulate_messages
 
     def wrong(*args, **kwargs):
         result = real(*args, **kwargs)
         result.output = result.output[:-1] + b"?"
         return result
-    monkeypatch.setattr(running, "simulate_messages", wrong)
+    monkeypatch.setattr(streaming, "simulate_messages", wrong)
     with pytest.raises(SystemExit) as exit:
         main(["transcode", str(tmp_path / "in.txt"), str(tmp_path / "out.bin"), "--check",
               "--sim", "amaranth"])
