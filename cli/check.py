@@ -5,6 +5,7 @@ import codecs
 import collections
 import threading
 
+from ..hdl.forms import CODECS
 from .running import first_difference
 
 
@@ -13,22 +14,44 @@ __all__ = ["IncrementalTranscoder", "StreamCheck"]
 
 class IncrementalTranscoder:
     """CPython's ``data.decode(source, errors).encode(target)`` of messages that come in
-    pieces: the incremental codecs give what the one-shot ones give on the pieces joined,
-    marks included, since a new pair of them starts each message."""
+    pieces, a new pair of incremental codecs for each message.
+
+    They give what the one-shot codecs give on the pieces joined, marks included, but for one
+    thing: CPython's incremental ``utf-16`` and ``utf-32`` decoders raise "stream does not
+    start with BOM" where the one-shot ones read a message without a mark as little-endian. So
+    for those two the mark is read here, and the message decoded in the byte order it gives.
+    """
     def __init__(self, source, target, errors):
         self._source = source
         self._target = target
         self._errors = errors
+        codec = CODECS[source]
+        self._mark_bytes = codec.unit_bytes if codec.byteorder == "detect" else 0
         self._start()
 
     def _start(self):
-        self._decoder = codecs.getincrementaldecoder(self._source)(self._errors)
+        self._decoder = (None if self._mark_bytes else
+                         codecs.getincrementaldecoder(self._source)(self._errors))
+        self._held = b""
         self._encoder = codecs.getincrementalencoder(self._target)()
 
     def feed(self, data, last):
         """The output of the next piece ``data`` of a message, ``last`` if it ends it. With
         ``errors="strict"`` a malformed message raises :exc:`UnicodeDecodeError` (its
         positions are the piece's, not the message's)."""
+        if self._decoder is None:
+            self._held += bytes(data)
+            if len(self._held) < self._mark_bytes and not last:
+                return b""
+            data, self._held = self._held, b""
+            order = "le"
+            for name in ("le", "be"):
+                mark = "\ufeff".encode(f"{self._source}-{name}")
+                if data.startswith(mark):
+                    data, order = data[len(mark):], name
+                    break
+            self._decoder = codecs.getincrementaldecoder(f"{self._source}-{order}")(
+                self._errors)
         output = self._encoder.encode(self._decoder.decode(data, last), last)
         if last:
             self._start()

@@ -346,7 +346,10 @@ class VerilatedPipeline:
                 word = int.from_bytes(header, "little")
                 kind, value = word >> 56, word & ((1 << 56) - 1)
                 if kind == 0:
-                    yield "data", output.read(value)
+                    data = output.read(value)
+                    # The driver's frames may pass chunk_size by part of a beat.
+                    for start in range(0, len(data), chunk_size):
+                        yield "data", data[start:start + chunk_size]
                 elif kind == 1:
                     yield "error", ErrorKind(value)
                 elif kind == 2:

@@ -35,7 +35,8 @@
 //            output is complete, in the value's count of beats. Kind 3, once at the end: two
 //            uint64 follow, the cycles and the input beats (as "cycles" and "beats" above).
 //
-//   --chunk N      with --stream, the most output bytes in one data frame (default 65536)
+//   --chunk N      with --stream, a data frame is sent once it holds N output bytes
+//                  (default 65536)
 
 #include <algorithm>
 #include <cstdint>
