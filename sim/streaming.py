@@ -168,7 +168,8 @@ class _StrictErrors:
     def output(self, data):
         """Good output of the current message (none of it after its first error)."""
         self._good += source_length(self._decoder.decode(data), self._source)
-        self._drop(lambda message, end: message < self._message or end <= self._good)
+        self._drop(lambda message, end: message < self._message or
+                   message == self._message and end <= self._good)
 
     def end(self):
         """The current message's output is complete."""
