@@ -20,8 +20,8 @@ def pieces_of(messages, rng):
 def messages_in(source, rng):
     """Messages with marks of both orders at the start and inside, and malformed bytes."""
     text = "a\u00e9\u20ac\U0001F600\ufeff"
-    alphabet = [text.encode(source), "\ufeff".encode(source + "-be" if source in (
-        "utf-16", "utf-32") else source), b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff",
+    alphabet = [text.encode(source, "replace"), "\ufeff".encode(source + "-be" if source in (
+        "utf-16", "utf-32") else source, "replace"), b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff",
         b"\xef\xbb\xbf", b"\xff", b"\x00\xd8", b"\xe2\x82", b"A"]
     return [b"".join(rng.choice(alphabet) for _ in range(rng.randrange(6)))
             for _ in range(rng.randrange(1, 5))]
@@ -39,8 +39,8 @@ def test_incremental_is_one_shot(source, errors):
         expected = []
         for message in messages:
             try:
-                expected.append(message.decode(source, errors).encode(target))
-            except UnicodeDecodeError:
+                expected.append(message.decode(source, errors).encode(target, errors))
+            except UnicodeError:            # decoding, or encoding to Latin-1 or ASCII
                 expected.append(None)
                 break
         transcoder = IncrementalTranscoder(source, target, errors)
@@ -51,7 +51,7 @@ def test_incremental_is_one_shot(source, errors):
                 if last:
                     got.append(b"".join(parts))
                     parts = []
-        except UnicodeDecodeError:
+        except UnicodeError:
             got.append(None)
         assert got == expected, (messages, source, target)
 

@@ -100,7 +100,7 @@ def test_unwritable_output_is_named(tmp_path):
     (["--stall", "1"], "stall must be a probability from 0 up to (not including) 1, not 1.0"),
     (["--stall", "often"], "not a number: 'often'"),
     (["--to", "utf-7"], "argument --to: 'utf-7' is not one of utfhw's codecs: 'utf-8', "),
-    (["--from", "latin-1"], "argument --from: 'latin-1' is not one of utfhw's codecs"),
+    (["--from", "cp1252"], "argument --from: 'cp1252' is not one of utfhw's codecs"),
     (["--errors", "nope"], "invalid choice: 'nope'"),
 ])
 def test_bad_arguments(tmp_path, args, message):
@@ -189,6 +189,25 @@ def test_vcd_needs_amaranth(tmp_path):
     assert "--vcd needs --sim amaranth" in result.stderr
 
 
+@pytest.mark.parametrize("sim", ["amaranth", "verilator"])
+def test_transcode_to_latin1(tmp_path, sim):
+    """To Latin-1 what it cannot hold is '?' with replace; strict stops at the first run of
+    such characters, counted in characters as CPython counts them."""
+    source = tmp_path / "in.txt"
+    source.write_bytes("h\u00e9\u20ac\u20ac \U0001F600".encode("utf-8"))
+    target = tmp_path / "out.bin"
+    result = run("transcode", source, target, "--to", "latin-1", "--sim", sim, "--check")
+    assert result.returncode == 0, result.stderr
+    assert target.read_bytes() == source.read_bytes().decode().encode("latin-1", "replace")
+    result = run("transcode", source, target, "--to", "l1", "--sim", sim, "--errors", "strict")
+    assert result.returncode == 1
+    with pytest.raises(UnicodeEncodeError) as cpython:
+        source.read_bytes().decode().encode("latin-1")
+    error = cpython.value
+    assert f"utfhw: error: latin-1 cannot encode character {error.start}: {error.reason} " \
+        f"(start={error.start}, end={error.end})" in result.stderr
+
+
 def test_bench_both_simulators(tmp_path):
     source = tmp_path / "in.txt"
     source.write_bytes("h\u00e9llo \xff".encode("latin-1") * 100)
@@ -257,16 +276,17 @@ def test_hdl_language_checked():
 @pytest.mark.parametrize("typed,canonical", [
     ("utf8", "utf-8"), ("UTF-8", "utf-8"), ("U8", "utf-8"), ("utf_16_le", "utf-16-le"),
     ("UTF-16LE", "utf-16-le"), ("utf_8_sig", "utf-8-sig"), ("U32", "utf-32"),
-    ("utf-32be", "utf-32-be"), ("UTF16", "utf-16"),
+    ("utf-32be", "utf-32-be"), ("UTF16", "utf-16"), ("l1", "latin-1"), ("ISO-8859-1", "latin-1"),
+    ("latin_1", "latin-1"), ("US-ASCII", "ascii"), ("646", "ascii"),
 ])
 def test_codec_aliases(typed, canonical):
     assert canonical_codec("source", typed) == canonical
 
 
-@pytest.mark.parametrize("typed", ["latin-1", "utf-7", "cp1252", "", None, 8])
+@pytest.mark.parametrize("typed", ["cp1252", "utf-7", "iso8859-15", "", None, 8])
 def test_codec_aliases_refuse_other_codecs(typed):
     with pytest.raises(ValueError, match=r"source codec must be 'utf-8', 'utf-8-sig', .* or "
-                                         r"'utf-32-be' or one of CPython's names for them, not "):
+                                         r"'ascii' or one of CPython's names for them, not "):
         canonical_codec("source", typed)
 
 

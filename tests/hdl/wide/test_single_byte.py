@@ -1,0 +1,72 @@
+"""The wide stages of the one-byte forms (hdl/wide/single_byte.py) and the wide core from and
+to Latin-1 and ASCII: each lane's decision for every byte, and in Verilator against CPython
+at widths 4 and 32 with stalls (every such pair with ``UTFHW_SWEEP=full``, in
+tests/sim/test_verilator_sweeps.py)."""
+
+import random
+
+import pytest
+
+from utfhw.hdl.unicode.layout import ByteLanes, ErrorKind
+from utfhw.hdl.wide.single_byte import DecodeSingleByteLanes
+
+from support import adversarial_message, check_verilated, joined, run_valid_stream
+
+
+@pytest.mark.parametrize("codec,last", [("latin-1", 0xFF), ("ascii", 0x7F)])
+@pytest.mark.parametrize("errors", ["replace", "ignore"])
+def test_every_byte_in_every_lane(codec, last, errors):
+    """Every byte value in each of the four lanes, each beat whole or cut short: the slot
+    each lane gives is CPython's decoding of that byte."""
+    width = 4
+    dut = DecodeSingleByteLanes(width=width, last=last, errors=errors)
+    layout = ByteLanes(width)
+    beats = []
+    for byte in range(256):
+        for count in range(width + 1):
+            data = bytes((byte + lane * 67) % 256 for lane in range(width))
+            beats.append((data, count))
+    payloads = [layout.const({"data": int.from_bytes(data, "little"), "count": count,
+                              "last": 1}).as_value().value for data, count in beats]
+    slots = dut.o.payload.shape()["lanes"].shape
+    got = run_valid_stream(dut, payloads)
+    assert len(got) == len(beats)
+    for (data, count), payload in zip(beats, got):
+        lanes = payload >> slots_offset(dut)
+        for lane in range(width):
+            slot = (lanes >> (lane * slots.elem_shape.size)) & ((1 << slots.elem_shape.size) - 1)
+            valid, item = slot & 1, slot >> 1
+            value, kind = item & ((1 << 21) - 1), ErrorKind(item >> 21)
+            text = data[lane:lane + 1].decode(codec, errors) if lane < count else ""
+            assert valid == (text != ""), (data.hex(), count, lane)
+            if valid:
+                assert value == ord(text), (data.hex(), lane)
+                assert kind == (ErrorKind.NONE if text != "\ufffd"
+                                else ErrorKind.ORDINAL_NOT_IN_RANGE)
+
+
+def slots_offset(dut):
+    return dut.o.payload.shape()["lanes"].offset
+
+
+@pytest.mark.parametrize("source,target,width,stall", [
+    ("latin-1", "utf-8", 4, 0.3), ("ascii", "utf-16-le", 32, 0.5), ("utf-8", "latin-1", 32, 0.3),
+    ("utf-16-be", "ascii", 4, 0.0), ("utf-32", "latin-1", 4, 0.4), ("ascii", "utf-8-sig", 4, 0.2),
+    ("latin-1", "ascii", 32, 0.3)])
+def test_wide_core_in_verilator(source, target, width, stall):
+    """Adversarial messages of every length around the width, and the 256 bytes, back to back,
+    with both handlers."""
+    rng = random.Random(f"{source}{target}{width}")
+    messages = [b"", bytes(range(256)), "a\u00e9\u20ac\U0001F600".encode(source, "replace")]
+    for _ in range(300):
+        message = adversarial_message(rng, rng.choice([2, 12, 40]))
+        messages.append(message[:rng.choice([len(message), width - 1, width, width + 1])])
+    for errors in ("replace", "ignore"):
+        check_verilated(*joined(messages), source, target, errors=errors, width=width,
+                        stall=stall, seed=width)
+
+
+@pytest.mark.parametrize("last", [0x80, None])
+def test_last_must_be_a_one_byte_form(last):
+    with pytest.raises(ValueError, match=f"^last must be 0x7F or 0xFF, not {last!r}$"):
+        DecodeSingleByteLanes(width=4, last=last)
