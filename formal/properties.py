@@ -326,8 +326,22 @@ def _well_formed_utf32(m, units, count):
     return well_formed
 
 
+def _within(last):
+    """Whether the first ``count`` units are characters of a one-byte form that ends at code
+    point ``last`` (ISO/IEC 8859-1: 0xFF; ANSI X3.4: 0x7F), a character it cannot hold being
+    ``?`` (CPython's ``replace`` on encoding)."""
+    def well_formed(m, units, count):
+        result = Const(1)
+        for index, unit in enumerate(units):
+            held = (unit.data <= last) & ((unit.error != ErrorKind.UNENCODABLE_CHARACTER)
+                                          | (unit.data == ord("?")))
+            result = result & ((index >= count) | held)
+        return result
+    return well_formed
+
+
 _ENCODED_FORMS = {"utf-8": _well_formed_utf8, "utf-16": _well_formed_utf16,
-                  "utf-32": _well_formed_utf32}
+                  "utf-32": _well_formed_utf32, "latin-1": _within(0xFF), "ascii": _within(0x7F)}
 
 
 class EncoderProperties(StreamProperties):
@@ -363,11 +377,15 @@ class EncoderProperties(StreamProperties):
         with m.If(self.o.valid):
             m.d.comb += Assert(_ENCODED_FORMS[self.form](m, list(out.lanes), out.count),
                                "whole, well-formed code units")
+        # The highest unit of the form: a four-byte sequence's lead, a high surrogate, a
+        # supplementary code point, or a one-byte form's '?' for what it cannot hold.
         m.d.comb += Cover(given & (out.count != 0) & (out.lanes[0].error == ErrorKind.NONE) &
                           (out.lanes[0].data >= {"utf-8": 0xF0, "utf-16": 0xD800,
-                                                 "utf-32": 0x10000}[self.form]))
-        if self.form != "utf-32":
-            # Two UTF-32 code points always fit the two output lanes.
+                                                 "utf-32": 0x10000}[self.form])
+                          if self.form in ("utf-8", "utf-16", "utf-32") else
+                          given & (out.count != 0) & (out.lanes[0].data == ord("?")))
+        if self.form in ("utf-8", "utf-16"):
+            # Two UTF-32 code points, or two bytes, always fit the two output lanes.
             m.d.comb += Cover(given & self.i.valid & ~self.i.ready)
 
 

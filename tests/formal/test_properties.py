@@ -12,6 +12,7 @@ from amaranth.lib.wiring import In
 
 from conftest import FULL_SWEEP
 from utfhw.hdl.forms import FORMS
+from utfhw.hdl.scalar.single_byte import ReplaceUnencodable, SingleByteDecoder, SingleByteEncoder
 from utfhw.hdl import (UTF8Decoder, UTF8Encoder, UTF16Decoder, UTF16Encoder, UTF32Decoder,
                        UTF32Encoder, ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper,
                        ByteOrderMarkWriter, ErrorDropper, Transcoder,
@@ -96,6 +97,10 @@ SINGLE_CORES = {
     **{f"mark writer, {form}": (lambda form=form: ByteOrderMarkWriter(form=FORMS[form]),
                                 {"latency": 0}) for form in ENCODERS},
     "error dropper": (ErrorDropper, {"latency": 0}),
+    **{f"one-byte decoder, {last:#x}": (lambda last=last: SingleByteDecoder(last=last),
+                                        {"latency": 1}) for last in (0x7F, 0xFF)},
+    "one-byte encoder": (SingleByteEncoder, {"latency": 1}),
+    "'?' for what ASCII cannot hold": (lambda: ReplaceUnencodable(last=0x7F), {"latency": 0}),
 }
 
 
@@ -521,13 +526,16 @@ def wide_equivalence(core, beats):
                            beats=beats, deadline=wide_depth(core, beats) - 1)
 
 
-# A pair of each source form and of each target form; UTF-8 to UTF-32, UTF-16 to UTF-8 and
+# A pair of each source form and of each target form (Latin-1 and ASCII each both ways);
+# UTF-8 to UTF-32, UTF-16 to UTF-8 and
 # UTF-8 to UTF-8, which take the solver minutes each, in the full sweep.
 @pytest.mark.parametrize("source,target", [("utf-8", "utf-16-le"), ("utf-32-le", "utf-16-be"),
                                            ("utf-32-be", "utf-32-le"), ("utf-16-le", "utf-32-be"),
                                            ("utf-16-be", "utf-16-le"), ("utf-16", "utf-32-le"),
                                            ("utf-32", "utf-16-be"), ("utf-32-le", "utf-8"),
-                                           ("utf-32-be", "utf-16")]
+                                           ("utf-32-be", "utf-16"), ("latin-1", "utf-16-be"),
+                                           ("utf-32-le", "ascii"), ("ascii", "utf-32-le"),
+                                           ("utf-16-le", "latin-1")]
                          + ([("utf-8", "utf-32-be"), ("utf-16-be", "utf-8"), ("utf-8", "utf-8")]
                             if FULL_SWEEP else []))
 @pytest.mark.parametrize("beats", [2, 3] if FULL_SWEEP else [2])
@@ -554,6 +562,8 @@ def mislabels(kind, as_kind):
 mislabels_truncation = mislabels(ErrorKind.INVALID_CONTINUATION_BYTE, ErrorKind.UNEXPECTED_END_OF_DATA)
 mislabels_unpaired = mislabels(ErrorKind.UNPAIRED_HIGH_SURROGATE, ErrorKind.SURROGATE)
 mislabels_out_of_range = mislabels(ErrorKind.OUT_OF_RANGE, ErrorKind.SURROGATE)
+mislabels_unencodable = mislabels(ErrorKind.UNENCODABLE_CHARACTER, ErrorKind.NONE)
+mislabels_ordinal = mislabels(ErrorKind.ORDINAL_NOT_IN_RANGE, ErrorKind.INVALID_START_BYTE)
 
 
 def drops_the_last_unit(m, inner, outer):
@@ -586,6 +596,10 @@ def wide(tamper, width=1, target="utf-16-le", source="utf-8"):
      "unit and error kind"),
     (lambda: wide_equivalence(wide(mislabels_out_of_range, 4, "utf-8", "utf-32-le"), 2),
      "unit and error kind"),
+    (lambda: wide_equivalence(wide(mislabels_unencodable, 4, "latin-1", "utf-16-le"), 2),
+     "unit and error kind"),
+    (lambda: wide_equivalence(wide(mislabels_ordinal, 4, "utf-32-le", "ascii"), 2),
+     "unit and error kind"),
     (lambda: wide_equivalence(wide(says_nothing), 2), "last beat within the deadline"),
     (lambda: wide_equivalence(wide(drops_the_last_unit), 2), "as many units"),
     # The message's last beat, short, now looks like a short beat within the message.
@@ -595,7 +609,8 @@ def wide(tamper, width=1, target="utf-16-le", source="utf-8"):
                                 ReadyView(Repacker(item=ErrorKind, width=4)))),
      "but a message's last is full"),
 ], ids=["error kind", "error kind to utf-32", "lost unit from utf-32",
-        "error kind from utf-16", "error kind from utf-32 to utf-8", "silence", "lost unit", "lost last", "short beat", "short repacked beat"])
+        "error kind from utf-16", "error kind from utf-32 to utf-8",
+        "unencodable to latin-1", "ordinal from ascii", "silence", "lost unit", "lost last", "short beat", "short repacked beat"])
 def test_wide_broken_variant_fails(tmp_path, bench, expected):
     bench = bench()
     core = getattr(bench, "wide", None) or bench.core
