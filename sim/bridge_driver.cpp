@@ -10,10 +10,12 @@
 // than that shows what a wrong baud rate does.
 //
 // Simulated time is held to wall time: the driver sleeps while it is ahead. Each byte is taken
-// from the pty as soon as it is written, stamped with that time, and its frame starts no
-// earlier in simulated time, so the gaps the host leaves between its writes are kept even
-// when the simulation falls behind: the host's bytes then reach the bridge late, as through a
-// slow link, but at the right intervals. It runs until its standard input ends, then prints
+// from the pty soon after it is written and stamped with the earliest time it can have been
+// written (the driver's previous look at the pty), and its frame starts no earlier in
+// simulated time. So the gaps the host leaves between its writes are kept when the
+// simulation runs slower than real time (the bytes then reach the bridge late, as through a
+// slow link, but at the right intervals), and when the driver itself is held up a while, the
+// bytes written meanwhile make no gap the host did not leave. It runs until its standard input ends, then prints
 // "overflow N", "framing_error N", "cycles N" and "behind_ms N" (the furthest the simulation
 // fell behind wall time) on standard output.
 //
@@ -102,7 +104,7 @@ int main(int argc, char **argv) {
     unsigned received = 0;
 
     uint64_t cycle = 0;
-    double behind = 0;
+    double behind = 0, looked = 0;
     bool input_open = true;
     const auto began = std::chrono::steady_clock::now();
     auto now = [&]() {
@@ -123,7 +125,8 @@ int main(int argc, char **argv) {
             // The pty: take all the host wrote, give what came back.
             uint8_t buffer[4096];
             ssize_t got;
-            double stamp = now();
+            double stamp = looked;
+            looked = now();
             while ((got = read(pty, buffer, sizeof buffer)) > 0)
                 for (ssize_t index = 0; index < got; index++)
                     to_send.push_back({buffer[index], stamp});
