@@ -92,8 +92,8 @@ class BeatAssembler(UnitAssembler):
     ``width`` bytes and ``last``.
 
     It works as :class:`UnitAssembler` does, a beat of ``width`` bytes in place of a unit: a
-    full beat waits for the next entry, and an end marker sends what is held (nothing, after a
-    full beat) with ``last``.
+    full beat waits for the next entry, so that an end marker puts ``last`` on it; an end
+    marker after a part beat sends that with ``last``.
 
     Parameters
     ----------
