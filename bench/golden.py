@@ -28,6 +28,10 @@ __all__ = ["AxisBeat", "INTERFACES", "expected_beats", "check_beats", "BeatMisma
            "Scoreboard"]
 
 
+#: The bits of a lane's ``tuser`` that hold its error kind.
+_KIND_MASK = (1 << ErrorKind.as_shape().width) - 1
+
+
 #: The ports a generated module can have.
 INTERFACES = ("stream", "axis")
 
@@ -106,11 +110,11 @@ def _as_units(beat, spec, interface, lanes):
         lane_keep = (tkeep >> (unit_bytes * lane)) & ((1 << unit_bytes) - 1)
         user = (tuser >> (TUSER_BITS_PER_UNIT * lane)) & ((1 << TUSER_BITS_PER_UNIT) - 1)
         # Above the error kind, every lane's bits are 0 (the protocol error bit among them).
-        flags |= user & ~0b111
+        flags |= user & ~_KIND_MASK
         if lane_keep:
             kept.append(lane_keep == (1 << unit_bytes) - 1)
             data = (tdata >> (8 * unit_bytes * lane)) & ((1 << (8 * unit_bytes)) - 1)
-            units.append((data, ErrorKind(user & 0b111)))
+            units.append((data, ErrorKind(user & _KIND_MASK)))
     if kept != [True] * len(kept) or tkeep >> (unit_bytes * len(units)):
         # Kept bytes that are not whole lanes packed from lane 0: shown as they came.
         units.append(("tkeep", hex(tkeep)))

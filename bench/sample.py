@@ -45,6 +45,12 @@ MALFORMED = {
         ([0xD800], "the surrogate U+D800"),
         ([0x0041, b"\x42\x00"], "two bytes of a unit at the end of the message"),
     ],
+    # Latin-1 decodes every byte.
+    "latin-1": [],
+    "ascii": [
+        ([0xE9], "'\u00e9' in Latin-1: a byte from 80 up"),
+        ([0xC3, 0xA9], "'\u00e9' in UTF-8: two bytes from 80 up"),
+    ],
 }
 
 
@@ -70,12 +76,13 @@ def _units(source, units):
 
 def sample_messages(source):
     """The sample for codec ``source`` as a list of ``(message, description)``: first the text
-    (with a leading mark where ``source`` strips one), then each of :data:`MALFORMED`'s
+    (with a leading mark where ``source`` strips one, and ``?`` for each character Latin-1 or
+    ASCII cannot hold), then each of :data:`MALFORMED`'s
     sequences for its form as a message of its own, ``[``, the sequence, ``]`` (the last without
     ``]``, so that the end of the message cuts it short)."""
     body = _body_codec(source)
     mark = "\ufeff".encode(body) if CODECS[source].mark else b""
-    messages = [(mark + sample_text().encode(body), "text in nine scripts")]
+    messages = [(mark + sample_text().encode(body, "replace"), "text in nine scripts")]
     sequences = MALFORMED[CODECS[source].form.name]
     for index, (units, description) in enumerate(sequences):
         closing = "" if index == len(sequences) - 1 else "]"

@@ -47,7 +47,7 @@ def check_messages(messages, run, source, target, errors):
     wrong = []
     for index, (message, got, cut) in enumerate(zip(messages, run.messages(),
                                                     run.cut or [False] * len(messages))):
-        want = message.decode(source, errors).encode(target)
+        want = message.decode(source, errors).encode(target, errors)
         if got != want and not (cut and want.startswith(got)):
             wrong.append((index, message, got, want))
     if len(run.output_lengths) != len(messages):

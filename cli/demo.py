@@ -15,7 +15,7 @@ def add_parser(commands):
         description="Transcode a built-in sample (a line of text in each of nine scripts, then "
                     "each malformed sequence of the source's encoding form as a message of its "
                     "own) in a simulation of the gateware, check the output byte for byte "
-                    "against CPython's data.decode(source, errors).encode(target), and print "
+                    "against CPython's data.decode(source, errors).encode(target, errors), and print "
                     "what came out and how fast. Exits 1 if anything differs.")
     add_codec_arguments(parser, ERROR_HANDLERS)
     add_sim_argument(parser)

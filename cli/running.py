@@ -4,6 +4,7 @@ inputs, and errors as one line."""
 import sys
 
 from ..sim.backends import fastest_backend, simulate_messages
+from ..sim.streaming import simulate_pieces
 from ..toolchain.tools import BuildError, ToolchainError
 from ..sim.verilator import verilated_pipeline
 from ..toolchain.cache import cache_dir
@@ -59,7 +60,7 @@ def simulate(subparser, args, messages, *, backend, progress=None, vcd=None, sta
         return simulate_messages(messages, args.source, args.target, errors=args.errors,
                                  stall=stall, seed=seed, vcd=vcd, progress=progress,
                                  backend=backend, width=args.width, pipelined=args.pipelined)
-    except UnicodeDecodeError:
+    except UnicodeError:            # strict's: a ValueError, but no usage error
         raise
     except ValueError as error:
         subparser.error(str(error))
@@ -67,9 +68,29 @@ def simulate(subparser, args, messages, *, backend, progress=None, vcd=None, sta
         subparser.exit(1, f"utfhw: error: {error}\n")
 
 
-def describe_decode_error(error, messages):
-    where = (f"message {error.message_index + 1} of {len(messages)}, "
-             if len(messages) > 1 else "")
+def stream(subparser, args, pieces, *, backend, chunk_size, progress=None):
+    """``simulate_pieces`` for the command line, as :func:`simulate` is ``simulate_messages``;
+    the Verilator model is built now, before the run's output is asked for."""
+    try:
+        build_verilated(args, backend)
+        return simulate_pieces(pieces, args.source, args.target, errors=args.errors,
+                               stall=args.stall, seed=args.seed, vcd=args.vcd,
+                               progress=progress, backend=backend, width=args.width,
+                               pipelined=args.pipelined, chunk_size=chunk_size)
+    except ValueError as error:
+        subparser.error(str(error))
+    except (ToolchainError, BuildError) as error:
+        subparser.exit(1, f"utfhw: error: {error}\n")
+
+
+def describe_strict_error(error, message_count):
+    """One line for strict's :exc:`UnicodeDecodeError`, or :exc:`UnicodeEncodeError` (whose
+    positions count characters)."""
+    where = (f"message {error.message_index + 1} of {message_count}, "
+             if message_count > 1 else "")
+    if isinstance(error, UnicodeEncodeError):
+        return (f"{error.encoding} cannot encode {where}character {error.start}: "
+                f"{error.reason} (start={error.start}, end={error.end})")
     return (f"malformed {error.encoding} at {where}byte {error.start}: {error.reason} "
             f"(start={error.start}, end={error.end})")
 
@@ -84,7 +105,7 @@ def backend_name(backend):
 
 def cpython(messages, source, target, errors):
     """What CPython makes of each message, the oracle ``--check`` and the demo compare with."""
-    return [message.decode(source, errors).encode(target) for message in messages]
+    return [message.decode(source, errors).encode(target, errors) for message in messages]
 
 
 def first_difference(one, other):

@@ -1,23 +1,34 @@
-"""``utfhw transcode``: a file through the simulated gateware."""
+"""``utfhw transcode``: a file through the simulated gateware, streamed (on Verilator, in
+memory that does not grow with the file)."""
 
 import argparse
 import sys
+import threading
 
 from ..hdl.unicode.params import ERROR_HANDLERS
-from ..sim.framing import SEPARATORS, split_messages
-from .files import check_output_folder, read_input, write_output
+from ..sim.framing import SEPARATORS, split_stream, whole_pieces
+from .check import StreamCheck
+from .files import check_output_folder, output_file, read_chunks
 from .options import (add_codec_arguments, add_core_arguments, add_sim_argument,
                       check_core_options, probability)
 from .progress import PROGRESS_THRESHOLD, ProgressBar
-from .running import (backend_name, choose_backend, cpython, describe_decode_error,
-                      first_difference, note_slow_input, plural, simulate)
+from .running import (backend_name, choose_backend, describe_strict_error, note_slow_input,
+                      plural, stream)
+
+
+#: Bytes read from the input, fed to the simulation and written at once: on Verilator, a run
+#: holds a few times this whatever the input's length.
+CHUNK_BYTES = 1 << 20
 
 
 def add_parser(commands):
     parser = commands.add_parser(
         "transcode", help="run a file through the simulated gateware",
         description="Transcode INPUT into OUTPUT ('-' for standard input or output) in a "
-                    "simulation of the gateware; print cycles and bytes per clock.")
+                    "simulation of the gateware; print cycles and bytes per clock. On "
+                    "Verilator the input is streamed through, a megabyte at a time, so a run "
+                    "of any length (--check and --split included) holds a few megabytes; "
+                    "Amaranth's simulator, for short inputs, takes it whole.")
     parser.add_argument("input", metavar="INPUT")
     parser.add_argument("output", metavar="OUTPUT")
     add_codec_arguments(parser, ERROR_HANDLERS)
@@ -33,7 +44,8 @@ def add_parser(commands):
                              "at the end of its message (default: the whole input is one message)")
     parser.add_argument("--check", action="store_true",
                         help="compare the output with CPython's data.decode(source, "
-                             "errors).encode(target) and exit 1 if they differ")
+                             "errors).encode(target, errors) (its incremental codecs, as the output "
+                             "comes) and exit 1 if they differ")
     parser.add_argument("--vcd", metavar="FILE", help="write a waveform file (--sim amaranth)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show a progress bar (default: on long inputs when stderr is a "
@@ -44,50 +56,100 @@ def add_parser(commands):
 def run(subparser, args):
     check_core_options(subparser, args)
     try:
-        data = read_input(args.input)
+        chunks, size = read_chunks(args.input, CHUNK_BYTES)
     except OSError as error:
         subparser.exit(1, f"utfhw: error: cannot read {args.input}: {error.strerror}\n")
     check_output_folder(subparser, args.output)
     if args.vcd and args.sim not in ("amaranth", "auto"):
         subparser.error("--vcd needs --sim amaranth")
     backend = "amaranth" if args.vcd else choose_backend(args.sim)
-    messages = [data] if args.split is None else split_messages(data, args.source, args.split)
-    note_slow_input(args, backend, len(data))
+    chunks = _read(chunks)
+    if backend == "amaranth":
+        # Amaranth's simulator is for short inputs: they are run whole (simulate_stream).
+        try:
+            data = b"".join(chunks)
+        except _ReadError as error:
+            subparser.exit(1, f"utfhw: error: cannot read {args.input}: {error.strerror}\n")
+        chunks, size = [data], len(data)
+    note_slow_input(args, backend, size or 0)
 
     show_progress = args.progress
     if show_progress is None:
         show_progress = sys.stderr.isatty()
-    progress = (ProgressBar(sys.stderr, len(data))
-                if show_progress and len(data) >= PROGRESS_THRESHOLD else None)
+    progress = (ProgressBar(sys.stderr, size)
+                if show_progress and size is not None and size >= PROGRESS_THRESHOLD else None)
+    reporting = threading.Event()
+    if progress is not None and backend == "verilator":
+        # A streamed run's progress is the input read, as the simulation takes it.
+        reporting.set()
+        chunks = _reported(chunks, progress, size, reporting)
+        progress = None
+    pieces = (whole_pieces(chunks) if args.split is None else
+              split_stream(chunks, args.source, args.split))
+    check = StreamCheck(args.source, args.target, args.errors) if args.check else None
+    simulation = stream(subparser, args, pieces if check is None else check.tee(pieces),
+                        backend=backend, chunk_size=CHUNK_BYTES, progress=progress)
     try:
-        result = simulate(subparser, args, messages, backend=backend, progress=progress,
-                           vcd=args.vcd, stall=args.stall, seed=args.seed)
-    except UnicodeDecodeError as error:
-        subparser.exit(1, f"utfhw: error: {describe_decode_error(error, messages)}\n")
+        with output_file(args.output) as output:
+            for chunk in simulation:
+                output.write(chunk)
+                if check is not None:
+                    check.output(chunk)
+    except UnicodeError as error:
+        reporting.clear()
+        if ProgressBar.active is not None:
+            sys.stderr.write("\n")
+        # The count of messages: those the run took, and those it did not get to.
+        count = simulation.messages + sum(last for _, last in pieces)
+        subparser.exit(1, f"utfhw: error: {describe_strict_error(error, count)}\n")
+    except _ReadError as error:
+        subparser.exit(1, f"utfhw: error: cannot read {args.input}: {error.strerror}\n")
     except OSError as error:
-        subparser.exit(1, f"utfhw: error: cannot write {args.vcd}: {error.strerror}\n")
-
-    try:
-        write_output(args.output, result.output)
-    except OSError as error:
-        subparser.exit(1, f"utfhw: error: cannot write {args.output}: {error.strerror}\n")
+        name = args.vcd if args.vcd and error.filename == args.vcd else args.output
+        subparser.exit(1, f"utfhw: error: cannot write {name}: {error.strerror}\n")
+    finally:
+        reporting.clear()
 
     if args.width is None:
-        units = ("an empty message" if not data and len(messages) == 1 else
-                 plural(result.input_beats - sum(1 for m in messages if not m), "code unit"))
-        rate = f"{result.units_per_clock:.4f} input units per clock"
+        units = ("an empty message" if not simulation.input_bytes and simulation.messages == 1
+                 else plural(simulation.input_beats - simulation.empty_messages, "code unit"))
+        rate = f"{simulation.units_per_clock:.4f} input units per clock"
     else:
-        units = plural(result.input_beats, "beat")
-        rate = f"{result.units_per_clock:.4f} input beats per clock"
-    split = f" in {plural(len(messages), 'message')}" if args.split is not None else ""
+        units = plural(simulation.input_beats, "beat")
+        rate = f"{simulation.units_per_clock:.4f} input beats per clock"
+    split = f" in {plural(simulation.messages, 'message')}" if args.split is not None else ""
     print(f"utfhw: {args.source} -> {args.target} on {backend_name(backend)}: "
-          f"{result.input_bytes} input bytes{split} ({units}), {len(result.output)} output "
-          f"bytes, {result.cycles} cycles, {rate}, {result.bytes_per_clock:.4f} input bytes "
-          f"per clock", file=sys.stderr)
-    if args.check:
-        expected = b"".join(cpython(messages, args.source, args.target, args.errors))
-        if result.output != expected:
+          f"{simulation.input_bytes} input bytes{split} ({units}), {simulation.output_bytes} "
+          f"output bytes, {simulation.cycles} cycles, {rate}, "
+          f"{simulation.bytes_per_clock:.4f} input bytes per clock", file=sys.stderr)
+    if check is not None:
+        difference = check.finish()
+        if difference is not None:
             subparser.exit(1, f"utfhw: error: the output differs from CPython's "
-                              f"(first at byte {first_difference(result.output, expected)})\n")
+                              f"(first at byte {difference})\n")
         print(f"utfhw: matches CPython's decode({args.source!r}, {args.errors!r})"
               f".encode({args.target!r}) byte for byte", file=sys.stderr)
+
+
+class _ReadError(OSError):
+    """The input failed while it was being read (told apart from the output's errors)."""
+
+
+def _read(chunks):
+    try:
+        yield from chunks
+    except OSError as error:
+        raise _ReadError(error.errno, error.strerror) from error
+
+
+def _reported(chunks, progress, size, reporting):
+    """``chunks``, telling ``progress`` how much of ``size`` bytes has been read (until
+    ``reporting`` is cleared: the run ended or failed)."""
+    done = 0
+    for chunk in chunks:
+        done += len(chunk)
+        if reporting.is_set() and done < size:
+            progress(done, size)
+        yield chunk
+    if reporting.is_set():
+        progress(size, size)

@@ -8,12 +8,12 @@ from amaranth.lib.wiring import In, Out
 __all__ = ["AXIStreamTop", "TUSER_BITS_PER_UNIT", "TUSER_PROTOCOL_ERROR_BIT"]
 
 
-#: Bits of ``m_axis_tuser`` for each output code unit: its error kind in the low three.
+#: Bits of ``m_axis_tuser`` for each output code unit: its error kind in the low four.
 TUSER_BITS_PER_UNIT = 8
 
 #: The bit of each lane's ``m_axis_tuser`` that, on a message's ``m_axis_tlast`` beat, says that
 #: the message's input had a beat the core cannot take.
-TUSER_PROTOCOL_ERROR_BIT = 3
+TUSER_PROTOCOL_ERROR_BIT = 7
 
 
 class AXIStreamTop(wiring.Component):

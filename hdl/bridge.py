@@ -43,7 +43,7 @@ def burst_limit(source, target, errors="replace", *, fifo_depth=2048):
 
 class UARTBridge(wiring.Component):
     """A transcoder between two serial lines: what arrives on ``rx`` leaves on ``tx``,
-    transcoded message by message exactly as ``message.decode(source, errors).encode(target)``.
+    transcoded message by message exactly as ``message.decode(source, errors).encode(target, errors)``.
 
     The datapath::
 

@@ -5,7 +5,9 @@ records, for each item, the source bytes it accounts for and the index of the in
 beat carries it in the gateware, so the gateware can be checked beat by beat.
 
 Specifications: RFC 3629 (UTF-8); Unicode 15, ch. 3, D90 to D92 (UTF-32, UTF-16, UTF-8
-encoding forms), Table 3-7 (well-formed byte sequences), D93b and Tables 3-8 to 3-11 (U+FFFD
+encoding forms); ISO/IEC 8859-1 (Latin-1: a byte is the code point of its value) and ANSI
+X3.4 (ASCII: the same below 80, as CPython's ``ascii`` codec, every byte from 80 up an error
+of its own); Table 3-7 (well-formed byte sequences), D93b and Tables 3-8 to 3-11 (U+FFFD
 substitution of maximal subparts); RFC 2781 (UTF-16, byte order marks); Unicode 15, sec. 23.8
 (the byte order mark). Where the specifications leave the extent of a replacement open (UTF-16
 and UTF-32), the model follows CPython's documented codec behaviour, recorded in the comments.
@@ -22,8 +24,9 @@ from ..hdl.unicode.params import check_errors
 
 __all__ = [
     "Item", "CODECS", "ERROR_HANDLERS", "error_reason", "following_ranges",
-    "utf8_items", "utf16_items", "utf32_items", "decode_items", "decode_error", "decode", "decode_utf8",
-    "utf16_units", "encode", "encode_utf16", "target_units", "input_beats",
+    "utf8_items", "utf16_items", "utf32_items", "single_byte_items", "decode_items",
+    "decode_error", "encode_error", "decode", "decode_utf8",
+    "utf16_units", "encode", "encode_utf16", "target_units", "target_item", "input_beats",
     "transcoder_beats", "transcode",
 ]
 
@@ -40,7 +43,15 @@ _REASONS = {
     ErrorKind.TRUNCATED_DATA:            "truncated data",
     ErrorKind.UNPAIRED_HIGH_SURROGATE: "illegal UTF-16 surrogate",
     ErrorKind.OUT_OF_RANGE:            "code point not in range(0x110000)",
+    ErrorKind.ORDINAL_NOT_IN_RANGE:    "ordinal not in range(128)",
 }
+
+# The forms of one-byte units, each with the greatest code point it holds: Latin-1 every byte's
+# value, ASCII the values below 80.
+_SINGLE_BYTE_LAST = {"latin-1": 0xFF, "ascii": 0x7F}
+
+#: The character CPython's ``replace`` writes for one its encoder cannot hold.
+_ENCODE_REPLACEMENT = ord("?")
 
 
 def error_reason(kind, source):
@@ -201,7 +212,14 @@ def utf32_items(data, byteorder="little"):
     return items
 
 
-#: Bytes per code unit of each encoding form.
+def single_byte_items(data, last):
+    """Decode one message of a one-byte form whose greatest code point is ``last`` into
+    :class:`Item` s: each byte up to ``last`` is its value, each above it one U+FFFD."""
+    return [Item(byte, ErrorKind.NONE, index, index + 1, index) if byte <= last else
+            Item(REPLACEMENT_CHARACTER, ErrorKind.ORDINAL_NOT_IN_RANGE, index, index + 1, index)
+            for index, byte in enumerate(data)]
+
+
 def _strip_byte_order_mark(items):
     if items and items[0].code_point == BYTE_ORDER_MARK and items[0].error == ErrorKind.NONE:
         return items[1:]
@@ -229,6 +247,8 @@ def decode_items(data, source):
     form, strips_mark = _CODEC_TABLE[source].form.name, _CODEC_TABLE[source].mark
     if form == "utf-8":
         items = utf8_items(data)
+    elif form in _SINGLE_BYTE_LAST:
+        items = single_byte_items(data, _SINGLE_BYTE_LAST[form])
     else:
         decoder = utf16_items if form == "utf-16" else utf32_items
         items = decoder(data, _source_byteorder(data, source))
@@ -246,7 +266,9 @@ def decode_error(data, source, item):
     """
     data = bytes(data)
     form = _CODEC_TABLE[source].form.name
-    if form == "utf-8":
+    if form in _SINGLE_BYTE_LAST:
+        encoding = source
+    elif form == "utf-8":
         encoding = "utf-8"
         if source == "utf-8-sig" and data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
@@ -268,6 +290,14 @@ def _handle_errors(items, data, errors, source):
     if errors == "ignore":
         return [item for item in items if item.error == ErrorKind.NONE]
     return items
+
+
+def encode_error(code_points, target, start, end):
+    """The :exc:`UnicodeEncodeError` CPython raises encoding ``code_points`` with ``target``
+    (a one-byte form) for the run of characters it cannot hold from ``start`` to ``end``."""
+    last = _SINGLE_BYTE_LAST[_CODEC_TABLE[target].form.name]
+    return UnicodeEncodeError(target, "".join(map(chr, code_points)), start, end,
+                              f"ordinal not in range({last + 1})")
 
 
 def decode(data, source, errors="replace"):
@@ -312,14 +342,28 @@ def utf8_sequence(code_point):
                   0x80 | code_point >> 6 & 0x3F, 0x80 | code_point & 0x3F))
 
 
-def encode(code_points, target):
-    """Encode scalar values with codec ``target``.
+def encode(code_points, target, errors="strict"):
+    """Encode scalar values with codec ``target`` and CPython's error handlers.
 
     ``utf-16``, ``utf-32`` and ``utf-8-sig`` begin with a byte order mark (little-endian for the
     first two), even when there is nothing else to encode; the other codecs never write one.
+    Latin-1 and ASCII write a code point above their last as ``?`` (``replace``) or nothing
+    (``ignore``), or raise at the first run of them (``strict``), as CPython's encoders do.
     """
     check_codec("target", target)
+    check_errors(errors, handlers=ERROR_HANDLERS)
     form, byteorder = _CODEC_TABLE[target].form.name, _CODEC_TABLE[target].byteorder
+    if form in _SINGLE_BYTE_LAST:
+        last = _SINGLE_BYTE_LAST[form]
+        for start, code_point in enumerate(code_points):
+            if code_point > last and errors == "strict":
+                end = start
+                while end < len(code_points) and code_points[end] > last:
+                    end += 1
+                raise encode_error(code_points, target, start, end)
+        return bytes(code_point if code_point <= last else _ENCODE_REPLACEMENT
+                     for code_point in code_points
+                     if code_point <= last or errors == "replace")
     if _CODEC_TABLE[target].mark:
         code_points = [BYTE_ORDER_MARK, *code_points]
     if form == "utf-8":
@@ -337,10 +381,27 @@ def target_units(code_point, target):
     codec = _CODEC_TABLE[target]
     if codec.form.name == "utf-8":
         return list(utf8_sequence(code_point))
+    if codec.form.name in _SINGLE_BYTE_LAST:
+        return [code_point if code_point <= _SINGLE_BYTE_LAST[codec.form.name]
+                else _ENCODE_REPLACEMENT]
     byteorder = "little" if codec.byteorder == "detect" else codec.byteorder
     width, form = codec.unit_bytes, codec.form.name
     units = utf16_units(code_point) if form == "utf-16" else (code_point,)
     return [int.from_bytes(unit.to_bytes(width, byteorder), "little") for unit in units]
+
+
+def target_item(code_point, error, target, errors="replace"):
+    """The units (see :func:`target_units`) of one decoded item in codec ``target``, each with
+    its error kind: a code point the target cannot hold is ``?`` of kind
+    ``UNENCODABLE_CHARACTER`` (a replacement keeps its own kind), or nothing with
+    ``"ignore"``."""
+    form = _CODEC_TABLE[target].form.name
+    if form in _SINGLE_BYTE_LAST and code_point > _SINGLE_BYTE_LAST[form]:
+        if errors == "ignore":
+            return []
+        if error == ErrorKind.NONE:
+            error = ErrorKind.UNENCODABLE_CHARACTER
+    return [(unit, error) for unit in target_units(code_point, target)]
 
 
 def input_beats(data, source):
@@ -365,11 +426,12 @@ def transcoder_beats(message, source, target, errors="replace"):
     for item in decode_items(message, source):
         if errors == "ignore" and item.error != ErrorKind.NONE:
             continue
-        beats[item.beat] += [(unit, item.error) for unit in target_units(item.code_point, target)]
+        beats[item.beat] += target_item(item.code_point, item.error, target, errors)
     return [(units, index == len(beats) - 1) for index, units in enumerate(beats)]
 
 
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace"):
-    """What ``data.decode(source, errors).encode(target)`` gives, computed from the specs."""
+    """What ``data.decode(source, errors).encode(target, errors)`` gives, computed from the
+    specs."""
     check_pair(source, target)
-    return encode(decode(data, source, errors), target)
+    return encode(decode(data, source, errors), target, errors)

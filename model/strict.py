@@ -3,10 +3,15 @@ read from a ``"replace"`` core's output beats."""
 
 from ..hdl.unicode.layout import BYTE_ORDER_MARK, REPLACEMENT_CHARACTER, ErrorKind
 from ..hdl.forms import CODECS
-from .reference import Item, following_ranges, target_units
+from .reference import Item, decode_items, following_ranges, target_units
 
 
-__all__ = ["first_error_span", "first_wide_error_span"]
+__all__ = ["first_error_span", "first_wide_error_span", "first_encode_error_span",
+           "error_end", "mark_bytes", "source_length"]
+
+
+# Kinds that are no decoding error: data, and a character the target cannot hold.
+_NOT_DECODING = (ErrorKind.NONE, ErrorKind.UNENCODABLE_CHARACTER)
 
 
 def first_error_span(beats, data, source, target):
@@ -26,7 +31,7 @@ def first_error_span(beats, data, source, target):
         if index == 0:
             units = units[mark_units:]
         for _, error in units:
-            if error == ErrorKind.NONE:
+            if error in _NOT_DECODING:
                 continue
             def span(start, end):
                 return Item(REPLACEMENT_CHARACTER, error, start, end, index)
@@ -52,47 +57,88 @@ def first_wide_error_span(beats, data, target, source="utf-8"):
     the input's.
 
     The units before the first error are the characters before it, so their length in the
-    source is where the error starts. From UTF-32 the error is that one unit, or the 1 to 3
-    bytes that end the message; from UTF-16 that one unit, or the rest of the message for a
-    high surrogate at its end or an odd final byte. From UTF-8 its end follows from the kind: one byte for an
-    invalid byte, the end of the message for an unfinished sequence, and for a truncated one
-    the bytes its lead byte accepted before the byte that cut it short (Table 3-7).
+    source is where the error starts; its end follows from its kind (:func:`error_end`).
     """
     good = bytearray()
     unit_bytes = CODECS[target].unit_bytes
     for units, _ in beats:
         for unit, error in units:
-            if error == ErrorKind.NONE:
+            if error in _NOT_DECODING:
                 good += unit.to_bytes(unit_bytes, "little")
                 continue
-            characters = good.decode(target, "surrogatepass")
-            form = CODECS[source].form.name
-            skipped = _mark_bytes(data, source)
-            if form == "utf-32":
-                start = skipped + 4 * len(characters)
-                return Item(REPLACEMENT_CHARACTER, error, start, min(start + 4, len(data)), None)
-            if form == "utf-16":
-                start = skipped + len(characters.encode("utf-16-le", "surrogatepass"))
-                end = len(data) if error in (ErrorKind.UNEXPECTED_END_OF_DATA, ErrorKind.TRUNCATED_DATA) \
-                    else start + 2
-                return Item(REPLACEMENT_CHARACTER, error, start, end, None)
-            start = skipped + len(characters.encode("utf-8", "surrogatepass"))
-            def span(end):
-                return Item(REPLACEMENT_CHARACTER, error, start, end, None)
-            if error == ErrorKind.INVALID_START_BYTE:
-                return span(start + 1)
-            if error == ErrorKind.UNEXPECTED_END_OF_DATA:
-                return span(len(data))
-            end = start + 1
-            for low, high in following_ranges(data[start]):
-                if not low <= data[end] <= high:
-                    break
-                end += 1
-            return span(end)
+            if not CODECS[target].form.holds_every_code_point:
+                # A one-byte form's unit is a character, but maybe a ``?`` for another one:
+                # the source's own characters say where the error starts.
+                start = _character_start(data, source, len(good))
+            else:
+                characters = good.decode(target, "surrogatepass")
+                start = mark_bytes(data, source) + source_length(characters, source)
+            return Item(REPLACEMENT_CHARACTER, error, start,
+                        error_end(error, start, data[start:], source), None)
     return None
 
 
-def _mark_bytes(data, source):
+def _character_start(data, source, count):
+    """Where the character after the first ``count`` well-formed ones of ``data`` starts."""
+    items = decode_items(data, source)
+    return items[count].start if count < len(items) else len(data)
+
+
+def first_encode_error_span(beats):
+    """The first run of characters a one-byte target cannot hold, in the ``"replace"`` output
+    beats of one message without a decoding error, as ``(start, end)`` in characters (each
+    unit of a one-byte form is one), or ``None``: where CPython's ``UnicodeEncodeError``
+    lies."""
+    kinds = [error for units, _ in beats for _, error in units]
+    if ErrorKind.UNENCODABLE_CHARACTER not in kinds:
+        return None
+    start = end = kinds.index(ErrorKind.UNENCODABLE_CHARACTER)
+    while end < len(kinds) and kinds[end] == ErrorKind.UNENCODABLE_CHARACTER:
+        end += 1
+    return start, end
+
+
+def source_length(characters, source):
+    """The bytes ``characters`` (a :class:`str`, surrogates allowed) take in ``source``'s form,
+    without a byte order mark."""
+    form = CODECS[source].form.name
+    if form == "utf-32":
+        return 4 * len(characters)
+    return len(characters.encode(f"{form}-le" if form == "utf-16" else form, "surrogatepass"))
+
+
+def error_end(error, start, following, source):
+    """Where CPython's strict error of kind ``error`` that starts at byte ``start`` of a message
+    in ``source`` ends. ``following`` holds the message's bytes from ``start`` on: all of them
+    (the whole rest of the message may be needed for an error at its end), or at least four.
+
+    From UTF-32 the error is that one unit, or the 1 to 3 bytes that end the message; from
+    UTF-16 that one unit, or the rest of the message for a high surrogate at its end or an odd
+    final byte. From UTF-8 it is one byte for an invalid byte, the rest of the message for an
+    unfinished sequence, and for a truncated one the bytes its lead byte accepted before the
+    byte that cut it short (Table 3-7).
+    """
+    form = CODECS[source].form.name
+    if form in ("latin-1", "ascii"):
+        return start + 1
+    if form == "utf-32":
+        return start + min(4, len(following))
+    if form == "utf-16":
+        at_end = error in (ErrorKind.UNEXPECTED_END_OF_DATA, ErrorKind.TRUNCATED_DATA)
+        return start + (len(following) if at_end else 2)
+    if error == ErrorKind.INVALID_START_BYTE:
+        return start + 1
+    if error == ErrorKind.UNEXPECTED_END_OF_DATA:
+        return start + len(following)
+    end = 1
+    for low, high in following_ranges(following[0]):
+        if not low <= following[end] <= high:
+            break
+        end += 1
+    return start + end
+
+
+def mark_bytes(data, source):
     """The bytes of the byte order mark the codec ``source`` takes from the start of ``data``
     (CPython's ``utf-8-sig``, ``utf-16`` and ``utf-32``), else 0."""
     marks = {"utf-8-sig": [b"\xef\xbb\xbf"], "utf-16": [b"\xff\xfe", b"\xfe\xff"],

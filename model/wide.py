@@ -225,6 +225,10 @@ def _encoded(code_point, form):
 #: U+FEFF, which a byte order mark encodes.
 _MARK = 0xFEFF
 
+# The forms of one-byte units, each with the greatest code point it holds (ISO/IEC 8859-1,
+# ANSI X3.4); as a target, CPython writes ``?`` for any other.
+_SINGLE_BYTE_LAST = {"latin-1": 0xFF, "ascii": 0x7F}
+
 #: The byte order marks of ``utf-16`` and ``utf-32`` (Unicode ch. 23.8), with the order each
 #: gives.
 _MARKS = {"utf-16": {b"\xff\xfe": "little", b"\xfe\xff": "big"},
@@ -246,8 +250,28 @@ def source_byteorder(message, source):
 
 def _emissions(message, errors, source, form):
     """``(byte offset, (unit, ErrorKind))`` for each unit the message gives, before repacking:
-    at the position that emits it from UTF-8 and UTF-16, at its unit from UTF-32."""
-    if CODECS[source].form.name == "utf-8":
+    at the position that emits it from UTF-8 and UTF-16, at its unit from UTF-32, at its byte
+    from a one-byte form. To a one-byte form, each code point the form cannot hold is ``?``
+    of kind ``UNENCODABLE_CHARACTER`` (a replacement keeps its kind), or dropped (``ignore``)."""
+    if form in _SINGLE_BYTE_LAST:
+        emitted = []
+        for offset, (value, kind) in _emissions(message, errors, source, "utf-32"):
+            if value > _SINGLE_BYTE_LAST[form]:
+                if errors == "ignore":
+                    continue
+                value = ord("?")
+                kind = kind if kind != ErrorKind.NONE else ErrorKind.UNENCODABLE_CHARACTER
+            emitted.append((offset, (value, kind)))
+        return emitted
+    source_form = CODECS[source].form.name
+    if source_form in _SINGLE_BYTE_LAST:
+        last = _SINGLE_BYTE_LAST[source_form]
+        return [(offset, (unit, kind)) for offset, byte in enumerate(message)
+                for code_point, kind in [(byte, ErrorKind.NONE) if byte <= last else
+                                         (REPLACEMENT_CHARACTER, ErrorKind.ORDINAL_NOT_IN_RANGE)]
+                if errors == "replace" or kind == ErrorKind.NONE
+                for unit in _encoded(code_point, form)]
+    if source_form == "utf-8":
         emitted = list(enumerate(_position_units(message, errors, form)))
         if source == "utf-8-sig" and message.startswith(b"\xef\xbb\xbf"):
             emitted[2] = (2, None)          # the mark is taken in, and gives nothing
@@ -410,11 +434,16 @@ def _output_lanes(source, target, width):
     # unit one code point, one UTF-32 unit, up to two UTF-16 units or four bytes. A beat has
     # room for more than the mark, in a power of two.
     form = CODECS[target].form.name
-    most = {"utf-8": 4, "utf-16": 2, "utf-32": 1}[form]
-    if CODECS[source].form.name == "utf-8":
+    most = {"utf-8": 4, "utf-16": 2, "utf-32": 1, "latin-1": 1, "ascii": 1}[form]
+    source_form = CODECS[source].form.name
+    if source_form == "utf-8":
         lanes = _positions(width, source, form)
-    elif CODECS[source].form.name == "utf-16":
+    elif source_form == "utf-16":
         lanes = width // 2 * (4 if form == "utf-8" else 1)
+    elif source_form in _SINGLE_BYTE_LAST:
+        # A byte of Latin-1 is up to two bytes of UTF-8, one of ASCII U+FFFD's three (in
+        # four slots, a power of two); one unit of any other form.
+        lanes = width * ({"latin-1": 2, "ascii": 4}[source_form] if form == "utf-8" else 1)
     else:
         lanes = width // 4 * most
     while CODECS[target].mark and lanes <= len(_encoded(_MARK, form)):

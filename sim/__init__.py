@@ -1,7 +1,10 @@
 """utfhw simulation: a core run in Amaranth's simulator or, from its generated Verilog, in
-Verilator, message by message against CPython's codecs. The reference models are
-:mod:`utfhw.model`, the benches and their stimulus :mod:`utfhw.bench`."""
+Verilator, message by message against CPython's codecs, or streamed in bounded memory
+(:mod:`utfhw.sim.streaming`). The reference models are :mod:`utfhw.model`, the benches and
+their stimulus :mod:`utfhw.bench`."""
 
 from .backends import Simulation, simulate, simulate_messages, transcode
+from .streaming import SimulationStream, simulate_pieces, simulate_stream, transcode_chunks
 
-__all__ = ["Simulation", "simulate", "simulate_messages", "transcode"]
+__all__ = ["Simulation", "simulate", "simulate_messages", "transcode", "SimulationStream",
+           "simulate_stream", "simulate_pieces", "transcode_chunks"]

@@ -7,9 +7,10 @@ from ..hdl.cores import CoreSpec
 from ..hdl.unicode.params import check_choice
 from .payload import pack_units, units_to_bytes
 from .pysim import run_messages
-from ..model.reference import decode_error
+from ..hdl.forms import CODECS
+from ..model.reference import decode, decode_error, encode_error
 from .stream import check_stall
-from ..model.strict import first_error_span, first_wide_error_span
+from ..model.strict import first_encode_error_span, first_error_span, first_wide_error_span
 from .verilator import verilated_pipeline, verilator_available
 
 
@@ -82,10 +83,13 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
         The message (may be empty: it then goes in as one empty beat with ``last``).
     source, target : str
         CPython codec names: ``utf-8``, ``utf-8-sig``, ``utf-16``, ``utf-16-le``,
-        ``utf-16-be``, ``utf-32``, ``utf-32-le``, ``utf-32-be``.
+        ``utf-16-be``, ``utf-32``, ``utf-32-le``, ``utf-32-be``, ``latin-1``, ``ascii``, or
+        any of CPython's aliases of them.
     errors : str
         ``"replace"``, ``"ignore"`` or ``"strict"``; strict raises :exc:`UnicodeDecodeError`
-        with CPython's ``start``, ``end`` and ``reason``, found from the hardware's error kinds.
+        (or, to Latin-1 or ASCII, :exc:`UnicodeEncodeError`, whose positions count
+        characters) with CPython's ``start``, ``end`` and ``reason``, found from the
+        hardware's error kinds.
     stall : float
         Probability of a stall clock on each side (input ``valid`` low, output ``ready`` low).
     seed : int or None
@@ -129,7 +133,8 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
     ``bytes`` object) back to back in one simulation of the gateware.
 
     The parameters are :func:`simulate`'s. With ``errors="strict"`` the first malformed
-    message raises :exc:`UnicodeDecodeError` as CPython would for it alone, with its index in
+    message raises :exc:`UnicodeDecodeError` (or :exc:`UnicodeEncodeError`) as CPython would
+    for it alone, with its index in
     ``messages`` as the exception's ``message_index``. Returns a :class:`Simulation` whose
     :attr:`~Simulation.outputs` are the messages' outputs and whose
     :attr:`~Simulation.beats`, if recorded, hold one list of beats per message.
@@ -146,7 +151,11 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
             raise ValueError("vcd needs backend='amaranth'; the Verilator backend writes no "
                              "waveforms")
         pipeline = verilated_pipeline(spec.with_errors(spec.hardware_errors))
-        wanted = "all" if record_beats else "until-error" if errors == "strict" else None
+        # To a target that cannot hold every character, a decoding error after the first
+        # character it cannot hold still comes first: strict needs every beat.
+        whole = record_beats or (errors == "strict"
+                                 and not CODECS[target].form.holds_every_code_point)
+        wanted = "all" if whole else "until-error" if errors == "strict" else None
         run = pipeline.run(messages, stall=stall, seed=seed, beats=wanted, progress=progress)
         beats = run.beats or [[] for _ in messages]
         outputs, cycles, input_beats = list(run.messages()), run.cycles, run.input_beats
@@ -163,8 +172,12 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
                 error = first_error_span(message_beats, message, source, target)
             else:
                 error = first_wide_error_span(message_beats, message, target, source)
+            exception = None
             if error is not None:
                 exception = decode_error(message, source, error)
+            elif (span := first_encode_error_span(message_beats)) is not None:
+                exception = encode_error(decode(message, source, "strict"), target, *span)
+            if exception is not None:
                 exception.message_index = index
                 raise exception
     return Simulation(output=b"".join(outputs), outputs=outputs, cycles=cycles,
@@ -175,7 +188,7 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,
               seed=None, vcd=None, progress=None, backend="amaranth", width=None,
               pipelined=False):
-    """``simulate(...).output``: what ``data.decode(source, errors).encode(target)`` gives, as
+    """``simulate(...).output``: what ``data.decode(source, errors).encode(target, errors)`` gives, as
     computed by the simulated gateware (``backend="verilator"`` for long inputs)."""
     return simulate(data, source, target, errors=errors, stall=stall, seed=seed, vcd=vcd,
                     progress=progress, backend=backend, record_beats=False,

@@ -19,10 +19,12 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass, field
 
 from amaranth.hdl import Shape
 
+from ..hdl.unicode.layout import ErrorKind
 from ..hdl.unicode.params import check_errors
 from ..toolchain import tools
 from ..toolchain.cache import cache_dir, digest
@@ -290,6 +292,103 @@ class VerilatedPipeline:
                 run.beats = self._read_beats(work / "beats", run, beats)
         return run
 
+    def stream(self, pieces, *, stall=0.0, seed=None, chunk_size=1 << 16):
+        """Stream messages through the design as they come, holding none of them whole.
+
+        ``pieces`` is an iterable of ``(data, last)`` pairs: bytes of the messages in order,
+        ``last`` true on the pair that ends a message (see :mod:`utfhw.sim.framing`). It is
+        read on a thread of its own, while this generator yields what the driver reports:
+        ``("data", bytes)`` for output bytes (at most ``chunk_size`` at once),
+        ``("error", kind)`` before a message's first unit that carries an error
+        (:class:`~utfhw.hdl.unicode.layout.ErrorKind`), ``("end", beats)`` when a message's
+        output is complete, and last ``("summary", cycles, input_beats)``. ``stall`` and
+        ``seed`` are :meth:`run_joined`'s; the same messages give the same output, cycles and
+        beats as :meth:`run`. Closing the generator early stops the driver.
+        """
+        check_stall(stall)
+        command = [str(self.directory / "driver"), "--stream", "--chunk", str(chunk_size),
+                   "--stall", repr(float(stall)), "--seed", str(seed or 0)]
+        for name, value in self._ports.items():
+            command += [f"--{name}", str(value)]
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        failed = []
+
+        def feed():
+            try:
+                with process.stdin as pipe:
+                    for data, last in pieces:
+                        data = memoryview(data).cast("B")
+                        # Frames of at most chunk_size bytes, so the driver holds no more.
+                        for start in range(0, max(len(data), 1), chunk_size):
+                            frame = data[start:start + chunk_size]
+                            ends = last and start + chunk_size >= len(data)
+                            if frame or ends:
+                                pipe.write((len(frame) | ends << 63).to_bytes(8, "little"))
+                                pipe.write(frame)
+            except BrokenPipeError:
+                pass                # the driver stopped; its exit says why
+            except BaseException as error:
+                failed.append(error)
+                process.kill()
+
+        # A daemon: if the pieces block (a terminal's standard input), an interrupted run
+        # still ends.
+        feeder = threading.Thread(target=feed, name="utfhw-verilator-feed", daemon=True)
+        feeder.start()
+        try:
+            output = process.stdout
+            summary = None
+            while summary is None:
+                header = output.read(8)
+                if len(header) < 8:
+                    break
+                word = int.from_bytes(header, "little")
+                kind, value = word >> 56, word & ((1 << 56) - 1)
+                if kind == 0:
+                    data = output.read(value)
+                    # The driver's frames may pass chunk_size by part of a beat.
+                    for start in range(0, len(data), chunk_size):
+                        yield "data", data[start:start + chunk_size]
+                elif kind == 1:
+                    yield "error", ErrorKind(value)
+                elif kind == 2:
+                    yield "end", value
+                else:
+                    summary = [int.from_bytes(output.read(8), "little") for _ in range(2)]
+            feeder.join()
+            errors = process.stderr.read().decode(errors="replace")
+            process.wait()
+            if failed:
+                raise failed[0]
+            self._check_exit(process.returncode, errors)
+            if summary is None:
+                raise RuntimeError(f"the Verilated {self.name} stopped without a summary")
+            yield "summary", *summary
+        except KeyboardInterrupt:
+            # Not waited for: the feeder may be blocked on a terminal's standard input.
+            feeder = None
+            raise
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            # Stopped early, the feeder's next write fails: once it has, the pieces are the
+            # caller's again.
+            if feeder is not None:
+                feeder.join()
+            for pipe in (process.stdout, process.stderr):
+                pipe.close()
+
+    def _check_exit(self, returncode, errors):
+        if returncode == -signal.SIGINT:
+            # Ctrl-C in a terminal reaches the driver too; it is the user's interrupt, not a
+            # failure of the design.
+            raise KeyboardInterrupt
+        if returncode != 0:
+            raise RuntimeError(f"the Verilated {self.name} failed (exit "
+                               f"{returncode}): {errors.strip()}")
+
     def _execute(self, command, progress):
         with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True) as process:
@@ -304,13 +403,7 @@ class VerilatedPipeline:
                 # so the driver is stopped rather than waited for.
                 process.kill()
                 raise
-        if process.returncode == -signal.SIGINT:
-            # Ctrl-C in a terminal reaches the driver too; it is the user's interrupt, not a
-            # failure of the design.
-            raise KeyboardInterrupt
-        if process.returncode != 0:
-            raise RuntimeError(f"the Verilated {self.name} failed (exit "
-                               f"{process.returncode}): {errors.strip()}")
+        self._check_exit(process.returncode, errors)
 
     def _read_beats(self, path, run, mode):
         words = (self._ports["out-bits"] + 31) // 32

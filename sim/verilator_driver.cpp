@@ -22,12 +22,28 @@
 //                  output next, so any output of a cut message after the reset is caught.
 //
 // A line "progress DONE TOTAL" goes to stdout every 2^20 input beats.
+//
+// The message file is read a block at a time as the beats need it, so a run holds no input
+// whole. With --stream there are no files: messages come from stdin and the output goes to
+// stdout, both as frames that each begin with a uint64 header, so neither side needs to know
+// how long a message is before its end comes:
+//
+//   stdin    header: the byte count of the bytes that follow, plus 2^63 if they end a message
+//   stdout   header: a kind in the top byte and a value below it. Kind 0: the value is a count
+//            of output bytes, which follow. Kind 1: the current message's first unit that
+//            carries an error comes next, the value is its error kind. Kind 2: the message's
+//            output is complete, in the value's count of beats. Kind 3, once at the end: two
+//            uint64 follow, the cycles and the input beats (as "cycles" and "beats" above).
+//
+//   --chunk N      with --stream, a data frame is sent once it holds N output bytes
+//                  (default 65536)
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,7 +63,8 @@ namespace {
 
 struct Options {
     std::string messages, lengths, output, records, beats, summary;
-    bool beats_until_error = false;
+    bool beats_until_error = false, stream = false;
+    uint64_t chunk = 1 << 16;
     double stall = 0.0, reset = 0.0;
     uint64_t seed = 0;
     unsigned in_unit_bytes = 1, in_bits = 10, in_count_offset = 8, in_last_offset = 9;
@@ -91,8 +108,8 @@ Options parse(int argc, char **argv) {
     };
     for (int index = 1; index < argc; index++) {
         std::string name = argv[index];
-        if (name == "--beats-until-error") {
-            options.beats_until_error = true;
+        if (name == "--beats-until-error" || name == "--stream") {
+            (name == "--stream" ? options.stream : options.beats_until_error) = true;
             continue;
         }
         if (index + 1 >= argc)
@@ -118,6 +135,9 @@ Options parse(int argc, char **argv) {
         } else if (name == "--seed") {
             options.seed = std::strtoull(value, nullptr, 10);
             known = true;
+        } else if (name == "--chunk") {
+            options.chunk = std::max<uint64_t>(1, std::strtoull(value, nullptr, 10));
+            known = true;
         } else if (name == "--watchdog") {
             options.watchdog = std::strtoull(value, nullptr, 10);
             known = true;
@@ -125,9 +145,15 @@ Options parse(int argc, char **argv) {
         if (!known)
             fail("unknown option " + name);
     }
-    if (options.messages.empty() || options.lengths.empty() || options.output.empty() ||
-        options.records.empty() || options.summary.empty() || options.out_bits == 0)
-        fail("--messages, --lengths, --output, --records, --summary and --out-bits are required");
+    if (options.out_bits == 0)
+        fail("--out-bits is required");
+    if (options.stream && (!options.beats.empty() || options.reset > 0))
+        fail("--stream takes neither --beats nor --reset");
+    if (!options.stream && (options.messages.empty() || options.lengths.empty() ||
+                            options.output.empty() || options.records.empty() ||
+                            options.summary.empty()))
+        fail("--messages, --lengths, --output, --records and --summary are required without "
+             "--stream");
     return options;
 }
 
@@ -143,6 +169,141 @@ std::vector<uint8_t> read_file(const std::string &path) {
     std::fclose(file);
     return contents;
 }
+
+// The messages, read as the producer needs them: from the message file a block at a time,
+// cut by the lengths, or from frames (--stream).
+class Input {
+public:
+    Input(FILE *file, std::vector<uint64_t> lengths)
+        : file_(file), framed_(false), lengths_(std::move(lengths)) {}
+    explicit Input(FILE *file) : file_(file), framed_(true) {}
+
+    // Starts the next message; false when there is none.
+    bool begin() {
+        buffer_.clear();
+        position_ = 0;
+        ended_ = false;
+        if (framed_)
+            return read_frame(true);
+        if (next_ == lengths_.size()) {
+            if (std::fgetc(file_) != EOF)
+                fail("message lengths do not add up to the size of the message file");
+            return false;
+        }
+        left_ = lengths_[next_++];
+        ended_ = left_ == 0;
+        return true;
+    }
+
+    // Holds at least `count` bytes of the message, or all that is left of it: a beat needs
+    // one byte more than it takes to know whether it is the message's last.
+    void fill(size_t count) {
+        while (!ended_ && available() < count)
+            read_more();
+    }
+
+    // Drops the rest of the message (a reset abandoned it).
+    void skip() {
+        for (take(available()); !ended_; take(available()))
+            read_more();
+    }
+
+    size_t available() const { return buffer_.size() - position_; }
+    const uint8_t *data() const { return buffer_.data() + position_; }
+    bool ended() const { return ended_; }
+    void take(size_t count) { position_ += count; }
+
+private:
+    static constexpr uint64_t last_flag = uint64_t(1) << 63;
+
+    void read_more() {
+        if (framed_) {
+            read_frame(false);
+        } else {
+            uint64_t count = std::min<uint64_t>(left_, 1 << 16);
+            read_bytes(count);
+            left_ -= count;
+            ended_ = left_ == 0;
+        }
+    }
+
+    bool read_frame(bool first) {
+        uint64_t header;
+        size_t got = std::fread(&header, 1, sizeof header, file_);
+        if (got == 0 && first)
+            return false;
+        if (got != sizeof header)
+            fail("the message stream ends inside a message");
+        ended_ = (header & last_flag) != 0;
+        read_bytes(header & ~last_flag);
+        return true;
+    }
+
+    void read_bytes(uint64_t count) {
+        // Only the few bytes not yet taken move to the front.
+        buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(position_));
+        position_ = 0;
+        size_t old = buffer_.size();
+        buffer_.resize(old + count);
+        if (std::fread(buffer_.data() + old, 1, count, file_) != count)
+            fail(framed_ ? "the message stream ends inside a frame"
+                         : "the message file is shorter than the message lengths");
+    }
+
+    FILE *file_;
+    bool framed_;
+    std::vector<uint64_t> lengths_;
+    size_t next_ = 0;
+    uint64_t left_ = 0;
+    std::vector<uint8_t> buffer_;
+    size_t position_ = 0;
+    bool ended_ = false;
+};
+
+// The output of --stream, as frames on a file (see the top of this file).
+class Frames {
+public:
+    Frames(FILE *file, uint64_t limit) : file_(file), limit_(limit) {}
+
+    void data(const uint8_t *bytes, size_t count) {
+        pending_.insert(pending_.end(), bytes, bytes + count);
+        if (pending_.size() >= limit_)
+            flush();
+    }
+    void error(uint32_t kind) {
+        flush();
+        header(1, kind);
+    }
+    void end(uint64_t beats) {
+        flush();
+        header(2, beats);
+    }
+    void summary(uint64_t cycles, uint64_t beats) {
+        flush();
+        header(3, 0);
+        uint64_t values[2] = {cycles, beats};
+        std::fwrite(values, 8, 2, file_);
+        if (std::fflush(file_) != 0)
+            fail("cannot write the output stream");
+    }
+
+private:
+    void header(uint64_t kind, uint64_t value) {
+        uint64_t word = kind << 56 | value;
+        std::fwrite(&word, 8, 1, file_);
+    }
+    void flush() {
+        if (pending_.empty())
+            return;
+        header(0, pending_.size());
+        std::fwrite(pending_.data(), 1, pending_.size(), file_);
+        pending_.clear();
+    }
+
+    FILE *file_;
+    uint64_t limit_;
+    std::vector<uint8_t> pending_;
+};
 
 FILE *open_output(const std::string &path) {
     FILE *file = std::fopen(path.c_str(), "wb");
@@ -225,23 +386,32 @@ void append_words(std::vector<uint32_t> &words, const VlWide<N> &value, unsigned
 
 int main(int argc, char **argv) {
     Options options = parse(argc, argv);
-    std::vector<uint8_t> messages = read_file(options.messages);
-    std::vector<uint8_t> length_bytes = read_file(options.lengths);
-    size_t message_count = length_bytes.size() / 8;
-    std::vector<uint64_t> lengths(message_count);
-    std::memcpy(lengths.data(), length_bytes.data(), message_count * 8);
-
-    uint64_t total_beats = 0, total_bytes = 0;
-    for (uint64_t length : lengths) {
-        total_beats += length ? (length + options.in_unit_bytes - 1) / options.in_unit_bytes : 1;
-        total_bytes += length;
+    std::unique_ptr<Input> input;
+    std::unique_ptr<Frames> frames;
+    FILE *output = nullptr, *records = nullptr, *beats = nullptr;
+    uint64_t total_beats = 0;
+    static std::vector<char> input_buffer(1 << 20);
+    if (options.stream) {
+        std::setvbuf(stdin, input_buffer.data(), _IOFBF, input_buffer.size());
+        static std::vector<char> output_buffer(1 << 20);
+        std::setvbuf(stdout, output_buffer.data(), _IOFBF, output_buffer.size());
+        input = std::make_unique<Input>(stdin);
+        frames = std::make_unique<Frames>(stdout, options.chunk);
+    } else {
+        std::vector<uint8_t> length_bytes = read_file(options.lengths);
+        std::vector<uint64_t> lengths(length_bytes.size() / 8);
+        std::memcpy(lengths.data(), length_bytes.data(), lengths.size() * 8);
+        for (uint64_t length : lengths)
+            total_beats += length ? (length + options.in_unit_bytes - 1) / options.in_unit_bytes : 1;
+        FILE *messages = std::fopen(options.messages.c_str(), "rb");
+        if (!messages)
+            fail("cannot read " + options.messages);
+        std::setvbuf(messages, input_buffer.data(), _IOFBF, input_buffer.size());
+        input = std::make_unique<Input>(messages, std::move(lengths));
+        output = open_output(options.output);
+        records = open_output(options.records);
+        beats = options.beats.empty() ? nullptr : open_output(options.beats);
     }
-    if (total_bytes != messages.size())
-        fail("message lengths do not add up to the size of the message file");
-
-    FILE *output = open_output(options.output);
-    FILE *records = open_output(options.records);
-    FILE *beats = options.beats.empty() ? nullptr : open_output(options.beats);
 
     VerilatedContext context;
     Vdut dut(&context);
@@ -260,10 +430,10 @@ int main(int argc, char **argv) {
     dut.rst = 0;
     dut.eval();
 
-    // Producer: the message and the byte within it of the next beat to offer.
+    // Producer: the messages put whole (or abandoned), and the bytes taken of the current one.
     size_t put_message = 0;
-    uint64_t put_offset = 0, message_base = 0, beats_put = 0;
-    bool offering = false;
+    uint64_t put_offset = 0, beats_put = 0;
+    bool offering = false, in_message = false, input_done = false;
     std::vector<uint32_t> offered((options.in_bits + 31) / 32);
     size_t offered_length = 0;
     bool offered_last = false;
@@ -280,21 +450,25 @@ int main(int argc, char **argv) {
 
     auto write_record = [&](bool cut) {
         uint64_t record[4] = {message_output_bytes, message_beats, first_error, cut};
-        std::fwrite(record, 8, 4, records);
+        if (frames)
+            frames->end(message_beats);
+        else
+            std::fwrite(record, 8, 4, records);
         got_messages++;
         message_output_bytes = 0;
         message_beats = 0;
         first_error = no_error;
     };
 
-    while (got_messages < message_count) {
+    while (!input_done || got_messages < put_message) {
         if (!reset_clocks && reset_random.stall(options.reset)) {
             // A reset: the message being sent is abandoned, and every message begun before it
             // whose output has not all come is cut.
             reset_clocks = 1 + reset_random.next() % 3;
             resets++;
-            if (put_offset > 0) {
-                message_base += lengths[put_message];
+            if (in_message && put_offset > 0) {
+                input->skip();
+                in_message = false;
                 put_message++;
                 put_offset = 0;
             }
@@ -321,15 +495,18 @@ int main(int argc, char **argv) {
             cycle++;
             continue;
         }
-        if (!offering && put_message < message_count && !producer_random.stall(options.stall)) {
-            uint64_t length = lengths[put_message];
-            size_t chunk = static_cast<size_t>(
-                std::min<uint64_t>(options.in_unit_bytes, length - put_offset));
+        if (!offering && !in_message && !input_done) {
+            in_message = input->begin();
+            input_done = !in_message;
+        }
+        if (!offering && in_message && !producer_random.stall(options.stall)) {
+            input->fill(options.in_unit_bytes + 1);
+            size_t chunk = std::min<size_t>(options.in_unit_bytes, input->available());
             std::fill(offered.begin(), offered.end(), 0);
             for (size_t index = 0; index < chunk; index++)
-                set_field(offered, 8 * index, messages[message_base + put_offset + index], 8);
+                set_field(offered, 8 * index, input->data()[index], 8);
             offered_length = chunk;
-            offered_last = put_offset + chunk >= length;
+            offered_last = input->ended() && input->available() <= options.in_unit_bytes;
             set_field(offered, options.in_count_offset, static_cast<uint32_t>(chunk), 8);
             set_field(offered, options.in_last_offset, offered_last, 1);
             offering = true;
@@ -346,15 +523,16 @@ int main(int argc, char **argv) {
             if (beats_put == 0)
                 first_input_cycle = cycle;
             beats_put++;
-            if ((beats_put & ((1u << 20) - 1)) == 0 || beats_put == total_beats) {
+            if (!frames && ((beats_put & ((1u << 20) - 1)) == 0 || beats_put == total_beats)) {
                 std::printf("progress %llu %llu\n", static_cast<unsigned long long>(beats_put),
                             static_cast<unsigned long long>(total_beats));
                 std::fflush(stdout);
             }
             put_offset += offered_length;
+            input->take(offered_length);
             offering = false;
             if (offered_last) {
-                message_base += lengths[put_message];
+                in_message = false;
                 put_message++;
                 put_offset = 0;
             }
@@ -369,11 +547,18 @@ int main(int argc, char **argv) {
                 unsigned base = options.out_lane_offset + lane * options.out_lane_stride;
                 uint32_t data = field(payload, base + options.out_data_offset,
                                       options.out_data_bits);
-                if (field(payload, base + options.out_error_offset, options.out_error_bits))
+                uint32_t error = field(payload, base + options.out_error_offset,
+                                       options.out_error_bits);
+                if (error && frames && !has_error && first_error == no_error)
+                    frames->error(error);
+                if (error)
                     has_error = true;
                 for (unsigned index = 0; index < options.out_unit_bytes; index++)
                     unit_bytes[index] = static_cast<uint8_t>(data >> (8 * index));
-                std::fwrite(unit_bytes.data(), 1, options.out_unit_bytes, output);
+                if (frames)
+                    frames->data(unit_bytes.data(), options.out_unit_bytes);
+                else
+                    std::fwrite(unit_bytes.data(), 1, options.out_unit_bytes, output);
                 message_output_bytes += options.out_unit_bytes;
             }
             if (beats && (!options.beats_until_error || first_error == no_error)) {
@@ -399,6 +584,11 @@ int main(int argc, char **argv) {
     }
     dut.final();
 
+    uint64_t cycles = put_message ? last_output_cycle - first_input_cycle + 1 : 0;
+    if (frames) {
+        frames->summary(cycles, beats_put);
+        return 0;
+    }
     std::fclose(output);
     std::fclose(records);
     if (beats)
@@ -407,8 +597,7 @@ int main(int argc, char **argv) {
     if (!summary)
         fail("cannot write " + options.summary);
     std::fprintf(summary, "cycles %llu\nbeats %llu\nresets %llu\n",
-                 static_cast<unsigned long long>(
-                     message_count ? last_output_cycle - first_input_cycle + 1 : 0),
+                 static_cast<unsigned long long>(cycles),
                  static_cast<unsigned long long>(beats_put),
                  static_cast<unsigned long long>(resets));
     std::fclose(summary);

@@ -14,6 +14,7 @@ from ..hdl.unicode.layout import ErrorKind
 __all__ = ["describe_ports", "axis_meanings", "error_kinds"]
 
 
+_KIND_BITS = ErrorKind.as_shape().width
 _ERROR_KINDS = ", ".join(f"{kind.value} {kind.name}" for kind in ErrorKind)
 
 _MEANINGS = {
@@ -56,7 +57,7 @@ def axis_meanings(top, spec):
         "m_axis_tvalid": "an output beat is offered",
         "m_axis_tready": "the output beat is taken on this rising edge, if valid",
         "m_axis_tuser": f"{TUSER_BITS_PER_UNIT} bits a lane, lane k in bits "
-                        f"{TUSER_BITS_PER_UNIT}*k up: bits [2:0] are the ErrorKind of lane k's "
+                        f"{TUSER_BITS_PER_UNIT}*k up: bits [{_KIND_BITS - 1}:0] are the ErrorKind of lane k's "
                         f"unit ({_ERROR_KINDS}), don't-care on lanes not kept; bit "
                         f"{TUSER_PROTOCOL_ERROR_BIT}, on the tlast beat and on every lane kept "
                         f"or not, says that the message's input had a protocol error; the "
@@ -126,13 +127,16 @@ def describe_ports(top, *, name, spec, interface):
         "module": name, "source": spec.source, "target": spec.target, "errors": spec.errors,
         "pipelined": spec.kind == "pipelined", "width": spec.width, "interface": interface,
         "latency": core.latency, "capacity": core.capacity, "ports": ports,
-        "error_kinds": error_kinds(spec.source),
+        "error_kinds": error_kinds(spec.source, spec.target),
     }
 
 
-def error_kinds(source):
-    """The error kinds a core from codec ``source`` writes, each with its value and CPython's
-    ``reason`` for it from that codec (well-formed data is kind 0, ``NONE``)."""
+def error_kinds(source, target=None):
+    """The error kinds a core from codec ``source`` (to ``target``) writes, each with its value
+    and CPython's ``reason`` for it from that codec (well-formed data is kind 0, ``NONE``): the
+    source's decoding errors, and the characters a target such as Latin-1 cannot hold."""
     kinds = {ErrorKind.NONE: None, **CODECS[source].form.error_kinds}
+    if target is not None and CODECS[target].form.unencodable_reason is not None:
+        kinds[ErrorKind.UNENCODABLE_CHARACTER] = CODECS[target].form.unencodable_reason
     return [{"value": kind.value, "name": kind.name, "reason": reason}
             for kind, reason in kinds.items()]

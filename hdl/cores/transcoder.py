@@ -7,6 +7,7 @@ from amaranth.lib.wiring import In, Out
 from ..scalar.byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper
 from ..scalar.byteorder import ByteOrderMarkWriter
 from ..scalar.error_dropper import ErrorDropper
+from ..scalar.single_byte import ReplaceUnencodable
 from ..forms import CODECS, check_pair
 from ..unicode.layout import Lanes, UnitBytes
 from ..unicode.params import CodecPair, check_errors
@@ -17,19 +18,20 @@ __all__ = ["Transcoder"]
 
 class Transcoder(CodecPair, wiring.Component):
     """Transcoder between two of CPython's UTF codecs, exact to ``bytes.decode(source,
-    errors).encode(target)``.
+    errors).encode(target, errors)``.
 
     The pipeline is built from the codec names::
 
-        [ByteOrderReader] -> <form>Decoder -> [ByteOrderMarkStripper] -> [ErrorDropper]
-            -> <form>Encoder -> [ByteOrderMarkWriter] -> [ByteOrderWriter]
+        [ByteOrderReader] -> <form>Decoder -> [ByteOrderMarkStripper] -> [ReplaceUnencodable]
+            -> [ErrorDropper] -> <form>Encoder -> [ByteOrderMarkWriter] -> [ByteOrderWriter]
 
     where each form's decoder and encoder are those its description names
     (:mod:`utfhw.hdl.forms`), and the bracketed stages are present when the codecs need them:
     a byte order stage for a form of units wider than a byte (UTF-16 and UTF-32; ``"detect"``
     for ``utf-16``/``utf-32`` sources, little-endian for those targets), a mark stripper for
-    ``utf-8-sig``, ``utf-16`` and ``utf-32`` sources, a mark writer for those targets, and the
-    error dropper for ``errors="ignore"``. Same-codec pairs validate:
+    ``utf-8-sig``, ``utf-16`` and ``utf-32`` sources, a mark writer for those targets, ``?``
+    for what a target of fewer code points (Latin-1, ASCII) cannot hold, and the error dropper
+    for ``errors="ignore"``. Same-codec pairs validate:
     UTF-8 to UTF-8 is a sanitizer that replaces every maximal ill-formed subpart with EF BF BD.
     The specifications: RFC 3629 and Unicode ch. 3 Tables 3-7 to 3-11 (UTF-8), RFC 2781 (UTF-16),
     Unicode ch. 3 D90 (UTF-32), Unicode sec. 23.8 (byte order mark).
@@ -112,6 +114,9 @@ class Transcoder(CodecPair, wiring.Component):
         stages.append(("decoder", source.form.decoder()))
         if source.mark:
             stages.append(("mark_stripper", ByteOrderMarkStripper()))
+        if not target.form.holds_every_code_point:
+            stages.append(("unencodable", ReplaceUnencodable(
+                last=target.form.last_code_point)))
         if self._errors == "ignore":
             stages.append(("error_dropper", ErrorDropper()))
         stages.append(("encoder", target.form.encoder()))

@@ -95,7 +95,7 @@ def _depth(stages, threshold):
 
 class WideTranscoder(CodecPair, WidthStage):
     """A codec pair at ``width`` bytes per clock, exact to
-    ``bytes.decode(source, errors).encode(target)`` on every input: any of the eight codecs
+    ``bytes.decode(source, errors).encode(target, errors)`` on every input: any of the eight codecs
     (:data:`WIDE_SOURCES`) to any of them (:data:`WIDE_TARGETS`). A target that writes a byte
     order mark (``utf-8-sig``, ``utf-16``, ``utf-32``) begins each message with it, through
     the repacker's ``lead``, and the input rests a clock after each message's last beat.

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from ..unicode.form import Form
 from ..unicode.layout import REPLACEMENT_CHARACTER
 from ..unicode.params import check_choice, describe_choices
+from .ascii import ASCII
+from .latin1 import LATIN1
 from .utf8 import UTF8
 from .utf16 import UTF16
 from .utf32 import UTF32
@@ -24,7 +26,7 @@ __all__ = ["Form", "FORMS", "Codec", "CODECS", "ENCODER_LANES", "check_codec", "
 
 
 #: The forms, by name.
-FORMS = {form.name: form for form in (UTF8, UTF16, UTF32)}
+FORMS = {form.name: form for form in (UTF8, UTF16, UTF32, LATIN1, ASCII)}
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,9 @@ class Codec:
 CODECS = {name: Codec(name, form, byteorder, mark)
           for form in FORMS.values() for name, byteorder, mark in form.codecs}
 
+# Each codec by the name :func:`codecs.lookup` gives it (``iso8859-1`` for ``latin-1``).
+_LOOKUP_NAMES = {codecs.lookup(name).name: name for name in CODECS}
+
 #: Each form's name with the lane layout its scalar encoder emits.
 ENCODER_LANES = {name: form.encoder_lanes for name, form in FORMS.items()}
 
@@ -82,8 +87,8 @@ def expansion(source, target, errors="replace"):
     is U+FFFD's three bytes), from the two forms' descriptions."""
     source, target = CODECS[source].form, CODECS[target].form
     ratios = [target.code_point_bytes(code_point) / source.code_point_bytes(code_point)
-              for code_point in _LENGTH_RUNS]
-    if errors == "replace":
+              for code_point in _LENGTH_RUNS if code_point <= source.last_code_point]
+    if errors == "replace" and source.shortest_error is not None:
         ratios.append(target.code_point_bytes(REPLACEMENT_CHARACTER) / source.shortest_error)
     return max(ratios)
 
@@ -108,11 +113,13 @@ def check_pair(source, target):
 
 
 def canonical_codec(name, codec):
-    """CPython's own name for ``codec`` if it is one of :data:`CODECS` or an alias CPython's
-    :func:`codecs.lookup` takes for one of them (``utf8``, ``UTF-8``, ``U8``, ``utf_16_le``);
+    """utfhw's name for ``codec`` if it is one of :data:`CODECS` or an alias CPython's
+    :func:`codecs.lookup` takes for one of them (``utf8``, ``UTF-8``, ``U8``, ``utf_16_le``,
+    ``iso-8859-1``, ``l1``, ``us-ascii``), CPython's own name but ``latin-1`` for its
+    ``iso8859-1``;
     else raise :exc:`ValueError`, ``name`` saying which codec it is (``"source"``)."""
     try:
-        found = codecs.lookup(codec).name if isinstance(codec, str) else None
+        found = _LOOKUP_NAMES.get(codecs.lookup(codec).name) if isinstance(codec, str) else None
     except LookupError:
         found = None
     if found not in CODECS:

@@ -21,7 +21,7 @@ class Form:
     Attributes
     ----------
     name : :class:`str`
-        ``"utf-8"``, ``"utf-16"`` or ``"utf-32"``.
+        ``"utf-8"``, ``"utf-16"``, ``"utf-32"``, ``"latin-1"`` or ``"ascii"``.
     unit_bytes : :class:`int`
         Bytes of its code unit. A form of more than one byte has a byte order, so the scalar
         cores put a byte order stage on its wire side.
@@ -40,12 +40,13 @@ class Form:
         A scalar value (a 21-bit :class:`~amaranth.hdl.Value`) to its units, numeric, as
         ``(units, count)`` (:mod:`utfhw.hdl.unicode.tables`).
     mark : :class:`tuple` of :class:`int`
-        U+FEFF as its units, numeric.
+        U+FEFF as its units, numeric (none in a form that cannot hold it).
     code_point_bytes : callable
         The bytes of a code point (an :class:`int`) in the form.
-    shortest_error : :class:`int`
+    shortest_error : :class:`int` or None
         The fewest bytes of one error a decoder replaces, away from a message's end (a byte
-        of UTF-8, a lone surrogate of UTF-16, a unit of UTF-32).
+        of UTF-8 or ASCII, a lone surrogate of UTF-16, a unit of UTF-32); ``None`` for a form
+        that decodes every byte (Latin-1).
     error_kinds : :class:`dict`
         The :class:`~utfhw.hdl.unicode.layout.ErrorKind` members it raises as a source, each
         with CPython's ``reason`` for it from this form.
@@ -54,6 +55,12 @@ class Form:
     wide : object
         Its wide stages, as the :class:`~utfhw.hdl.cores.wide.WideTranscoder` joins them: the
         front end a source of the form builds (:meth:`slots`, :meth:`latency`, :meth:`build`).
+    last_code_point : :class:`int`
+        The greatest code point it holds: U+10FFFF, or U+00FF in Latin-1 and U+007F in ASCII.
+        As a target, each code point above it is ``?`` (``replace``) or dropped (``ignore``).
+    unencodable_reason : :class:`str` or None
+        CPython's ``reason`` of the ``UnicodeEncodeError`` for a code point above
+        :attr:`last_code_point`, whose kind is ``UNENCODABLE_CHARACTER``.
     """
     name: str
     unit_bytes: int
@@ -69,6 +76,8 @@ class Form:
     decoder: type
     encoder: type
     wide: object
+    last_code_point: int = 0x10FFFF
+    unencodable_reason: object = None
 
     @property
     def mark_units(self):
@@ -79,6 +88,11 @@ class Form:
     def has_byteorder(self):
         """Whether its units have a byte order (more than one byte)."""
         return self.unit_bytes > 1
+
+    @property
+    def holds_every_code_point(self):
+        """Whether it encodes every scalar value (the UTF forms)."""
+        return self.last_code_point == 0x10FFFF
 
     def __repr__(self):
         return f"<form {self.name}>"

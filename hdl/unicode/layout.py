@@ -14,9 +14,9 @@ from .params import check_width
 
 
 __all__ = [
-    "ErrorKind", "REPLACEMENT_CHARACTER", "BYTE_ORDER_MARK",
+    "ErrorKind", "REPLACEMENT_CHARACTER", "ENCODE_REPLACEMENT", "BYTE_ORDER_MARK",
     "UnitBytes", "ByteLanes", "CodePoint", "UTF8Unit", "UTF16Unit", "UTF32Unit", "Lanes",
-    "CodePointLanes", "UTF8UnitLanes", "UTF16UnitLanes", "UTF32UnitLanes",
+    "CodePointLanes", "UTF8UnitLanes", "UTF16UnitLanes", "UTF32UnitLanes", "ByteUnitLanes",
     "FramedByte",
 ]
 
@@ -24,18 +24,24 @@ __all__ = [
 #: U+FFFD, emitted in place of every maximal ill-formed subsequence.
 REPLACEMENT_CHARACTER = 0xFFFD
 
+#: ``?``, which CPython's ``replace`` writes for a character the target codec cannot encode.
+ENCODE_REPLACEMENT = 0x3F
+
 #: U+FEFF, the byte order mark (Unicode sec. 23.8) when it begins a message.
 BYTE_ORDER_MARK = 0xFEFF
 
 
-class ErrorKind(enum.Enum, shape=unsigned(3)):
-    """Why an item is a replacement (U+FFFD) rather than decoded data.
+class ErrorKind(enum.Enum, shape=unsigned(4)):
+    """Why an item is a replacement (U+FFFD, or ``?`` in a form that cannot hold it) rather
+    than decoded data.
 
-    The shape is fixed at 3 bits and all eight values are assigned, so that every decoder shares
-    one port width. Each name is CPython's ``reason`` for the error where CPython has one
-    reason for it; with the source codec, each kind gives the ``reason`` of CPython's
-    ``UnicodeDecodeError`` (each form's description lists its kinds with their reasons:
-    :attr:`~utfhw.hdl.unicode.form.Form.error_kinds`).
+    The shape is fixed at 4 bits, so that every stage shares one port width; ten of its
+    sixteen values are assigned. Each name is CPython's ``reason`` for the error where CPython
+    has one reason for it; with the source codec, each kind but the last gives the ``reason``
+    of CPython's ``UnicodeDecodeError`` (each form's description lists its kinds with their
+    reasons: :attr:`~utfhw.hdl.unicode.form.Form.error_kinds`), and the last, with the target
+    codec, that of its ``UnicodeEncodeError``
+    (:attr:`~utfhw.hdl.unicode.form.Form.unencodable_reason`).
 
     Members
     -------
@@ -62,6 +68,12 @@ class ErrorKind(enum.Enum, shape=unsigned(3)):
         0xe000)").
     OUT_OF_RANGE
         UTF-32: a unit above 10FFFF. CPython: "code point not in range(0x110000)".
+    ORDINAL_NOT_IN_RANGE
+        ASCII: a byte from 80 up. CPython: "ordinal not in range(128)".
+    UNENCODABLE_CHARACTER
+        A character the target form cannot hold (above U+00FF in Latin-1, U+007F in ASCII),
+        written as ``?``; an error the decoder found keeps its own kind. CPython's
+        ``UnicodeEncodeError``: "ordinal not in range(256)" or "(128)".
     """
     NONE                      = 0
     INVALID_START_BYTE        = 1
@@ -71,6 +83,8 @@ class ErrorKind(enum.Enum, shape=unsigned(3)):
     UNPAIRED_HIGH_SURROGATE   = 5
     SURROGATE                 = 6
     OUT_OF_RANGE              = 7
+    ORDINAL_NOT_IN_RANGE      = 8
+    UNENCODABLE_CHARACTER     = 9
 
 
 class UnitBytes(data.StructLayout):
@@ -221,6 +235,10 @@ UTF16UnitLanes = Lanes(UTF16Unit, 2)
 
 #: UTF-32 units as emitted by :class:`~utfhw.hdl.forms.utf32.scalar.UTF32Encoder`: two code points.
 UTF32UnitLanes = Lanes(UTF32Unit, 2)
+
+#: Bytes of a one-byte form (Latin-1, ASCII) as its scalar encoder emits them: two code points
+#: of a byte each, each byte with its code point's error kind, as :data:`UTF8Unit` holds it.
+ByteUnitLanes = Lanes(UTF8Unit, 2)
 
 #: One entry of a byte stream without ``last``, such as a serial line's: a byte, or (with
 #: ``end``) the end of the message the bytes before it belong to, carrying no byte.

@@ -10,7 +10,7 @@ allowed>, not <repr of the value>"``, e.g. ``errors must be 'replace' or 'ignore
 __all__ = [
     "HARDWARE_ERROR_HANDLERS", "ERROR_HANDLERS", "BYTE_ORDERS", "describe_choices",
     "check_choice", "check_errors", "check_byteorder", "check_integer", "check_power_of_two",
-    "check_flag", "WIDTHS", "check_width", "CodecPair", "UTF16Options",
+    "check_flag", "WIDTHS", "check_width", "check_last_code_point", "CodecPair", "UTF16Options",
 ]
 
 
@@ -125,3 +125,10 @@ class UTF16Options:
     def target(self):
         """``"utf-16-le"`` or ``"utf-16-be"``."""
         return "utf-16-le" if self._byteorder == "little" else "utf-16-be"
+
+
+def check_last_code_point(last):
+    """Raise unless ``last`` is the greatest code point of a one-byte form: 0x7F (ASCII) or
+    0xFF (Latin-1)."""
+    if isinstance(last, bool) or last not in (0x7F, 0xFF):
+        raise ValueError(f"last must be 0x7F or 0xFF, not {last!r}")

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 
 from amaranth.hdl import Cat, Const, Mux
 
+from .layout import ENCODE_REPLACEMENT, ErrorKind
+
 
 __all__ = [
-    "CONTINUATION", "LeadBytes", "TABLE_3_7", "NEXT_BYTE_RANGES", "lead_groups",
+    "replace_unencodable", "CONTINUATION", "LeadBytes", "TABLE_3_7", "NEXT_BYTE_RANGES", "lead_groups",
     "byte_in_range", "nibble_terms",
     "plane_minus_one", "high_surrogate", "low_surrogate", "surrogate_pair_value",
     "utf16_units", "utf8_bytes", "beyond_scalar_range", "in_surrogate_range", "select_unit", "swap_bytes",
@@ -182,3 +184,14 @@ def swap_bytes(value):
     """``value`` (a whole number of bytes) with its bytes in the opposite order: a numeric
     16- or 32-bit unit to big-endian wire order (``[7:0]`` first on the wire) and back."""
     return Cat(*reversed([value[offset:offset + 8] for offset in range(0, len(value), 8)]))
+
+
+def replace_unencodable(code_point, last):
+    """``code_point`` (a :data:`~utfhw.hdl.unicode.layout.CodePoint` view) as a form that ends
+    at ``last`` holds it: ``(data, error, beyond)``, ``data`` being ``?`` above ``last``,
+    ``error`` ``UNENCODABLE_CHARACTER`` there unless the code point already has a kind, and
+    ``beyond`` whether it was above ``last``."""
+    beyond = code_point.data > last
+    fresh = beyond & (code_point.error == ErrorKind.NONE)
+    return (Mux(beyond, ENCODE_REPLACEMENT, code_point.data),
+            Mux(fresh, ErrorKind.UNENCODABLE_CHARACTER, code_point.error), beyond)

@@ -9,8 +9,8 @@ from ..lanes.compact import Slot
 from ..lanes.window import LaneBeat
 from ..unicode.form import check_form
 from ..unicode.layout import BYTE_ORDER_MARK, CodePoint, ErrorKind
-from ..unicode.params import check_byteorder, check_integer
-from ..unicode.tables import swap_bytes
+from ..unicode.params import check_byteorder, check_errors, check_integer
+from ..unicode.tables import replace_unencodable, swap_bytes
 
 
 __all__ = ["CodePointSlot", "mark_items", "EncodeLanes"]
@@ -36,9 +36,12 @@ class EncodeLanes(wiring.Component):
     byte order (Unicode ch. 3, D90 to D92; RFC 2781, section 2.1; RFC 3629, section 3).
 
     Lane ``j``'s units are in slots ``k * j`` to ``k * j + k - 1`` (``k`` the most units of one
-    code point, the form's ``most_units``), in order, so that compaction keeps the message's order.
-    Each unit carries its code point's error kind. One clock of latency, one beat per clock, no
-    backpressure.
+    code point: the form's ``most_units``, or fewer where the source gives only code points
+    that take fewer), in order, so that compaction keeps the message's order. Each unit
+    carries its code point's error kind. To a form that holds fewer code points than Unicode
+    (Latin-1, ASCII), a code point above its last is ``?`` of kind ``UNENCODABLE_CHARACTER``
+    (a replacement keeps its own kind), or with ``ignore`` nothing, as CPython's encoders
+    write them. One clock of latency, one beat per clock, no backpressure.
 
     Parameters
     ----------
@@ -48,6 +51,11 @@ class EncodeLanes(wiring.Component):
         ``"little"`` or ``"big"`` (UTF-8 has one order; it takes either).
     lanes : :class:`int`
         Code points per beat.
+    errors : :class:`str`
+        ``"replace"`` or ``"ignore"``.
+    most_units : :class:`int` or None
+        Slots a code point has, from 1 to the form's ``most_units`` (the default): the most
+        units a code point the source gives can take.
 
     Attributes
     ----------
@@ -57,17 +65,23 @@ class EncodeLanes(wiring.Component):
     Raises
     ------
     :exc:`ValueError`
-        If ``form``, ``byteorder`` or ``lanes`` is not one of the values above.
+        If ``form``, ``byteorder``, ``lanes``, ``errors`` or ``most_units`` is not one of the
+        values above.
     """
     latency = 1
 
-    def __init__(self, *, form, byteorder, lanes):
+    def __init__(self, *, form, byteorder, lanes, errors="replace", most_units=None):
         check_form(form)
         check_byteorder(byteorder)
         check_integer("lanes", lanes, minimum=1)
+        check_errors(errors)
+        if most_units is None:
+            most_units = form.most_units
+        check_integer("most_units", most_units, minimum=1, maximum=form.most_units)
         self._form = form
         self._byteorder = byteorder
-        unit, self._most = form.unit, form.most_units
+        self._errors = errors
+        unit, self._most = form.unit, most_units
         super().__init__({
             "i": In(stream.Signature(LaneBeat(CodePointSlot, lanes), always_ready=True)),
             "o": Out(stream.Signature(LaneBeat(Slot(unit), self._most * lanes),
@@ -78,16 +92,20 @@ class EncodeLanes(wiring.Component):
         m = Module()
         m.d.sync += [self.o.valid.eq(self.i.valid), self.o.payload.last.eq(self.i.payload.last)]
         for lane, source in enumerate(self.i.payload.lanes):
-            value = source.item.data
+            value, error, present = source.item.data, source.item.error, source.valid
+            if not self._form.holds_every_code_point:
+                value, error, beyond = replace_unencodable(source.item, self._form.last_code_point)
+                if self._errors == "ignore":
+                    present = present & ~beyond
             units, count = self._form.encode(value)
-            for index, unit in enumerate(units):
+            for index, unit in enumerate(units[:self._most]):
                 slot = self.o.payload.lanes[self._most * lane + index]
                 bits = len(slot.item.data)
                 numeric = Cat(unit, Const(0, bits - len(unit)))
                 m.d.sync += [
-                    slot.valid.eq(source.valid & (count > index)),
+                    slot.valid.eq(present & (count > index)),
                     slot.item.data.eq(swap_bytes(numeric) if self._byteorder == "big"
                                       else numeric),
-                    slot.item.error.eq(source.item.error),
+                    slot.item.error.eq(error),
                 ]
         return m

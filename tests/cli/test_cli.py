@@ -360,15 +360,15 @@ def test_transcode_split_lines_is_one_message_per_line(tmp_path):
 
 def test_check_fails_on_a_difference(tmp_path, monkeypatch):
     """--check compares with CPython: a simulation that returned other bytes exits 1."""
-    from utfhw.cli import running
+    from utfhw.sim import streaming
     (tmp_path / "in.txt").write_bytes(b"abc")
-    real = running.simulate_messages
+    real = streaming.simulate_messages
 
     def wrong(*args, **kwargs):
         result = real(*args, **kwargs)
         result.output = result.output[:-1] + b"?"
         return result
-    monkeypatch.setattr(running, "simulate_messages", wrong)
+    monkeypatch.setattr(streaming, "simulate_messages", wrong)
     with pytest.raises(SystemExit) as exit:
         main(["transcode", str(tmp_path / "in.txt"), str(tmp_path / "out.bin"), "--check",
               "--sim", "amaranth"])
@@ -482,3 +482,31 @@ def test_interrupt_exits_130_with_one_line(tmp_path, sim, size):
     assert rest.rstrip("\n").splitlines()[-1] == "utfhw transcode: interrupted"
     assert not (tmp_path / "out.bin").exists()
     assert not [path for path in tmp_path.iterdir() if path.name.startswith(".utfhw-")]
+
+
+@pytest.mark.parametrize("width", [None, 4])
+def test_transcode_streams_in_chunks(tmp_path, monkeypatch, capsys, width):
+    """Read a few bytes at a time, cut into lines across the reads, checked against CPython as
+    it comes: the output of the whole input held in memory, and its strict error."""
+    needs_verilator()
+    from utfhw.cli import transcode
+    monkeypatch.setattr(transcode, "CHUNK_BYTES", 7)
+    data = ("\ufeffh\u00e9llo \U0001F600\n" * 20 + "\u20ac\n").encode("utf-16") + b"\x00\xd8"
+    (tmp_path / "in.txt").write_bytes(data)
+    arguments = ["transcode", str(tmp_path / "in.txt"), str(tmp_path / "out.bin"), "--from",
+                 "utf-16", "--to", "utf-8-sig", "--sim", "verilator", "--split", "lines",
+                 *(["--width", str(width)] if width else [])]
+    assert main([*arguments, "--check"]) == 0
+    messages = split_messages(data, "utf-16", "lines")
+    assert (tmp_path / "out.bin").read_bytes() == b"".join(
+        message.decode("utf-16", "replace").encode("utf-8-sig") for message in messages)
+    said = capsys.readouterr().err
+    assert f"{len(data)} input bytes in 22 messages" in said and "matches CPython's" in said
+    with pytest.raises(SystemExit):
+        main([*arguments, "--errors", "strict"])
+    with pytest.raises(UnicodeDecodeError) as cpython:
+        messages[-1].decode("utf-16")
+    error = cpython.value
+    assert capsys.readouterr().err == (
+        f"utfhw: error: malformed {error.encoding} at message 22 of 22, byte {error.start}: "
+        f"{error.reason} (start={error.start}, end={error.end})\n")

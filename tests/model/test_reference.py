@@ -11,7 +11,7 @@ from hypothesis import given
 from conftest import FULL_SWEEP
 from utfhw.hdl.unicode.layout import ErrorKind
 from utfhw.model import reference
-from utfhw.model.reference import decode_utf8, encode_utf16, transcode, utf8_items
+from utfhw.model.reference import decode_utf8, encode, encode_utf16, transcode, utf8_items
 
 from support import byte_soup, cpython_error
 
@@ -107,12 +107,14 @@ def test_error_reasons_are_cpythons():
 @pytest.mark.parametrize("call,message", [
     (lambda: decode_utf8(b"", "surrogateescape"),
      "errors must be 'replace', 'ignore' or 'strict', not 'surrogateescape'"),
-    (lambda: transcode(b"", "latin-1", "utf-16-le"),
+    (lambda: transcode(b"", "cp1252", "utf-16-le"),
      "source codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', 'utf-16-be', 'utf-32', "
-     "'utf-32-le' or 'utf-32-be', not 'latin-1'"),
+     "'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'cp1252'"),
     (lambda: transcode(b"", "utf-8", "utf16"),
      "target codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', 'utf-16-be', 'utf-32', "
-     "'utf-32-le' or 'utf-32-be', not 'utf16'"),
+     "'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'utf16'"),
+    (lambda: encode([0xE9], "ascii", "surrogateescape"),
+     "errors must be 'replace', 'ignore' or 'strict', not 'surrogateescape'"),
 ])
 def test_model_argument_errors(call, message):
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):

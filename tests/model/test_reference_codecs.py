@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from utfhw.model.reference import CODECS, decode, encode, transcode, error_reason, decode_items
+from utfhw.hdl.forms import CODECS as CODECS_TABLE
 
 from support import byte_soup
 
@@ -41,7 +42,25 @@ def check_decode(data, source):
 
 @pytest.mark.parametrize("target", CODECS)
 def test_every_scalar_value_encodes(target):
-    assert encode(SCALAR_VALUES, target) == "".join(map(chr, SCALAR_VALUES)).encode(target)
+    for errors in ("replace", "ignore"):
+        assert encode(SCALAR_VALUES, target, errors) == \
+            "".join(map(chr, SCALAR_VALUES)).encode(target, errors)
+    last = CODECS_TABLE[target].form.last_code_point
+    held = [value for value in SCALAR_VALUES if value <= last]
+    assert encode(held, target, "strict") == "".join(map(chr, held)).encode(target)
+
+
+@pytest.mark.parametrize("target", ["latin-1", "ascii"])
+@pytest.mark.parametrize("text", ["\u20ac", "a\u20ac\xe9\U0001F600b", "\x7f\x80\xff\u0100",
+                                  "ab\u0394"])
+def test_encoding_what_a_target_cannot_hold_raises_as_cpython(target, text):
+    with pytest.raises(UnicodeEncodeError) as expected:
+        text.encode(target)
+    with pytest.raises(UnicodeEncodeError) as got:
+        encode(list(map(ord, text)), target, "strict")
+    fields = ("encoding", "object", "start", "end", "reason")
+    assert [getattr(got.value, name) for name in fields] == \
+        [getattr(expected.value, name) for name in fields]
 
 
 @pytest.mark.parametrize("target", CODECS)
@@ -51,8 +70,10 @@ def test_empty_input_encodes(target):
 
 @pytest.mark.parametrize("source", CODECS)
 def test_every_scalar_value_decodes(source):
-    text = "".join(map(chr, SCALAR_VALUES))
-    assert decode(text.encode(source), source, "strict") == SCALAR_VALUES
+    held = [value for value in SCALAR_VALUES
+            if value <= CODECS_TABLE[source].form.last_code_point]
+    text = "".join(map(chr, held))
+    assert decode(text.encode(source), source, "strict") == held
 
 
 @pytest.mark.parametrize("source", CODECS)
@@ -128,7 +149,7 @@ def test_soup_decodes(data, source):
        target=st.sampled_from(CODECS), errors=st.sampled_from(["replace", "ignore"]))
 def test_every_pair(data, source, target, errors):
     assert transcode(data, source, target, errors=errors) == \
-        data.decode(source, errors).encode(target)
+        data.decode(source, errors).encode(target, errors)
 
 
 @given(data=st.one_of(byte_soup(min_size=1), unit_soup(2), unit_soup(4)),

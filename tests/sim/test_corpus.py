@@ -29,7 +29,7 @@ def check_file_slice(data, stall=0.0, seed=0):
     # every source, UTF-8 to UTF-16-LE among the pairs, in tests/sim/test_verilator_sweeps.py.
     for target, errors in (("utf-16-le", "replace"), ("utf-16-be", "ignore")):
         result = simulate(data, "utf-8", target, errors=errors, stall=stall, seed=seed)
-        assert result.output == data.decode("utf-8", errors).encode(target)
+        assert result.output == data.decode("utf-8", errors).encode(target, errors)
 
 
 @pytest.mark.parametrize("name", ["UTF-8-test.txt", "UTF-8-demo.txt"])

@@ -2,7 +2,6 @@
 pipelined core, and the wide core at every width) passes ``verilator --lint-only -Wall`` with the waivers in ``utfhw.verilog.lint``,
 and compiles with Icarus Verilog as Verilog-2005 and as SystemVerilog where it is installed."""
 
-import itertools
 import shutil
 import subprocess
 
@@ -14,7 +13,7 @@ from utfhw.verilog.lint import lint_verilog
 from utfhw.hdl.cores import CoreSpec, PIPELINED_PAIRS
 from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.toolchain.tools import ToolchainError, find_verilator
-from utfhw.model.reference import CODECS
+from support import BUILT_PAIRS
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +29,7 @@ HANDLERS = ("replace", "ignore")
 # the handler and the interface taking turns (the scalar modules differ by pair in their
 # stages, and the interfaces and handlers are linted with each kind of core below).
 MODULES = [(source, target, errors, False, None, interface, True)
-           for index, (source, target) in enumerate(itertools.product(CODECS, CODECS))
+           for index, (source, target) in enumerate(BUILT_PAIRS)
            for errors in HANDLERS for interface in INTERFACES
            if FULL_SWEEP or (errors, interface) == (HANDLERS[index % 2],
                                                     INTERFACES[index // 2 % 2])]
@@ -50,7 +49,10 @@ OTHER_MODULES += [
     ("utf-16-be", "utf-8", "ignore", False, 16), ("utf-32-le", "utf-8", "replace", False, 4),
     ("utf-8", "utf-8", "replace", False, 8), ("utf-8-sig", "utf-8", "ignore", False, 4),
     ("utf-8", "utf-16", "replace", False, 2), ("utf-16-le", "utf-8-sig", "ignore", False, 8),
-    ("utf-8", "utf-8", "ignore", False, 1), ("utf-32-be", "utf-32", "replace", False, 4)]
+    ("utf-8", "utf-8", "ignore", False, 1), ("utf-32-be", "utf-32", "replace", False, 4),
+    ("latin-1", "utf-8", "ignore", False, 2), ("ascii", "utf-8", "replace", False, 32),
+    ("utf-8", "latin-1", "replace", False, 16), ("utf-16-be", "ascii", "ignore", False, 8),
+    ("utf-32-le", "latin-1", "replace", False, 64), ("ascii", "latin-1", "ignore", False, 1)]
 # In CI each behind one interface, the interfaces taking turns (the AXI4-Stream wrapper is the
 # same around every core).
 MODULES += [(*module, interface, True) for index, module in enumerate(OTHER_MODULES)

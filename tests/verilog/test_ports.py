@@ -72,7 +72,8 @@ def test_fields_are_the_layouts(tmp_path):
     # A beat packed by the layout's own format has its last bit where the description says.
     offset, width = fields["o__payload"]["last"]
     assert width == 1 and output.pack([], True) >> offset == 1
-    assert fields["o__payload"]["lanes.1.error"] == (35, 3)
+    # Lane 0 (16 data bits, a 4-bit kind), then lane 1's data, then its kind.
+    assert fields["o__payload"]["lanes.1.error"] == (36, 4)
     assert fields["i__payload"] == {"data": (0, 8), "count": (8, 1), "last": (9, 1)}
     assert (description["latency"], description["capacity"]) == (2, 2)
 

@@ -51,6 +51,7 @@ class UTF16Front(WideFront):
         if self._emits:
             return classify, decode.o
         m.submodules.encode = encode = EncodeLanes(form=self.target.form,
-                                                   byteorder=self.unit_order, lanes=lanes)
+                                                   byteorder=self.unit_order, lanes=lanes,
+                                                   errors=self.errors)
         connect(m, decode.o, encode.i)
         return classify, encode.o

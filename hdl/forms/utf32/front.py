@@ -25,6 +25,7 @@ class UTF32Front(WideFront):
         m.submodules.decode = decode = DecodeUTF32Lanes(
             width=self.width, byteorder=self.source.byteorder, errors=self.errors)
         m.submodules.encode = encode = EncodeLanes(
-            form=self.target.form, byteorder=self.unit_order, lanes=self.width // 4)
+            form=self.target.form, byteorder=self.unit_order, lanes=self.width // 4,
+            errors=self.errors)
         connect(m, decode.o, encode.i)
         return decode, encode.o

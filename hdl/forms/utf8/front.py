@@ -6,6 +6,7 @@ from amaranth.lib.wiring import connect
 from ...lanes.copies import LANES_PER_COPY
 from ...lanes.repack import Repacker
 from ...lanes.window import LaneWindow
+from ...wide.encode import EncodeLanes
 from ...wide.front import WideFront
 from .expand import CHUNKS, ExpandReplacements, TokenBeat
 from .wide import ByteClass, ClassifyLanes, DecodePositions, LOOKAHEAD, LOOKBEHIND
@@ -15,7 +16,8 @@ __all__ = ["UTF8Front", "Expansion"]
 
 
 #: The target forms whose units :class:`~.wide.DecodePositions` writes itself, by name: each
-#: position emits at most one UTF-16 or UTF-32 unit, or to UTF-8 its own byte.
+#: position emits at most one UTF-16 or UTF-32 unit, or to UTF-8 its own byte. To any other
+#: it gives scalar values, as UTF-32 units, which *encode* writes as the target's units.
 _EMITS = {"utf-16": "utf-16", "utf-32": "utf-32", "utf-8": "utf-8"}
 
 
@@ -45,19 +47,23 @@ class UTF8Front(WideFront):
     (:class:`~.wide.ClassifyLanes`), *window* (:class:`~utfhw.hdl.lanes.window.LaneWindow`,
     three bytes before each beat and one after it, or to UTF-8 three) and *decode*
     (:class:`~.wide.DecodePositions`), which gives each position's UTF-16 or UTF-32 unit, or
-    to UTF-8 its byte token for :class:`Expansion`. To UTF-8 below four bytes a beat, beats are
+    to UTF-8 its byte token for :class:`Expansion`, or to another form its scalar value for
+    *encode* (:class:`~utfhw.hdl.wide.encode.EncodeLanes`). To UTF-8 below four bytes a beat, beats are
     gathered into beats of four first (*gather*), since the window looks three bytes ahead.
     ``utf-8-sig`` drops a leading mark in *decode*.
     """
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self._emits = _EMITS[self.target.form.name]
+        self._encodes = self.target.form.name not in _EMITS
+        self._emits = _EMITS.get(self.target.form.name, "utf-32")
         if self._emits == "utf-8":
             self.positions = max(self.width, CHUNKS)
             self.expansion = Expansion(self.positions)
-        self.slots = self.positions
+        self.slots = self.positions * (self.target.form.most_units if self._encodes else 1)
         self.latency = (ClassifyLanes.latency + LaneWindow.latency + 1
                         + DecodePositions.latency)
+        if self._encodes:
+            self.latency += EncodeLanes.latency
         if self.positions > self.width:
             self.latency += Repacker.latency_of(CHUNKS)        # *gather*
 
@@ -77,4 +83,15 @@ class UTF8Front(WideFront):
         if fan_out:
             m.d.comb += window.valid_copies.eq(classify.valid_copies)
         connect(m, window.o, decode.i)
-        return classify, decode.o
+        if not self._encodes:
+            return classify, decode.o
+        m.submodules.encode = encode = EncodeLanes(form=self.target.form,
+                                                   byteorder=self.unit_order, lanes=width,
+                                                   errors=self.errors)
+        m.d.comb += [encode.i.valid.eq(decode.o.valid),
+                     encode.i.payload.last.eq(decode.o.payload.last)]
+        for scalar, code_point in zip(decode.o.payload.lanes, encode.i.payload.lanes):
+            m.d.comb += [code_point.valid.eq(scalar.valid),
+                         code_point.item.data.eq(scalar.item.data[0:21]),
+                         code_point.item.error.eq(scalar.item.error)]
+        return classify, encode.o

@@ -11,7 +11,8 @@ from utfhw.hdl import Transcoder
 from utfhw.sim import simulate, transcode
 from utfhw.model.reference import CODECS, input_beats
 
-from support import MARK_CASES, adversarial_message, check_messages, cpython_strict_error, error_fields
+from support import (MARK_CASES, adversarial_message, check_messages, cpython_strict_error,
+                     cpython_strict_outcome, error_fields)
 
 
 PAIRS = list(itertools.product(CODECS, CODECS))
@@ -20,7 +21,8 @@ PAIRS = list(itertools.product(CODECS, CODECS))
 def text_message(rng, source):
     """Well-formed text, with supplementary characters, encoded with ``source``."""
     alphabet = "aZ\u00e9\u0416\u05d0\u0e01\u4e2d\ufeff\ufffd\U0001F600\U00010000\U0010FFFF"
-    return "".join(rng.choice(alphabet) for _ in range(rng.randrange(12))).encode(source)
+    return "".join(rng.choice(alphabet) for _ in range(rng.randrange(12))).encode(source,
+                                                                                   "replace")
 
 
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
@@ -43,9 +45,9 @@ def test_pair(source, target, errors):
        stall=st.sampled_from([0.0, 0.5]), seed=st.integers(0, 99))
 def test_random_bytes(data, source, target, errors, stall, seed):
     try:
-        expected = data.decode(source, errors).encode(target)
-    except UnicodeDecodeError as error:
-        with pytest.raises(UnicodeDecodeError) as got:
+        expected = data.decode(source, errors).encode(target, errors)
+    except (UnicodeDecodeError, UnicodeEncodeError) as error:
+        with pytest.raises(type(error)) as got:
             transcode(data, source, target, errors=errors, stall=stall, seed=seed)
         assert error_fields(got.value) == error_fields(error)
     else:
@@ -63,6 +65,28 @@ def test_strict_through_simulate(source):
             assert error_fields(error) == cpython_strict_error(data, source)
         else:
             assert cpython_strict_error(data, source) is None
+
+
+@pytest.mark.parametrize("source", ["utf-8", "utf-16-be", "utf-32", "latin-1", "ascii"])
+@pytest.mark.parametrize("target", ["latin-1", "ascii"])
+def test_strict_to_a_target_that_cannot_hold_every_character(source, target):
+    """To Latin-1 and ASCII, strict raises CPython's exception: a decoding error anywhere
+    before an encoding one, else the first run of characters the target cannot hold, its
+    positions counted in characters."""
+    rng = random.Random(source + target)
+    alphabet = "a\u00e9\u20ac\U0001F600\x7f\x80\xff\u0100"
+    cases = [text.encode(source, "replace") + tail for text in ("", "a\u20ac\u20acb\u00e9", "\xff\u0100z")
+             for tail in (b"", b"\xff", b"\x80\x80")]
+    cases += ["".join(rng.choice(alphabet) for _ in range(8)).encode(source, "replace")
+              for _ in range(6)]
+    for data in cases:
+        expected = cpython_strict_outcome(data, source, target)
+        try:
+            transcode(data, source, target, errors="strict")
+        except (UnicodeDecodeError, UnicodeEncodeError) as error:
+            assert (type(error).__name__,) + error_fields(error) == expected, data.hex()
+        else:
+            assert expected is None, data.hex()
 
 
 def test_mark_split_by_last():

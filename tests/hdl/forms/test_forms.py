@@ -7,7 +7,7 @@ import pytest
 
 from utfhw.bench.sample import sample_messages
 from utfhw.bench.stimulus import stress_input
-from utfhw.hdl.forms import CODECS, FORMS, plain_codec
+from utfhw.hdl.forms import CODECS, FORMS, canonical_codec, plain_codec
 from utfhw.hdl.unicode.form import Form
 from utfhw.hdl.unicode.layout import ErrorKind
 from utfhw.model.reference import decode_items
@@ -22,7 +22,8 @@ def test_the_codec_table_is_built_from_the_forms():
     assert all(isinstance(form, Form) for form in FORMS.values())
     assert list(CODECS) == [name for form in FORMS.values() for name, _, _ in form.codecs]
     for name, codec in CODECS.items():
-        assert codecs.lookup(name).name == name
+        # CPython's name, but for latin-1, whose CPython's name is iso8859-1.
+        assert canonical_codec("codec", codecs.lookup(name).name) == name
         assert codec.name == name and codec.form is FORMS[codec.form.name]
 
 
@@ -31,15 +32,33 @@ def test_unit_mark_and_code_point_bytes(name):
     form = FORMS[name]
     codec = plain_codec(form)
     assert len("A".encode(codec)) == form.unit_bytes
-    assert b"".join(unit.to_bytes(form.unit_bytes, "little") for unit in form.mark) == \
-        "\ufeff".encode(codec)
+    mark = b"".join(unit.to_bytes(form.unit_bytes, "little") for unit in form.mark)
+    if form.holds_every_code_point:
+        assert mark == "\ufeff".encode(codec)
+    else:
+        assert mark == b""
     assert form.mark_units == len(form.mark)
     assert form.has_byteorder == (form.unit_bytes > 1)
     for code_point in CODE_POINTS:
-        assert form.code_point_bytes(code_point) == len(chr(code_point).encode(codec)), \
-            hex(code_point)
+        assert form.code_point_bytes(code_point) == \
+            len(chr(code_point).encode(codec, "replace")), hex(code_point)
     assert form.most_units * form.unit_bytes == max(
-        len(chr(code_point).encode(codec)) for code_point in CODE_POINTS)
+        len(chr(code_point).encode(codec, "replace")) for code_point in CODE_POINTS)
+
+
+@pytest.mark.parametrize("name", FORMS)
+def test_last_code_point_and_unencodable_reason(name):
+    """CPython's codec of the form encodes its last code point and no code point after it,
+    with the reason the description gives."""
+    form = FORMS[name]
+    codec = plain_codec(form)
+    chr(form.last_code_point).encode(codec)
+    if form.holds_every_code_point:
+        assert form.last_code_point == 0x10FFFF and form.unencodable_reason is None
+        return
+    with pytest.raises(UnicodeEncodeError) as raised:
+        chr(form.last_code_point + 1).encode(codec)
+    assert raised.value.reason == form.unencodable_reason
 
 
 @pytest.mark.parametrize("source", CODECS)
@@ -97,10 +116,10 @@ def test_the_docs_name_the_error_kinds_as_the_enum_and_the_forms_do():
     import re
     from conftest import REPOSITORY as repository
     readme = " ".join((repository / "README.md").read_text().split())
-    listed = re.findall(r"(\d) `([A-Z_]+)`", readme[readme.index("**Error kinds**"):])
+    listed = re.findall(r"(\d+) `([A-Z_]+)`", readme[readme.index("**Error kinds**"):])
     assert [(int(value), name) for value, name in listed] == \
         [(kind.value, kind.name) for kind in ErrorKind]
-    table = re.findall(r"^\| (\d) \| `([A-Z_]+)` \| ([^|]+) \|",
+    table = re.findall(r"^\| (\d+) \| `([A-Z_]+)` \| ([^|]+) \|",
                        (repository / "docs" / "cores.md").read_text(), re.M)
     assert [(int(value), name) for value, name, _ in table] == \
         [(kind.value, kind.name) for kind in ErrorKind]
@@ -108,3 +127,6 @@ def test_the_docs_name_the_error_kinds_as_the_enum_and_the_forms_do():
         for form in FORMS.values():
             if ErrorKind(int(value)) in form.error_kinds:
                 assert form.error_kinds[ErrorKind(int(value))] in reasons
+            if ErrorKind(int(value)) == ErrorKind.UNENCODABLE_CHARACTER \
+                    and form.unencodable_reason:
+                assert form.unencodable_reason in reasons

@@ -35,11 +35,11 @@ def test_errors_parameter():
 
 def test_codec_parameters():
     with raises(ValueError, "source codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "
-                            "'utf-16-be', 'utf-32', 'utf-32-le' or 'utf-32-be', not 'utf8'"):
+                            "'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'utf8'"):
         Transcoder(source="utf8")
     with raises(ValueError, "target codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "
-                            "'utf-16-be', 'utf-32', 'utf-32-le' or 'utf-32-be', not 'latin-1'"):
-        Transcoder(target="latin-1")
+                            "'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'cp1252'"):
+        Transcoder(target="cp1252")
 
 
 def test_byte_order_reader_parameters():
@@ -90,10 +90,10 @@ def test_stall(stall):
 
 def test_codec_names():
     with raises(ValueError, "source codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "
-                            "'utf-16-be', 'utf-32', 'utf-32-le' or 'utf-32-be', not 'utf8'"):
+                            "'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'utf8'"):
         transcode(b"a", "utf8", "utf-16-le")
     with raises(ValueError, "target codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "
-                            "'utf-16-be', 'utf-32', 'utf-32-le' or 'utf-32-be', not 'UTF-16'"):
+                            "'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'UTF-16'"):
         transcode(b"a", "utf-8", "UTF-16")
 
 

@@ -59,7 +59,7 @@ def test_model_against_cpython(source, target):
         for message in short_messages(source, length):
             for errors in ("replace", "ignore"):
                 assert model_output(message, source, target, errors) == \
-                    message.decode(source, errors).encode(target), (message.hex(), errors)
+                    message.decode(source, errors).encode(target, errors), (message.hex(), errors)
 
 
 def test_stage_parameters():
@@ -147,7 +147,7 @@ def test_model_writes_the_mark(source, target):
     for message in messages:
         for errors in ("replace", "ignore"):
             assert model_output(message, source, target, errors, width=8) == \
-                message.decode(source, errors).encode(target), (message.hex(), errors)
+                message.decode(source, errors).encode(target, errors), (message.hex(), errors)
 
 
 @pytest.mark.parametrize("source,target,width,lanes", [

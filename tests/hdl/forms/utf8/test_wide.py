@@ -118,6 +118,6 @@ def test_decode_positions(width, errors, form):
             got = None
             if slot & 1:
                 got = ((slot >> 1) & ((1 << unit_bits) - 1),
-                       ErrorKind((slot >> (1 + unit_bits)) & 7))
+                       ErrorKind((slot >> (1 + unit_bits)) & 0xF))
             assert got == unit, (lane, beat)
 

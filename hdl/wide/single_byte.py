@@ -1,0 +1,101 @@
+"""The wide stages of a form whose unit is one byte and whose byte is its code point, up to a
+last one (Latin-1, ASCII): each byte decides alone what it is, so no lane looks at another."""
+
+from amaranth.hdl import Module, Mux
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out, connect
+
+from ..lanes.window import LaneBeat
+from ..unicode.layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER
+from ..unicode.params import check_errors, check_last_code_point, check_width
+from .encode import CodePointSlot, EncodeLanes
+from .front import WideFront
+
+
+__all__ = ["DecodeSingleByteLanes", "SingleByteFront"]
+
+
+class DecodeSingleByteLanes(wiring.Component):
+    """Stage *decode* for a one-byte form: the code point of each byte of a beat, the byte
+    itself up to ``last``, above it U+FFFD of kind ``ORDINAL_NOT_IN_RANGE`` (CPython's
+    ``ascii``), or with ``errors="ignore"`` an empty slot.
+
+    One clock of latency, one beat per clock, no backpressure.
+
+    Parameters
+    ----------
+    width : :class:`int`
+        Bytes per beat, a power of two from 1 to 64.
+    last : :class:`int`
+        The form's greatest code point: 0x7F or 0xFF.
+    errors : :class:`str`
+        ``"replace"`` or ``"ignore"``.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(ByteLanes(width), always_ready=True))`
+    o : :py:`Out(stream.Signature(LaneBeat(CodePointSlot, width), always_ready=True))`
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If ``width``, ``last`` or ``errors`` is not one of the values above.
+    """
+    latency = 1
+
+    def __init__(self, *, width, last, errors="replace"):
+        check_width(width)
+        check_last_code_point(last)
+        check_errors(errors)
+        self._width, self._last, self._errors = width, last, errors
+        super().__init__({
+            "i": In(stream.Signature(ByteLanes(width), always_ready=True)),
+            "o": Out(stream.Signature(LaneBeat(CodePointSlot, width), always_ready=True)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.d.sync += [self.o.valid.eq(self.i.valid), self.o.payload.last.eq(self.i.payload.last)]
+        for lane in range(self._width):
+            byte = self.i.payload.data[8 * lane:8 * lane + 8]
+            slot = self.o.payload.lanes[lane]
+            present = self.i.payload.count > lane
+            beyond = byte > self._last
+            if self._errors == "ignore":
+                present = present & ~beyond
+            m.d.sync += [
+                slot.valid.eq(present),
+                slot.item.data.eq(Mux(beyond, REPLACEMENT_CHARACTER, byte)),
+                slot.item.error.eq(Mux(beyond, ErrorKind.ORDINAL_NOT_IN_RANGE, ErrorKind.NONE)),
+            ]
+        return m
+
+
+class SingleByteFront(WideFront):
+    """The stages of the wide core from a one-byte form (:class:`~.front.WideFront`): *decode*
+    (:class:`DecodeSingleByteLanes`) and *encode* (:class:`~.encode.EncodeLanes`), with as
+    many slots a byte as the target takes for the greatest code point the source gives, in a
+    power of two (a byte of Latin-1 is at most two of UTF-8; a byte of ASCII three, U+FFFD's,
+    so four slots).
+    """
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        source, target = self.source.form, self.target.form
+        given = [source.last_code_point]
+        if source.error_kinds:
+            given.append(REPLACEMENT_CHARACTER)
+        most = max(-(-target.code_point_bytes(code_point) // target.unit_bytes)
+                   for code_point in given)
+        # The compactor packs a power of two of slots.
+        self._most = 1 << (most - 1).bit_length()
+        self.slots = self._most * self.width
+        self.latency = DecodeSingleByteLanes.latency + EncodeLanes.latency
+
+    def build(self, m):
+        m.submodules.decode = decode = DecodeSingleByteLanes(
+            width=self.width, last=self.source.form.last_code_point, errors=self.errors)
+        m.submodules.encode = encode = EncodeLanes(
+            form=self.target.form, byteorder=self.unit_order, lanes=self.width,
+            errors=self.errors, most_units=self._most)
+        connect(m, decode.o, encode.i)
+        return decode, encode.o
