@@ -83,12 +83,16 @@ class BoardRun:
         From the first message's first byte written to its last answer's last byte read.
     mismatches : :class:`list` of :class:`str`
         A report of each message whose answer is not CPython's.
+    tries : :class:`int`
+        Times a message was sent again because the host left a gap in it near the idle time
+        (its bytes are counted once, its time in full).
     """
     messages: int
     input_bytes: int
     output_bytes: int
     seconds: float
     mismatches: list
+    tries: int = 0
 
     @property
     def input_rate(self):
@@ -312,19 +316,20 @@ class Host:
         called after each, ``report`` ``None`` when it matched."""
         self.probe()
         mismatches = []
-        input_bytes = output_bytes = 0
+        input_bytes = output_bytes = tries = 0
         start = time.monotonic()
         for index, message in enumerate(messages):
             expected = self.expected(message.data)
-            for _ in range(_TRIES):
+            for attempt in range(_TRIES):
+                tries += attempt > 0
                 got, idle = self._exchange(message.data)
-                input_bytes += len(message.data)
-                output_bytes += len(got)
                 # A gap near the idle time may have ended the message early: the host's
                 # fault, not the board's, so the message goes again.
                 late = idle > _LATE_PART * self.idle_bits / self.baud
                 if got == expected or not late:
                     break
+            input_bytes += len(message.data)
+            output_bytes += len(got)
             report = None
             if got != expected:
                 report = self.describe(index, len(messages), message, expected, got)
@@ -338,7 +343,7 @@ class Host:
                 on_message(index, report)
         seconds = (self._reader.last_arrival or time.monotonic()) - start
         return BoardRun(len(messages), input_bytes, output_bytes, max(seconds, 1e-9),
-                        mismatches)
+                        mismatches, tries)
 
     def describe(self, index, count, message, expected, got):
         """A mismatch as :func:`~utfhw.bench.golden.check_beats` names one: the message, the

@@ -4,7 +4,8 @@ against CPython."""
 import argparse
 import sys
 
-from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS
+from ..hdl.bridge import BITS_PER_FRAME, FIFO_MARGIN
+from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS, check_integer
 from ..toolchain.tools import BuildError, ToolchainError
 from .options import (BOARD_NAMES, add_bridge_arguments, add_codec_arguments, bridge_options,
                       check_core_options, import_extra)
@@ -106,6 +107,13 @@ def run(subparser, args):
         subparser.error("--board programs a real board, not with --simulate")
     if args.bitstream is not None and args.board is None:
         subparser.error("--bitstream needs --board")
+    try:
+        # Before anything is opened or programmed, as the bridge checks them.
+        check_integer("--baud", args.baud, minimum=1)
+        check_integer("--fifo-depth", args.fifo_depth, minimum=2 * FIFO_MARGIN)
+        check_integer("--idle-bits", args.idle_bits, minimum=2 * BITS_PER_FRAME)
+    except ValueError as error:
+        subparser.error(str(error))
 
     def load():
         import serial  # noqa: F401  (pyserial, before anything is built or sent)
@@ -131,7 +139,7 @@ def run(subparser, args):
             run_ = _run(args, host, args.port, messages, settings, name=args.port)
     except ValueError as error:
         subparser.error(str(error))
-    except (ToolchainError, BuildError) as error:
+    except (ToolchainError, BuildError, RuntimeError) as error:
         _error(subparser, str(error))
     except host.BoardError as error:
         _error(subparser, str(error))
@@ -168,8 +176,10 @@ def _summary(args, result):
     verdict = ("exact to CPython" if not count
                else f"{count} differ{'s' if count == 1 else ''} from CPython")
     line_rate = args.baud / 10
+    again = (f"; a message sent again {plural(result.tries, 'time')}, the host having been "
+             f"held up within it" if result.tries else "")
     print(f"utfhw board: {plural(result.messages, 'message')} ({args.source} -> {args.target}, "
           f"errors={args.errors}, {core}), {verdict}: {result.input_bytes:,} bytes in and "
           f"{result.output_bytes:,} out in {result.seconds:.2f} s, {result.input_rate:,.0f} "
           f"bytes/s in and {result.output_rate:,.0f} out (the line carries {line_rate:,.0f} "
-          f"each way)")
+          f"each way){again}")

@@ -135,6 +135,11 @@ def test_wrong_baud_rate(bridge_baud):
      "argument --width: width must be a power of two from 1 to 64, not '3'"),
     (["--port", "x", "--from", "utf-16", "--width", "1"],
      "--width must be at least 2 for utf-16, not 1"),
+    (["--port", "x", "--baud", "0"], "--baud must be an integer of at least 1, not 0"),
+    (["--port", "x", "--fifo-depth", "15"],
+     "--fifo-depth must be an integer of at least 16, not 15"),
+    (["--port", "x", "--idle-bits", "19"],
+     "--idle-bits must be an integer of at least 20, not 19"),
 ])
 def test_usage_errors(arguments, message):
     result = board(*arguments)
