@@ -1,6 +1,6 @@
 """The host's side of the board in the loop: messages sent through a serial port to the UART
 bridge (:class:`~utfhw.hdl.bridge.UARTBridge`) under its rules, and each answer compared with
-CPython's.
+CPython's, ``message.decode(source, errors).encode(target, errors)``.
 
 The same code talks to a board's USB serial port or to the simulated bridge behind a
 pseudo-terminal (:class:`~utfhw.sim.bridge.SimulatedBoard`). The rules it keeps:
@@ -37,7 +37,8 @@ __all__ = ["BoardError", "Message", "BoardRun", "Host", "open_port", "builtin_me
            "burst_message", "read_messages", "PROBE"]
 
 
-#: The text of the message that checks the board answers as the bridge does, before any other.
+#: The text of the message that checks the board answers as the bridge does, before any other
+#: (the characters of it the source can encode).
 PROBE = "utfhw probe: \u00e9\u20ac\U0001F600"
 
 #: Seconds a read of the port waits, so that the reader notices it is to stop.
@@ -230,7 +231,7 @@ class Host:
     def expected(self, message):
         """CPython's answer to ``message``."""
         spec = self.spec
-        return bytes(message).decode(spec.source, spec.errors).encode(spec.target)
+        return bytes(message).decode(spec.source, spec.errors).encode(spec.target, spec.errors)
 
     def _send(self, data):
         """Write ``data`` under the burst rule. Returns when its last byte will have left the
@@ -296,7 +297,9 @@ class Host:
         """Check that the board answers as the bridge would, at this baud rate and for this
         pair; raise :exc:`BoardError` if not."""
         self._settle()
-        message = PROBE.encode(_plain(self.spec.source))
+        last = CODECS[self.spec.source].form.last_code_point
+        message = "".join(character for character in PROBE if ord(character) <= last) \
+            .encode(_plain(self.spec.source))
         expected = self.expected(message)
         got, _ = self._exchange(message)
         settings = (f"--baud {self.baud}, --from {self.spec.source}, --to {self.spec.target}, "
@@ -382,16 +385,18 @@ def _plain(codec):
 
 
 def _witness(source, target, errors):
-    """The input unit (a character, or with ``replace`` from UTF-8 an invalid byte) whose
-    answer is the longest for its length: the pair's worst case for the burst rule."""
+    """The input unit (a character, or with ``replace`` from UTF-8 or ASCII an invalid byte)
+    whose answer is the longest for its length: the pair's worst case for the burst rule."""
     plain = _plain(source)
+    form = CODECS[source].form
     candidates = [(character.encode(plain), f"U+{ord(character):04X}")
-                  for character in ("a", "\u00e9", "\u0800", "\U0001F600")]
-    if CODECS[source].unit_bytes == 1 and errors == "replace":
+                  for character in ("a", "\u00e9", "\u0800", "\U0001F600")
+                  if ord(character) <= form.last_code_point]
+    if form.unit_bytes == 1 and form.shortest_error is not None and errors == "replace":
         candidates.append((b"\xff", "the invalid byte ff"))
     target_plain = _plain(target)
     return max(candidates, key=lambda candidate: len(
-        candidate[0].decode(plain, errors).encode(target_plain)) / len(candidate[0]))
+        candidate[0].decode(plain, errors).encode(target_plain, errors)) / len(candidate[0]))
 
 
 def burst_message(source, target, errors="replace", *, fifo_depth=2048):

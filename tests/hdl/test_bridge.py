@@ -300,7 +300,7 @@ def test_expansion_is_reached(source, target):
                         "1000000); choose one within 1%"),
     ({"fifo_depth": 15}, "fifo_depth must be an integer of at least 16, not 15"),
     ({"idle_bits": 19}, "idle_bits must be an integer of at least 20, not 19"),
-    ({"source": "latin-1"}, "source codec must be 'utf-8', 'utf-8-sig', "),
+    ({"source": "cp1252"}, "source codec must be 'utf-8', 'utf-8-sig', "),
     ({"errors": "strict"}, "errors must be 'replace' or 'ignore', not 'strict'"),
     ({"width": 3}, "width must be a power of two from 1 to 64, not 3"),
     ({"source": "utf-32", "width": 2}, "width must be at least 4 for utf-32, not 2"),
