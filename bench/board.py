@@ -175,7 +175,7 @@ class _Reader(threading.Thread):
 class Host:
     """Sends messages to the bridge on ``port`` (an open :class:`serial.Serial`, or anything
     with its ``read``, ``write``, ``in_waiting`` and ``close``) and checks each answer against
-    ``message.decode(source, errors).encode(target)``.
+    ``message.decode(source, errors).encode(target, errors)``.
 
     Parameters
     ----------
@@ -310,8 +310,8 @@ class Host:
         if got != expected:
             raise BoardError(f"{self.name} answered the probe with {len(got)} "
                              f"byte{'s' * (len(got) != 1)} ({_shown(got)}), not the bridge's "
-                             f"answer of {len(expected)}: a wrong baud rate? (check {settings} against "
-                             f"utfhw build's)")
+                             f"answer of {len(expected)}: a wrong baud rate? (check "
+                             f"{settings} against utfhw build's)")
 
     def run(self, messages, *, on_message=None):
         """:meth:`probe`, then send each of ``messages`` (:class:`Message`) and compare its
@@ -420,8 +420,8 @@ def builtin_messages(source, target, errors="replace", *, fifo_depth=2048):
 
 def read_messages(paths):
     """A :class:`Message` for each file of ``paths``, a folder giving each of its files
-    (sorted, hidden ones left out, its subfolders' too). Raises :exc:`OSError` naming a path
-    that cannot be read."""
+    (sorted, hidden ones left out, its subfolders' too). An empty file is left out: a serial
+    line has no empty message. Raises :exc:`OSError` naming a path that cannot be read."""
     messages = []
     for path in map(pathlib.Path, paths):
         if path.is_dir():
@@ -429,5 +429,6 @@ def read_messages(paths):
                 part.startswith(".") for part in file.relative_to(path).parts))
         else:
             files = [path]
-        messages += [Message(file.read_bytes(), str(file)) for file in files]
+        messages += [Message(data, str(file)) for file in files
+                     for data in [file.read_bytes()] if data]
     return messages

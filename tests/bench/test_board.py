@@ -44,6 +44,8 @@ if FULL_SWEEP:
         ("utf-16-be", "utf-32", "ignore", 2),
         ("utf-32", "utf-8-sig", "replace", 8),
         ("utf-8-sig", "utf-16", "replace", 16),
+        ("latin-1", "utf-8", "replace", None),
+        ("utf-8", "ascii", "replace", 4),
     ]
 
 
@@ -250,6 +252,7 @@ def test_read_messages(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "c.txt").write_bytes(b"c")
     (tmp_path / ".hidden").write_bytes(b"h")
+    (tmp_path / "empty").write_bytes(b"")
     single = tmp_path / "single.bin"
     single.write_bytes(b"s")
     messages = read_messages([tmp_path / "a", single])
