@@ -3,6 +3,7 @@ cases, and the host's parts on their own."""
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ from utfhw.bench.board import (BoardError, Host, Message, PROBE, builtin_message
                                burst_message, read_messages)
 from utfhw.hdl.bridge import burst_limit, expansion
 from utfhw.hdl.forms import CODECS
+from utfhw.sim.bridge import SimulatedBoard
 from utfhw.toolchain.tools import ToolchainError, find_verilator
 
 from conftest import FULL_SWEEP
@@ -83,6 +85,28 @@ def test_long_messages_are_paced(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "3 messages" in result.stdout and "exact to CPython" in result.stdout
     assert "flag is set" not in result.stderr
+
+
+def test_interrupt_exits_130_with_one_line(tmp_path):
+    """Ctrl-C mid-run, to the whole process group as at a terminal: status 130, one line, and
+    no simulation left running."""
+    needs_verilator()
+    # Built before the clock starts, so the interrupt lands in the run.
+    SimulatedBoard(idle_bits=2000).build()
+    (tmp_path / "long.txt").write_bytes(b"x" * 200_000)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "utfhw.cli", "board", "--simulate", "--idle-bits", "2000",
+         str(tmp_path / "long.txt")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(4)
+    os.killpg(process.pid, signal.SIGINT)
+    output, errors = process.communicate(timeout=60)
+    assert process.returncode == 130, output + errors
+    assert "Traceback" not in errors
+    assert errors.splitlines() == ["utfhw board: interrupted"]
+    with pytest.raises(ProcessLookupError):
+        os.killpg(process.pid, 0)
 
 
 def test_port_that_does_not_exist(tmp_path):
