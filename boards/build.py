@@ -31,7 +31,8 @@ class BuildResult:
         transcoder = bridge.transcoder
         lines = [
             f"{self.board} ({BOARDS[self.board].device}): {transcoder.source} -> "
-            f"{transcoder.target}, errors={transcoder.errors}",
+            f"{transcoder.target}, errors={transcoder.errors}"
+            + ("" if bridge.width is None else f", wide core at {bridge.width} bytes a beat"),
             f"  bitstream   {self.bitstream}",
         ]
         for cell, (used, available) in sorted(self.report.utilisation.items()):

@@ -4,7 +4,8 @@ import os
 
 from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS
 from ..toolchain.tools import ToolchainError
-from .options import BOARD_NAMES, add_codec_arguments, import_extra
+from .options import (BOARD_NAMES, add_bridge_arguments, add_codec_arguments, bridge_options,
+                      check_core_options, import_extra)
 
 
 def add_parser(commands):
@@ -13,19 +14,20 @@ def add_parser(commands):
         description="Build the UART transcoder bridge (hdl/bridge.py) for a board with the "
                     "yowasp tools (or those named by YOSYS, NEXTPNR_ICE40, ICEPACK, "
                     "NEXTPNR_ECP5, ECPPACK): bytes sent to the board's USB serial port come "
-                    "back transcoded. Prints utilisation, the clock reached, the serial "
-                    "settings and the burst rule. Fails if a tool is missing or the clock is "
-                    "not met.")
+                    "back transcoded (utfhw board sends them and checks the answers). Prints "
+                    "utilisation, the clock reached, the serial settings and the burst rule. "
+                    "Fails if a tool is missing or the clock is not met.")
     parser.add_argument("--board", required=True, choices=BOARD_NAMES)
     add_codec_arguments(parser, HARDWARE_ERROR_HANDLERS)
-    parser.add_argument("--baud", type=int, default=115200,
-                        help="baud rate of the serial port (default: 115200)")
+    add_bridge_arguments(parser)
     parser.add_argument("-o", "--output", metavar="DIR",
                         help="build directory (default: build/BOARD)")
     return parser
 
 
 def run(subparser, args):
+    check_core_options(subparser, args)
+
     def load():
         from ..boards.build import build
         from ..boards.nextpnr import TimingError
@@ -33,8 +35,7 @@ def run(subparser, args):
     build, TimingError = import_extra(subparser, "build", "boards", load)
     directory = args.output or os.path.join("build", args.board)
     try:
-        result = build(args.board, directory=directory, source=args.source,
-                       target=args.target, errors=args.errors, baud=args.baud)
+        result = build(args.board, directory=directory, baud=args.baud, **bridge_options(args))
     except (ValueError, ToolchainError, TimingError, RuntimeError) as error:
         subparser.exit(1, f"utfhw build: error: {error}\n")
     print(result.summary())

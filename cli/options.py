@@ -67,6 +67,29 @@ def add_codec_arguments(parser, errors_choices):
                              f"(default: replace)")
 
 
+def add_bridge_arguments(parser):
+    """The UART bridge's settings, which ``utfhw build`` builds and ``utfhw board`` talks to:
+    the baud rate, the core's width, the FIFO's depth and the idle time."""
+    parser.add_argument("--baud", type=int, default=115200,
+                        help="baud rate of the serial port (default: 115200)")
+    parser.add_argument("--width", type=width_argument, default=None, metavar="W",
+                        help="the wide core in the bridge, W bytes per clock (1, 2, 4, 8, 16, "
+                             "32 or 64, at least the source's unit; 4 from UTF-8 to UTF-8; "
+                             "default: the scalar Transcoder)")
+    parser.add_argument("--fifo-depth", type=int, default=2048, metavar="N",
+                        help="entries of the bridge's receive FIFO, which sets the burst rule "
+                             "(default: 2048)")
+    parser.add_argument("--idle-bits", type=int, default=1000, metavar="N",
+                        help="bit times of idle line that end a message (default: 1000)")
+
+
+def bridge_options(args):
+    """The :class:`~utfhw.hdl.bridge.UARTBridge` keyword arguments the options give, but the
+    clock and the baud rate."""
+    return {"source": args.source, "target": args.target, "errors": args.errors,
+            "width": args.width, "fifo_depth": args.fifo_depth, "idle_bits": args.idle_bits}
+
+
 def add_core_arguments(parser):
     add_width_argument(parser)
     parser.add_argument("--pipelined", action="store_true",

@@ -6,15 +6,17 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import fifo, wiring
 from amaranth.lib.wiring import In, Out
 
-from .bytestream import UnitAssembler, LaneSerializer
+from .bytestream import BeatAssembler, UnitAssembler, LaneSerializer
 from .unicode.layout import FramedByte
 from .forms import CODECS, expansion
 from .unicode.params import check_integer
 from .cores.transcoder import Transcoder
+from .cores.wide import WideTranscoder
 from .uart import UARTReceiver, UARTTransmitter, MINIMUM_DIVISOR
 
 
-__all__ = ["UARTBridge", "expansion", "BITS_PER_FRAME", "BAUD_TOLERANCE", "FIFO_MARGIN"]
+__all__ = ["UARTBridge", "expansion", "burst_limit", "BITS_PER_FRAME", "BAUD_TOLERANCE",
+           "FIFO_MARGIN"]
 
 
 #: A frame is a start bit, 8 data bits and a stop bit.
@@ -29,6 +31,16 @@ BAUD_TOLERANCE = 0.01
 FIFO_MARGIN = 8
 
 
+def burst_limit(source, target, errors="replace", *, fifo_depth=2048):
+    """The most bytes a host may send back to back to an idle :class:`UARTBridge` of this
+    pair and FIFO depth before it must pause (its :attr:`~UARTBridge.burst_limit`), without
+    making one; ``None`` when there is no limit."""
+    ratio = expansion(source, target, errors)
+    if ratio <= 1:
+        return None
+    return math.floor((fifo_depth - FIFO_MARGIN) * ratio / (ratio - 1))
+
+
 class UARTBridge(wiring.Component):
     """A transcoder between two serial lines: what arrives on ``rx`` leaves on ``tx``,
     transcoded message by message exactly as ``message.decode(source, errors).encode(target, errors)``.
@@ -37,6 +49,12 @@ class UARTBridge(wiring.Component):
 
         rx -> UARTReceiver -> (end markers) -> SyncFIFOBuffered -> UnitAssembler
            -> Transcoder -> LaneSerializer -> UARTTransmitter -> tx
+
+    With ``width``, a :class:`~utfhw.hdl.bytestream.BeatAssembler` and the
+    :class:`~utfhw.hdl.cores.wide.WideTranscoder` at that width stand in for the
+    ``UnitAssembler`` and the ``Transcoder``: the same bridge around a wide core, so that a
+    board checks it. Its output waits for the next beat of its message (the core looks one beat
+    ahead), which the FIFO does not feel: those bytes have left it.
 
     **Messages.** A serial line has no message boundaries, so a message ends when ``rx`` has been
     idle (high, no frame) for ``idle_bits`` bit times. The bytes up to then are one message: a
@@ -70,6 +88,9 @@ class UARTBridge(wiring.Component):
         Entries of the receive FIFO (bytes and end markers), at least ``2 * FIFO_MARGIN``.
     idle_bits : :class:`int`
         Bit times of idle line that end a message, at least 2 * 10 (two frames).
+    width : :class:`int` or ``None``
+        ``None`` for the ``Transcoder``, one code unit a clock; else the wide core's bytes a
+        beat (see :func:`~utfhw.hdl.cores.wide.check_wide_width`).
 
     Attributes
     ----------
@@ -82,11 +103,14 @@ class UARTBridge(wiring.Component):
     framing_error : :py:`Out(1)`
         Goes high when a frame with a low stop bit is dropped (a wrong baud rate), and stays
         high.
+    transcoder : :class:`~utfhw.hdl.cores.transcoder.Transcoder` or
+            :class:`~utfhw.hdl.cores.wide.WideTranscoder`
+        The core.
 
     Raises
     ------
     :exc:`ValueError`
-        If a codec, ``errors``, the baud rate or a size is not as above.
+        If a codec, ``errors``, the baud rate, a size or ``width`` is not as above.
     """
     rx: In(1, init=1)
     tx: Out(1, init=1)
@@ -94,7 +118,7 @@ class UARTBridge(wiring.Component):
     framing_error: Out(1)
 
     def __init__(self, *, source="utf-8", target="utf-16-le", errors="replace",
-                 clk_freq, baud=115200, fifo_depth=2048, idle_bits=1000):
+                 clk_freq, baud=115200, fifo_depth=2048, idle_bits=1000, width=None):
         if not isinstance(clk_freq, (int, float)) or isinstance(clk_freq, bool) or clk_freq <= 0:
             raise ValueError(f"clk_freq must be a positive number of Hz, not {clk_freq!r}")
         check_integer("baud", baud, minimum=1)
@@ -109,7 +133,12 @@ class UARTBridge(wiring.Component):
                              f"choose one within {BAUD_TOLERANCE:.0%}")
         check_integer("fifo_depth", fifo_depth, minimum=2 * FIFO_MARGIN)
         check_integer("idle_bits", idle_bits, minimum=2 * BITS_PER_FRAME)
-        self.transcoder = Transcoder(source=source, target=target, errors=errors)
+        if width is None:
+            self.transcoder = Transcoder(source=source, target=target, errors=errors)
+        else:
+            self.transcoder = WideTranscoder(source=source, target=target, errors=errors,
+                                             width=width)
+        self._width = width
         self._divisor = divisor
         self._clk_freq = clk_freq
         self._fifo_depth = fifo_depth
@@ -125,6 +154,11 @@ class UARTBridge(wiring.Component):
     def actual_baud(self):
         """The baud rate the bridge runs at: ``clk_freq / divisor``."""
         return self._clk_freq / self._divisor
+
+    @property
+    def width(self):
+        """The wide core's bytes a beat; ``None`` for the ``Transcoder``."""
+        return self._width
 
     @property
     def fifo_depth(self):
@@ -144,18 +178,20 @@ class UARTBridge(wiring.Component):
     def burst_limit(self):
         """The most bytes a host may send back to back at the full line rate, starting from an
         idle bridge, before it must pause; ``None`` when there is no limit."""
-        ratio = self.expansion
-        if ratio <= 1:
-            return None
-        return math.floor((self._fifo_depth - FIFO_MARGIN) * ratio / (ratio - 1))
+        transcoder = self.transcoder
+        return burst_limit(transcoder.source, transcoder.target, transcoder.errors,
+                           fifo_depth=self._fifo_depth)
 
     def elaborate(self, platform):
         m = Module()
         receiver = m.submodules.receiver = UARTReceiver(divisor=self._divisor)
         buffer = m.submodules.buffer = fifo.SyncFIFOBuffered(
             width=FramedByte.size, depth=self._fifo_depth)
-        assembler = m.submodules.assembler = UnitAssembler(
-            width=CODECS[self.transcoder.source].unit_bytes)
+        if self._width is None:
+            assembler = UnitAssembler(width=CODECS[self.transcoder.source].unit_bytes)
+        else:
+            assembler = BeatAssembler(width=self._width)
+        m.submodules.assembler = assembler
         m.submodules.transcoder = self.transcoder
         serializer = m.submodules.serializer = LaneSerializer(
             layout=self.transcoder.o.payload.shape())

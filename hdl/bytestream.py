@@ -4,10 +4,10 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from .unicode.layout import FramedByte, UnitBytes, Lanes
+from .unicode.layout import ByteLanes, FramedByte, UnitBytes, Lanes
 
 
-__all__ = ["UnitAssembler", "LaneSerializer"]
+__all__ = ["UnitAssembler", "BeatAssembler", "LaneSerializer"]
 
 
 class UnitAssembler(wiring.Component):
@@ -43,12 +43,16 @@ class UnitAssembler(wiring.Component):
         If ``width`` is not 1, 2 or 4.
     """
     def __init__(self, *, width):
-        layout = UnitBytes(width)
+        layout = self._layout(width)
         self._width = width
         super().__init__({
             "i": In(stream.Signature(FramedByte)),
             "o": Out(stream.Signature(layout)),
         })
+
+    @staticmethod
+    def _layout(width):
+        return UnitBytes(width)
 
     @property
     def width(self):
@@ -80,6 +84,37 @@ class UnitAssembler(wiring.Component):
                     filled.eq(filled + 1),
                 ]
         return m
+
+
+class BeatAssembler(UnitAssembler):
+    """Gathers bytes into the beats a :class:`~utfhw.hdl.cores.wide.WideTranscoder` takes:
+    ``width`` bytes a beat, every beat of a message full but its last, which holds 0 to
+    ``width`` bytes and ``last``.
+
+    It works as :class:`UnitAssembler` does, a beat of ``width`` bytes in place of a unit: a
+    full beat waits for the next entry, so that an end marker puts ``last`` on it; an end
+    marker after a part beat sends that with ``last``.
+
+    Parameters
+    ----------
+    width : :class:`int`
+        Bytes per beat, a power of two from 1 to 64.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(FramedByte))`
+        Bytes in wire order and end markers.
+    o : :py:`Out(stream.Signature(ByteLanes(width)))`
+        Beats of bytes in wire order.
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If ``width`` is not a power of two from 1 to 64.
+    """
+    @staticmethod
+    def _layout(width):
+        return ByteLanes(width)
 
 
 class LaneSerializer(wiring.Component):

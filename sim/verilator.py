@@ -36,7 +36,7 @@ from ..toolchain.tools import BuildError, ToolchainError
 
 
 __all__ = ["ToolchainError", "BuildError", "verilator_available", "VerilatorRun", "VerilatedPipeline",
-           "verilated_pipeline"]
+           "verilated_pipeline", "compile_driver"]
 
 
 DRIVER_SOURCE = pathlib.Path(__file__).with_name("verilator_driver.cpp")
@@ -450,34 +450,44 @@ def _build_seconds(width, runtime_built):
     return (0 if runtime_built else 5) + 2 + (width or 0) // 2
 
 
-def _build(spec, on_build):
+def compile_driver(verilog, *, name, driver, key=(), on_build=None, width=None):
+    """The folder of a program built from Verilog module ``name`` (its text ``verilog``,
+    verilated as class ``Vdut``) and the C++ ``driver`` that runs it, found in the cache or
+    built now: ``design.v``, the Verilated sources in ``obj/`` and the program, ``driver``.
+
+    ``key`` holds anything else the program depends on (strings); ``on_build`` is called as
+    :func:`verilated_pipeline` calls it, ``width`` sizing its estimate."""
     verilator, compiler, include, toolchain_key = _toolchain()
+    final = cache_dir() / "verilator" / digest(verilog, name, driver, *key, toolchain_key)
+    if (final / "driver").exists():
+        _runtime()
+        return final
+    if on_build is not None:
+        on_build(name, _build_seconds(width, _runtime_built()))
+    runtime = _runtime()
+    with _building(final, f"{name}-") as build:
+        (build / "design.v").write_text(verilog)
+        tools.run([verilator, "--cc", "--prefix", "Vdut", "--top-module", name, "-Mdir", "obj",
+                   "-Wno-fatal", "-Wno-lint", "-Wno-style", "design.v"],
+                  cwd=build, what="verilating")
+        sources = sorted(path.name for path in (build / "obj").glob("Vdut*.cpp"))
+        (build / "obj" / "driver.cpp").write_text(driver)
+        (build / "obj" / "all.cpp").write_text(
+            "".join(f'#include "{source}"\n' for source in [*sources, "driver.cpp"]))
+        flags = [*_CXXFLAGS, f"-I{runtime}", *_include_flags(include), "-Iobj"]
+        tools.run([compiler, *flags, "-include", _PCH_HEADER, "-o", "driver", "obj/all.cpp",
+                   *(str(runtime / source.replace(".cpp", ".o")) for source in _RUNTIME_SOURCES),
+                   "-pthread"],
+                  cwd=build, what="compiling the driver")
+    return final
+
+
+def _build(spec, on_build):
     module = generate_module(spec, cached=True)
     core, name, verilog = module.top, module.name, module.text
-    driver = DRIVER_SOURCE.read_text()
     ports = _port_options(core)
-    final = cache_dir() / "verilator" / digest(verilog, name, driver, json.dumps(ports),
-                                                toolchain_key)
-    if (final / "driver").exists():
-        runtime = _runtime()
-    else:
-        if on_build is not None:
-            on_build(name, _build_seconds(spec.width, _runtime_built()))
-        runtime = _runtime()
-        with _building(final, f"{name}-") as build:
-            (build / "design.v").write_text(verilog)
-            tools.run([verilator, "--cc", "--prefix", "Vdut", "--top-module", name, "-Mdir", "obj",
-                  "-Wno-fatal", "-Wno-lint", "-Wno-style", "design.v"],
-                 cwd=build, what="verilating")
-            sources = sorted(path.name for path in (build / "obj").glob("Vdut*.cpp"))
-            (build / "obj" / "driver.cpp").write_text(driver)
-            (build / "obj" / "all.cpp").write_text(
-                "".join(f'#include "{source}"\n' for source in [*sources, "driver.cpp"]))
-            flags = [*_CXXFLAGS, f"-I{runtime}", *_include_flags(include), "-Iobj"]
-            tools.run([compiler, *flags, "-include", _PCH_HEADER, "-o", "driver", "obj/all.cpp",
-                  *(str(runtime / source.replace(".cpp", ".o")) for source in _RUNTIME_SOURCES),
-                  "-pthread"],
-                 cwd=build, what="compiling the driver")
+    final = compile_driver(verilog, name=name, driver=DRIVER_SOURCE.read_text(),
+                           key=(json.dumps(ports),), on_build=on_build, width=spec.width)
     return VerilatedPipeline(source=spec.source, target=spec.target, errors=spec.errors, name=name,
                              directory=final, ports=ports,
                              output_format=LaneFormat(core.o.payload.shape()),

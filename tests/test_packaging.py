@@ -34,6 +34,7 @@ def installed(tmp_path_factory):
     with zipfile.ZipFile(wheels[0]) as wheel:
         names = wheel.namelist()
     assert "utfhw/cli/__init__.py" in names and "utfhw/sim/verilator_driver.cpp" in names
+    assert "utfhw/sim/bridge_driver.cpp" in names
     assert "utfhw/bench/data/sample.txt" in names and "utfhw/bench/data/NOTICE.md" in names
     assert "utfhw/hdl/forms/utf8/__init__.py" in names
     assert not any(name.startswith(("utfhw/corpus", "utfhw/examples")) for name in names)
@@ -76,6 +77,7 @@ def test_demo(installed, tmp_path):
 
 @pytest.mark.parametrize("command,extra", [
     (["build", "--board", "icebreaker"], "boards"),
+    (["board", "--simulate"], "boards"),
     (["report"], "boards"),
     (["cocotb"], "cocotb"),
 ])

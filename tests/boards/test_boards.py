@@ -6,15 +6,18 @@ import os
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 import pytest
+from amaranth.hdl import Fragment
 from amaranth.build import Attrs, Clock, Pins, Resource
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 
 from utfhw.boards import report
+from utfhw.hdl.bridge import UARTBridge
 from utfhw.hdl.cores import CoreSpec
 from utfhw.toolchain import tools
-from utfhw.boards.build import build
+from utfhw.boards.build import BuildResult, build
 from utfhw.boards.nextpnr import TimingError
 from utfhw.toolchain.tools import ToolchainError, tool_environment
 from utfhw.boards.top import BOARDS, Board, BridgeTop
@@ -287,3 +290,23 @@ def test_report_progress_says_what_became_of_each_device():
     assert report.progress_line(2, 3, row) == (
         "[2/3] WideUTF8ToUTF16(32): ECP5-25F timed out, ECP5-85F 104.7 MHz, "
         "iCE40 HX8K does not fit")
+
+
+def test_build_width_is_checked(tmp_path):
+    result = run("build", "--board", "icebreaker", "-o", tmp_path, "--from", "utf-32",
+                 "--width", "2")
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == \
+        "utfhw build: error: --width must be at least 4 for utf-32, not 2"
+
+
+def test_build_summary_names_the_wide_core():
+    bridge = UARTBridge(clk_freq=12e6, width=4)
+    report = SimpleNamespace(utilisation={"ICESTORM_LC": (2802, 5280)},
+                             fmax={"clk": (45.8, 12.0)})
+    summary = BuildResult("icebreaker", "x.bin", report, bridge).summary()
+    assert summary.splitlines()[0] == ("icebreaker (iCE40UP5K-SG48): utf-8 -> utf-16-le, "
+                                       "errors=replace, wide core at 4 bytes a beat")
+    assert "send at most 4080 bytes back to back" in summary
+    # Elaborated, as a build would, so that no warning says it was not.
+    Fragment.get(bridge, None)

@@ -14,9 +14,9 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 from amaranth.lib.io import SimulationPort
 
-from utfhw.hdl.bridge import UARTBridge, expansion, FIFO_MARGIN, BITS_PER_FRAME
+from utfhw.hdl.bridge import UARTBridge, burst_limit, expansion, FIFO_MARGIN, BITS_PER_FRAME
 from utfhw.boards.top import BridgeTop
-from utfhw.hdl.bytestream import LaneSerializer, UnitAssembler
+from utfhw.hdl.bytestream import BeatAssembler, LaneSerializer, UnitAssembler
 from utfhw.hdl.unicode.layout import UnitBytes
 from utfhw.hdl.uart import UARTReceiver, UARTTransmitter
 from utfhw.bench.stimulus import stress_input
@@ -185,6 +185,51 @@ def test_burst_at_the_limit_is_not_lost():
     assert overflow == 0
 
 
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
+@pytest.mark.parametrize("source,target,errors,width", [
+    ("utf-8", "utf-16-le", "replace", None), ("utf-8", "utf-32-be", "ignore", 4),
+    ("utf-16-le", "utf-8", "replace", 8), ("utf-32", "utf-16", "replace", None),
+])
+def test_burst_limit_without_a_bridge(source, target, errors, width):
+    """The host's burst limit, from the pair and the FIFO alone, is the bridge's."""
+    bridge = make_bridge(source, target, errors, fifo_depth=300, width=width)
+    assert burst_limit(source, target, errors, fifo_depth=300) == bridge.burst_limit
+    assert bridge.width == width
+    del bridge
+    gc.collect()
+
+
+def test_beat_assembler():
+    """A full beat waits for the next entry, so that an end marker after it puts last on it;
+    an end marker after a part beat sends it with last."""
+    assembler = BeatAssembler(width=4)
+    entries = [(byte, 0) for byte in b"abcdefg"] + [(0, 1)] + \
+        [(byte, 0) for byte in b"ABCD"] + [(0, 1)]
+    beats = []
+
+    async def feed(ctx):
+        for data, end in entries:
+            ctx.set(assembler.i.payload, {"data": data, "end": end})
+            ctx.set(assembler.i.valid, 1)
+            await ctx.tick().until(assembler.i.ready)
+        ctx.set(assembler.i.valid, 0)
+
+    async def take(ctx):
+        ctx.set(assembler.o.ready, 1)
+        for _ in range(3 * len(entries)):
+            await ctx.tick()
+            if ctx.get(assembler.o.valid):
+                payload = ctx.get(assembler.o.payload)
+                beats.append((payload.data.to_bytes(4, "little")[:payload.count], payload.last))
+
+    simulator = Simulator(assembler)
+    simulator.add_clock(1e-6)
+    simulator.add_testbench(feed)
+    simulator.add_testbench(take)
+    simulator.run()
+    assert beats == [(b"abcd", 0), (b"efg", 1), (b"ABCD", 1)]
+
+
 def test_burst_past_the_limit_lights_overflow():
     bridge = make_bridge(fifo_depth=2 * FIFO_MARGIN)
     message = b"a" * (3 * bridge.burst_limit)
@@ -255,8 +300,10 @@ def test_expansion_is_reached(source, target):
                         "1000000); choose one within 1%"),
     ({"fifo_depth": 15}, "fifo_depth must be an integer of at least 16, not 15"),
     ({"idle_bits": 19}, "idle_bits must be an integer of at least 20, not 19"),
-    ({"source": "latin-1"}, "source codec must be 'utf-8', 'utf-8-sig', "),
+    ({"source": "cp1252"}, "source codec must be 'utf-8', 'utf-8-sig', "),
     ({"errors": "strict"}, "errors must be 'replace' or 'ignore', not 'strict'"),
+    ({"width": 3}, "width must be a power of two from 1 to 64, not 3"),
+    ({"source": "utf-32", "width": 2}, "width must be at least 4 for utf-32, not 2"),
 ])
 def test_bridge_arguments(arguments, message):
     kwargs = {"clk_freq": CLOCK, "baud": CLOCK // DIVISOR, **arguments}
@@ -275,6 +322,8 @@ def test_bridge_arguments(arguments, message):
     (lambda: UARTTransmitter(divisor=True), ValueError,
      "divisor must be an integer of at least 4, not True"),
     (lambda: UnitAssembler(width=3), ValueError, "width must be 1, 2 or 4 bytes, not 3"),
+    (lambda: BeatAssembler(width=3), ValueError,
+     "width must be a power of two from 1 to 64, not 3"),
     (lambda: LaneSerializer(layout=UnitBytes(1)), TypeError,
      "layout must be a Lanes layout, not UnitBytes(1)"),
 ])
