@@ -107,9 +107,11 @@ def test_board_names():
 
 def test_design_names(tmp_path):
     names = report.design_names()
-    assert len([name for name in names if name.startswith("pipeline ")]) == 64
-    assert report.HEADLINE in names and "UTF8Decoder" in names
-    assert len(report.design_names("forms")) == len(names) - 64 + 9
+    from utfhw.hdl.forms import CODECS, FORMS
+    # Every pair of codecs, or with "forms" of the forms' plain codecs.
+    assert len([name for name in names if name.startswith("pipeline ")]) == len(CODECS) ** 2
+    assert report.HEADLINE in names and "UTF8Decoder" in names and "ASCIIDecoder" in names
+    assert len(report.design_names("forms")) == len(names) - len(CODECS) ** 2 + len(FORMS) ** 2
     assert report.design_names("wide", widths=(1, 32)) == [
         report.PIPELINED, "WideUTF8ToUTF16(1)", "WideUTF8ToUTF16(32)"]
     names = report.design_names("wide", widths=(1, 4), wide_pairs=(
