@@ -6,6 +6,7 @@ import pytest
 from utfhw.bench.golden import AxisBeat, BeatMismatch, check_beats, expected_beats
 from utfhw.bench.stimulus import stress_messages
 from utfhw.hdl.cores import CoreSpec
+from utfhw.hdl.axis import TUSER_BITS_PER_UNIT, TUSER_PROTOCOL_ERROR_BIT
 from utfhw.sim import simulate_messages
 from utfhw.sim.payload import LaneFormat
 
@@ -57,7 +58,8 @@ def test_the_checker_finds_each_difference():
     wrong_kind = fails([AxisBeat(first.tdata, first.tkeep, first.tlast, first.tuser | 1),
                         *good[1:]])
     assert wrong_kind.lane == 0 and "INVALID_START_BYTE" in str(wrong_kind)
-    flagged = fails([AxisBeat(first.tdata, first.tkeep, first.tlast, first.tuser | 1 << 11),
+    flagged = fails([AxisBeat(first.tdata, first.tkeep, first.tlast,
+                              first.tuser | 1 << (TUSER_BITS_PER_UNIT + TUSER_PROTOCOL_ERROR_BIT)),
                      *good[1:]])
     assert flagged.lane is None and "tuser" in str(flagged)
     holed = fails([AxisBeat(first.tdata, first.tkeep & ~0x1, first.tlast, first.tuser),
