@@ -18,8 +18,19 @@ __all__ = ["BACKENDS", "check_backend", "fastest_backend", "Simulation", "simula
            "simulate_messages", "transcode"]
 
 
+class ClockRates:
+    """The rates of a run that counts ``cycles``, ``input_bytes`` and ``input_beats``."""
+    @property
+    def bytes_per_clock(self):
+        return self.input_bytes / self.cycles if self.cycles else 0.0
+
+    @property
+    def units_per_clock(self):
+        return self.input_beats / self.cycles if self.cycles else 0.0
+
+
 @dataclass
-class Simulation:
+class Simulation(ClockRates):
     """The outcome of one simulated message.
 
     Attributes
@@ -48,15 +59,6 @@ class Simulation:
     input_beats: int = 0
     beats: list = field(repr=False, default_factory=list)
     outputs: list = field(repr=False, default_factory=list)
-
-    @property
-    def bytes_per_clock(self):
-        return self.input_bytes / self.cycles if self.cycles else 0.0
-
-    @property
-    def units_per_clock(self):
-        return self.input_beats / self.cycles if self.cycles else 0.0
-
 
 #: Where :func:`simulate` can run the gateware.
 BACKENDS = ("amaranth", "verilator")

@@ -17,7 +17,7 @@ from ..hdl.forms import CODECS
 from ..hdl.unicode.layout import REPLACEMENT_CHARACTER
 from ..model.reference import Item, decode_error
 from ..model.strict import error_end, mark_bytes, source_length
-from .backends import check_backend, simulate_messages
+from .backends import ClockRates, check_backend, simulate_messages
 from .framing import message_pieces, whole_pieces
 from .stream import check_stall
 from .verilator import verilated_pipeline
@@ -30,7 +30,7 @@ __all__ = ["SimulationStream", "simulate_stream", "simulate_pieces", "transcode_
 CHUNK_BYTES = 1 << 16
 
 
-class SimulationStream:
+class SimulationStream(ClockRates):
     """A streamed simulation: iterate over it (once) for the output, chunk by chunk, the
     outputs of all messages back to back in wire order. Once the chunks have all come, it holds
     the counts of the run.
@@ -61,14 +61,6 @@ class SimulationStream:
         self._started = False
         self.cycles = self.input_bytes = self.input_beats = self.output_bytes = 0
         self.messages = self.empty_messages = 0
-
-    @property
-    def bytes_per_clock(self):
-        return self.input_bytes / self.cycles if self.cycles else 0.0
-
-    @property
-    def units_per_clock(self):
-        return self.input_beats / self.cycles if self.cycles else 0.0
 
     def __iter__(self):
         if self._started:
