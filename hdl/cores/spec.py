@@ -219,7 +219,7 @@ def make_core(source="utf-8", target="utf-16-le", *, errors="replace", pipelined
     """The core for a codec pair: a :class:`~utfhw.hdl.cores.transcoder.Transcoder`; with
     ``pipelined=True`` the :class:`~utfhw.hdl.cores.pipelined.PipelinedUTF8ToUTF16`; with
     ``width`` (bytes per clock: 1, 2, 4, 8, 16, 32 or 64) the
-    :class:`~utfhw.hdl.cores.wide.WideTranscoder` (:data:`WIDE_PAIRS`: all 64 pairs, at the
+    :class:`~utfhw.hdl.cores.wide.WideTranscoder` (:data:`WIDE_PAIRS`: all 100 pairs, at the
     widths :func:`~utfhw.hdl.cores.wide.wide_widths` gives). The pipelined core is UTF-8 to UTF-16-LE or -BE
     only. ``errors="strict"`` makes the ``"replace"`` core, whose error kinds tell the consumer
     where to stop. ``CoreSpec.of(...).build()`` in one call.

@@ -1,4 +1,4 @@
-"""The composed transcoder: any of CPython's eight UTF codecs to any other."""
+"""The composed transcoder: any of the ten codecs (CPython's eight UTF codecs, Latin-1, ASCII) to any other."""
 
 from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
@@ -17,7 +17,7 @@ __all__ = ["Transcoder"]
 
 
 class Transcoder(CodecPair, wiring.Component):
-    """Transcoder between two of CPython's UTF codecs, exact to ``bytes.decode(source,
+    """Transcoder between two of the ten codecs, exact to ``bytes.decode(source,
     errors).encode(target, errors)``.
 
     The pipeline is built from the codec names::
@@ -51,7 +51,7 @@ class Transcoder(CodecPair, wiring.Component):
     ----------
     source, target : :class:`str`
         ``"utf-8"``, ``"utf-8-sig"``, ``"utf-16"``, ``"utf-16-le"``, ``"utf-16-be"``,
-        ``"utf-32"``, ``"utf-32-le"`` or ``"utf-32-be"``.
+        ``"utf-32"``, ``"utf-32-le"``, ``"utf-32-be"``, ``"latin-1"`` or ``"ascii"``.
     errors : :class:`str`
         ``"replace"`` (U+FFFD, with its :class:`~utfhw.hdl.unicode.layout.ErrorKind`, for each error) or
         ``"ignore"`` (errors dropped).

@@ -1,4 +1,4 @@
-"""The wide cores: any of CPython's eight UTF codecs to any other, at ``width`` bytes per
+"""The wide cores: any of the ten codecs to any other, at ``width`` bytes per
 clock."""
 
 from amaranth.hdl import Module, Signal, unsigned
@@ -95,7 +95,7 @@ def _depth(stages, threshold):
 
 class WideTranscoder(CodecPair, WidthStage):
     """A codec pair at ``width`` bytes per clock, exact to
-    ``bytes.decode(source, errors).encode(target, errors)`` on every input: any of the eight codecs
+    ``bytes.decode(source, errors).encode(target, errors)`` on every input: any of the ten codecs
     (:data:`WIDE_SOURCES`) to any of them (:data:`WIDE_TARGETS`). A target that writes a byte
     order mark (``utf-8-sig``, ``utf-16``, ``utf-32``) begins each message with it, through
     the repacker's ``lead``, and the input rests a clock after each message's last beat.
@@ -155,7 +155,7 @@ class WideTranscoder(CodecPair, WidthStage):
     Parameters
     ----------
     source : :class:`str`
-        One of :data:`WIDE_SOURCES`: any of CPython's eight UTF codecs.
+        One of :data:`WIDE_SOURCES`: any of the ten codecs (:data:`~utfhw.hdl.forms.CODECS`).
     target : :class:`str`
         One of :data:`WIDE_TARGETS`.
     width : :class:`int`
