@@ -1,4 +1,5 @@
-"""The composed transcoder: any of the ten codecs (CPython's eight UTF codecs, Latin-1, ASCII) to any other."""
+"""The composed transcoder: any of the ten codecs (CPython's eight UTF codecs, Latin-1 and
+ASCII) to any other."""
 
 from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
