@@ -49,10 +49,14 @@ def run(subparser, args):
                  if got != wanted]
     if different:
         subparser.exit(1, f"utfhw demo: error: messages {different} differ from CPython's "
-                          f"decode({args.source!r}, {errors!r}).encode({args.target!r})\n")
-    print("  malformed input, each a message of its own, and what came out (code points):")
-    hex_width = max(len(message.hex(" ")) for message, _ in samples[1:])
-    text_width = max(len(description) for _, description in samples[1:])
+                          f"decode({args.source!r}, {errors!r}).encode({args.target!r}, "
+                          f"{errors!r})\n")
+    if len(samples) > 1:
+        print("  malformed input, each a message of its own, and what came out (code points):")
+    else:
+        print(f"  malformed input: none, {args.source} decodes every byte")
+    hex_width = max((len(message.hex(" ")) for message, _ in samples[1:]), default=0)
+    text_width = max((len(description) for _, description in samples[1:]), default=0)
     for (message, description), output in zip(samples[1:], result.outputs[1:]):
         shown = " ".join(f"{ord(character):04X}" for character in output.decode(args.target))
         print(f"    {message.hex(' ').upper():{hex_width}}  {description:{text_width}}  -> "
@@ -60,7 +64,7 @@ def run(subparser, args):
     print(f"  {plural(len(messages), 'message')}, {result.input_bytes} bytes in "
           f"{result.cycles} clocks: {result.bytes_per_clock:.2f} input bytes per clock")
     print(f"  matches CPython: every message's output is decode({args.source!r}, {errors!r})"
-          f".encode({args.target!r}), byte for byte")
+          f".encode({args.target!r}, {errors!r}), byte for byte")
     if args.errors == "strict":
         _demo_strict(subparser, args, messages, backend)
     if args.save:
@@ -68,19 +72,23 @@ def run(subparser, args):
 
 
 def _demo_strict(subparser, args, messages, backend):
-    """With --errors strict, where each malformed message stops, against CPython."""
-    for message in messages[1:]:
+    """With --errors strict, where each message that CPython's strict stops at stops, against
+    CPython: the malformed ones, and the text where the target cannot hold it all."""
+    def outcome(run):
         try:
-            simulate(subparser, args, [message], backend=backend)
-            subparser.exit(1, "utfhw demo: error: a malformed message did not raise\n")
-        except UnicodeDecodeError as error:
-            got = (error.start, error.end, error.reason)
-        try:
-            message.decode(args.source)
-        except UnicodeDecodeError as error:
-            wanted = (error.start, error.end, error.reason)
+            run()
+        except UnicodeError as error:       # decoding, or encoding to Latin-1 or ASCII
+            return type(error).__name__, error.start, error.end, error.reason
+        return None
+
+    kinds = set()
+    for message in messages:
+        wanted = outcome(lambda: message.decode(args.source).encode(args.target))
+        got = outcome(lambda: simulate(subparser, args, [message], backend=backend))
         if got != wanted:
             subparser.exit(1, f"utfhw demo: error: strict stopped at {got}, CPython at "
                               f"{wanted}\n")
-    print("  strict: each malformed message raises CPython's UnicodeDecodeError (start, end, "
-          "reason)")
+        if wanted is not None:
+            kinds.add(wanted[0])
+    print(f"  strict: each message raises what CPython raises ({', '.join(sorted(kinds))}: "
+          f"start, end, reason)" if kinds else "  strict: no message raises, as in CPython")
