@@ -136,7 +136,7 @@ class AXIStreamTop(wiring.Component):
                 self.m_axis_tdata[index * unit_bits:(index + 1) * unit_bits].eq(lane.data),
                 self.m_axis_tkeep[index * self.unit_bytes:(index + 1) * self.unit_bytes].eq(
                     (core.o.payload.count > index).replicate(self.unit_bytes)),
-                user[:3].eq(lane.error),
+                user[:len(lane.error.as_value())].eq(lane.error),
                 user[TUSER_PROTOCOL_ERROR_BIT].eq(marked),
             ]
         return m

@@ -108,3 +108,56 @@ def test_example_fails_on_another_pair(tmp_path, path):
         result = run_shell(command, tmp_path)
     assert f"{path.stem}: output byte 0 is 00, not 68" in result.stdout, result.stdout
     assert f"{path.stem}: FAIL" in result.stdout
+
+
+COCOTB = REPOSITORY / "examples" / "cocotb"
+
+# The example's own core, and others: the scalar core, the wide core at 16, UTF-32 and Latin-1.
+COCOTB_CORES = [
+    [],
+    ["--from", "utf-8", "--to", "utf-16-le", "--width", "1"],
+    ["--from", "utf-8", "--to", "utf-16-be"],
+    ["--from", "utf-32-be", "--to", "utf-16-le", "--width", "16"],
+    ["--from", "utf-16-be", "--to", "latin-1", "--width", "4"],
+]
+
+
+def cocotb_example(folder, options=()):
+    """examples/cocotb copied to ``folder`` and its core generated there as run.py's header
+    says, with ``options`` in place of its ``--from``, ``--to`` and ``--width``."""
+    pytest.importorskip("cocotb_tools.runner")
+    pytest.importorskip("cocotbext.axi")
+    if shutil.which("iverilog") is None:
+        pytest.skip("Icarus Verilog is not installed")
+    for path in COCOTB.glob("*.py"):
+        shutil.copy(path, folder)
+    generate, run = [line.split("$ ", 1)[1] for line in
+                     (COCOTB / "run.py").read_text().splitlines() if line.startswith("  $ ")]
+    if options:
+        generate = re.sub(r" --from \S+ --to \S+ --width \S+", " " + " ".join(options),
+                          generate)
+    result = run_shell(generate, folder)
+    assert result.returncode == 0, result.stderr
+    return run.replace("python ", f"{sys.executable} ", 1)
+
+
+@pytest.mark.parametrize("options", COCOTB_CORES, ids=lambda options: " ".join(options) or
+                         "as written")
+def test_cocotb_example_passes(tmp_path, options):
+    run = cocotb_example(tmp_path, options)
+    result = run_shell(run, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "TESTS=1 PASS=1 FAIL=0" in result.stdout
+    assert "3 messages" in result.stdout and ": exact" in result.stdout
+    # The bus models' frames stay out of a passing run's log.
+    assert "TX frame" not in result.stdout
+
+
+def test_cocotb_example_fails_on_another_core(tmp_path):
+    """Scored as UTF-16-LE to UTF-16-BE, the UTF-16-LE to UTF-8 core fails the test."""
+    run = cocotb_example(tmp_path)
+    ports = tmp_path / "transcoder.json"
+    ports.write_text(ports.read_text().replace('"target": "utf-8"', '"target": "utf-16-be"'))
+    result = run_shell(run, tmp_path)
+    assert result.returncode == 1
+    assert "FAIL=1" in result.stdout
