@@ -12,7 +12,7 @@
 //
 // It prints "utf8_to_utf16le_tb: PASS" or "utf8_to_utf16le_tb: FAIL" and the first
 // difference. The ports (README, "Ports"): i__payload is {last, count, byte}; o__payload is
-// {last, count[1:0], lane 1, lane 0}, each lane {error kind[2:0], unit[15:0]}, count lanes
+// {last, count[1:0], lane 1, lane 0}, each lane {error kind[3:0], unit[15:0]}, count lanes
 // holding a unit, from lane 0, each unit's [7:0] first on the wire.
 
 `timescale 1ns / 1ps
@@ -41,7 +41,7 @@ module utf8_to_utf16le_tb;
     wire in_ready;
     wire out_valid;
     reg out_ready = 1'b0;
-    wire [40:0] out_payload;
+    wire [42:0] out_payload;
 
     utf8_to_utf16le dut (
         .clk(clk), .rst(rst),
@@ -77,9 +77,9 @@ module utf8_to_utf16le_tb;
     always @(posedge clk) begin
         if (out_valid && out_ready) begin
             for (lane = 0; lane < 2; lane = lane + 1)
-                if (lane < out_payload[39:38])
+                if (lane < out_payload[41:40])
                     for (half = 0; half < 2; half = half + 1) begin
-                        got = out_payload[19 * lane + 8 * half +: 8];
+                        got = out_payload[20 * lane + 8 * half +: 8];
                         wanted = received < OUT_BYTES ?
                             EXPECTED[8 * (OUT_BYTES - 1 - received) +: 8] : 8'hxx;
                         if (got !== wanted) begin
@@ -90,7 +90,7 @@ module utf8_to_utf16le_tb;
                         end
                         received = received + 1;
                     end
-            if (out_payload[40]) begin
+            if (out_payload[42]) begin
                 messages = messages + 1;
                 if (received != (messages == 1 ? END_1 : END_2)) begin
                     $display("utf8_to_utf16le_tb: message %0d ended after output byte %0d",

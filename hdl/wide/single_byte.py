@@ -1,7 +1,7 @@
 """The wide stages of a form whose unit is one byte and whose byte is its code point, up to a
 last one (Latin-1, ASCII): each byte decides alone what it is, so no lane looks at another."""
 
-from amaranth.hdl import Module, Mux
+from amaranth.hdl import Const, Module, Mux
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
@@ -60,7 +60,8 @@ class DecodeSingleByteLanes(wiring.Component):
             byte = self.i.payload.data[8 * lane:8 * lane + 8]
             slot = self.o.payload.lanes[lane]
             present = self.i.payload.count > lane
-            beyond = byte > self._last
+            # Latin-1 holds every byte: no comparison that is always false.
+            beyond = byte > self._last if self._last < 0xFF else Const(0)
             if self._errors == "ignore":
                 present = present & ~beyond
             m.d.sync += [

@@ -87,7 +87,7 @@ def test_core_spec_names_the_core():
      "width must be at least 2 for utf-16-be, not 1"),
     ({"errors": "surrogateescape"},
      "errors must be 'replace', 'ignore' or 'strict', not 'surrogateescape'"),
-    ({"source": "latin-1"}, "source codec must be 'utf-8', "),
+    ({"source": "cp1252"}, "source codec must be 'utf-8', "),
 ])
 def test_core_spec_messages(arguments, message):
     from utfhw.hdl.cores import CoreSpec

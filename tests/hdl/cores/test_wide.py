@@ -11,6 +11,7 @@ import pytest
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import check_core, make_core
 from utfhw.hdl.unicode.params import WIDTHS
+from utfhw.hdl.unicode.layout import ErrorKind
 from utfhw.hdl.cores.wide import WIDE_TARGETS, WideTranscoder, WideUTF8ToUTF16
 from utfhw.bench.stimulus import stress_input
 from utfhw.model.wide import wide_beats
@@ -61,7 +62,7 @@ def test_core_choice():
     assert (core.width, core.target, core.errors) == (8, "utf-16-be", "replace")
     core = make_core("utf-8", "utf-32-be", width=4)
     assert (core.target, core.byteorder, core.o.payload.shape().item.size) == \
-        ("utf-32-be", "big", 35)
+        ("utf-32-be", "big", 32 + ErrorKind.as_shape().width)
     with pytest.raises(ValueError) as error:
         check_core("utf-16", "utf-8", width=1)
     assert str(error.value) == "width must be at least 2 for utf-16, not 1"
