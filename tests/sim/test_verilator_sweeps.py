@@ -52,9 +52,9 @@ def test_every_scalar_through_every_decoder(source):
 
 @pytest.mark.parametrize("source", ["latin-1", "ascii"])
 def test_every_byte_through_the_one_byte_decoders(source):
-    """Every byte, in one message and each alone, to UTF-8 and to the other one-byte form."""
+    """Every byte, in one message and each alone: Latin-1 to ASCII, ASCII to UTF-8."""
     data = bytes(range(256))
-    for target in ("utf-8", "ascii" if source == "latin-1" else "latin-1"):
+    for target in ("ascii",) if source == "latin-1" else ("utf-8",):
         for errors in ("replace", "ignore"):
             check_verilated(data * 2, [len(data)] * 2, source, target, errors=errors)
             check_verilated(data, [1] * len(data), source, target, errors=errors)
