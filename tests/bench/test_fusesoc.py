@@ -34,6 +34,10 @@ def fusesoc_run(tmp_path, target, core, environment=None):
      "utfhw:transcoders:utf16_to_utf8sig"),
     (["--from", "utf-8", "--to", "utf-16-le", "--pipelined"],
      "utfhw:transcoders:utf8_to_utf16le_pipelined"),
+    (["--from", "utf-16-le", "--to", "utf-8", "--width", "4"],
+     "utfhw:transcoders:utf16le_to_utf8_w4"),
+    (["--from", "utf-32-be", "--to", "latin-1", "--width", "16"],
+     "utfhw:transcoders:utf32be_to_latin1_w16"),
 ])
 def test_sim_target_passes(tmp_path, arguments, core):
     said = generate(tmp_path / "core", *arguments)
