@@ -92,7 +92,7 @@ module utf8_to_utf16le_axis_tb;
                         failures = failures + 1;
                     end
                     received = received + 1;
-                    if (index % 2 == 0 && out_user[8 * (index / 2) +: 3] != 3'd0)
+                    if (index % 2 == 0 && out_user[8 * (index / 2) +: 4] != 4'd0)
                         replaced = replaced + 1;
                 end
             if (out_last) begin
