@@ -38,19 +38,30 @@ def constants(text):
 
 
 def test_there_are_examples():
-    assert [path.name for path in EXAMPLES] == ["utf8_to_utf16le_axis_tb.v",
+    assert [path.name for path in EXAMPLES] == ["utf16le_to_utf8_w4_axis_tb.v",
+                                                 "utf8_to_utf16le_axis_tb.v",
                                                  "utf8_to_utf16le_tb.v"]
+
+
+def codecs_of(text):
+    """The source and target codecs of the bench's ``utfhw generate`` command."""
+    generate = header_commands(text)[0]
+    source = re.search(r"--from (\S+)", generate)
+    target = re.search(r"--to (\S+)", generate)
+    return source[1] if source else "utf-8", target[1] if target else "utf-16-le"
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.name)
 def test_expected_output_is_cpythons(path):
     messages, expected, ends = constants(path.read_text())
-    outputs = [message.decode("utf-8", "replace").encode("utf-16-le") for message in messages]
+    source, target = codecs_of(path.read_text())
+    outputs = [message.decode(source, "replace").encode(target, "replace")
+               for message in messages]
     assert expected == b"".join(outputs)
     assert ends == [len(outputs[0]), len(outputs[0]) + len(outputs[1])]
     # Malformed input is part of it.
     with pytest.raises(UnicodeDecodeError):
-        messages[0].decode("utf-8")
+        messages[0].decode(source)
 
 
 def header_commands(text):
@@ -91,7 +102,9 @@ def test_example_passes(tmp_path, path, simulator):
         result = run_shell(command, tmp_path)
         assert result.returncode == 0, result.stdout + result.stderr
     bench = path.stem
-    assert f"{bench}: PASS (26 bytes in, 40 out, 2 messages" in result.stdout, result.stdout
+    messages, expected, _ = constants(path.read_text())
+    assert f"{bench}: PASS ({sum(map(len, messages))} bytes in, {len(expected)} out, " \
+        "2 messages" in result.stdout, result.stdout
     assert "FAIL" not in result.stdout
 
 
