@@ -50,7 +50,7 @@ OTHER_MODULES += [
     ("utf-8", "utf-8", "replace", False, 8), ("utf-8-sig", "utf-8", "ignore", False, 4),
     ("utf-8", "utf-16", "replace", False, 2), ("utf-16-le", "utf-8-sig", "ignore", False, 8),
     ("utf-8", "utf-8", "ignore", False, 1), ("utf-32-be", "utf-32", "replace", False, 4),
-    ("latin-1", "utf-8", "ignore", False, 2), ("ascii", "utf-8", "replace", False, 32),
+    ("latin-1", "utf-8", "ignore", False, 2), ("ascii", "utf-8", "replace", False, 16),
     ("utf-8", "latin-1", "replace", False, 16), ("utf-16-be", "ascii", "ignore", False, 8),
     ("utf-32-le", "latin-1", "replace", False, 64), ("ascii", "latin-1", "ignore", False, 1)]
 # In CI each behind one interface, the interfaces taking turns (the AXI4-Stream wrapper is the
