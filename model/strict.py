@@ -3,15 +3,31 @@ read from a ``"replace"`` core's output beats."""
 
 from ..hdl.unicode.layout import BYTE_ORDER_MARK, REPLACEMENT_CHARACTER, ErrorKind
 from ..hdl.forms import CODECS
-from .reference import Item, decode_items, following_ranges, target_units
+from .reference import (Item, decode, decode_error, decode_items, encode_error,
+                        following_ranges, target_units)
 
 
-__all__ = ["first_error_span", "first_wide_error_span", "first_encode_error_span",
-           "error_end", "mark_bytes", "source_length"]
+__all__ = ["strict_error", "first_error_span", "first_wide_error_span",
+           "first_encode_error_span", "error_end", "mark_bytes", "source_length"]
 
 
 # Kinds that are no decoding error: data, and a character the target cannot hold.
 _NOT_DECODING = (ErrorKind.NONE, ErrorKind.UNENCODABLE_CHARACTER)
+
+
+def strict_error(beats, data, source, target, *, wide=False):
+    """The exception CPython's strict raises for one message, from a ``"replace"`` core's
+    output beats (a wide core's with ``wide``), or ``None``: the first decoding error's
+    :exc:`UnicodeDecodeError`, else the first run of characters the target cannot hold as
+    :exc:`UnicodeEncodeError`, its positions counted in characters."""
+    span = (first_wide_error_span(beats, data, target, source) if wide
+            else first_error_span(beats, data, source, target))
+    if span is not None:
+        return decode_error(data, source, span)
+    characters = first_encode_error_span(beats)
+    if characters is not None:
+        return encode_error(decode(data, source, "strict"), target, *characters)
+    return None
 
 
 def first_error_span(beats, data, source, target):

@@ -8,9 +8,8 @@ from ..hdl.unicode.params import check_choice
 from .payload import pack_units, units_to_bytes
 from .pysim import run_messages
 from ..hdl.forms import CODECS
-from ..model.reference import decode, decode_error, encode_error
 from .stream import check_stall
-from ..model.strict import first_encode_error_span, first_error_span, first_wide_error_span
+from ..model.strict import strict_error
 from .verilator import verilated_pipeline, verilator_available
 
 
@@ -170,15 +169,8 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
                           for message in messages)
     if errors == "strict":
         for index, (message, message_beats) in enumerate(zip(messages, beats)):
-            if spec.kind != "wide":
-                error = first_error_span(message_beats, message, source, target)
-            else:
-                error = first_wide_error_span(message_beats, message, target, source)
-            exception = None
-            if error is not None:
-                exception = decode_error(message, source, error)
-            elif (span := first_encode_error_span(message_beats)) is not None:
-                exception = encode_error(decode(message, source, "strict"), target, *span)
+            exception = strict_error(message_beats, message, source, target,
+                                     wide=spec.kind == "wide")
             if exception is not None:
                 exception.message_index = index
                 raise exception
@@ -190,8 +182,8 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,
               seed=None, vcd=None, progress=None, backend="amaranth", width=None,
               pipelined=False):
-    """``simulate(...).output``: what ``data.decode(source, errors).encode(target, errors)`` gives, as
-    computed by the simulated gateware (``backend="verilator"`` for long inputs)."""
+    """``simulate(...).output``: what ``data.decode(source, errors).encode(target, errors)``
+    gives, as computed by the simulated gateware (``backend="verilator"`` for long inputs)."""
     return simulate(data, source, target, errors=errors, stall=stall, seed=seed, vcd=vcd,
                     progress=progress, backend=backend, record_beats=False,
                     width=width, pipelined=pipelined).output

@@ -91,16 +91,9 @@ def cpython_strict_outcome(data, source, target):
 def hardware_strict_error(beats, message, source, target, *, wide=False):
     """The strict error :func:`~utfhw.sim.simulate` raises from a ``"replace"`` core's beats
     for one message, as :func:`cpython_strict_outcome` gives CPython's."""
-    from utfhw.model.reference import decode, decode_error, encode_error
-    from utfhw.model.strict import (first_encode_error_span, first_error_span,
-                                    first_wide_error_span)
-    span = (first_wide_error_span(beats, message, target, source) if wide
-            else first_error_span(beats, message, source, target))
-    if span is not None:
-        error = decode_error(message, source, span)
-    elif (characters := first_encode_error_span(beats)) is not None:
-        error = encode_error(decode(message, source, "strict"), target, *characters)
-    else:
+    from utfhw.model.strict import strict_error
+    error = strict_error(beats, message, source, target, wide=wide)
+    if error is None:
         return None
     return (type(error).__name__,) + error_fields(error)
 
