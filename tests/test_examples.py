@@ -39,6 +39,7 @@ def constants(text):
 
 def test_there_are_examples():
     assert [path.name for path in EXAMPLES] == ["utf16le_to_utf8_w4_axis_tb.v",
+                                                 "utf32le_to_utf8_w16_axis_tb.v",
                                                  "utf8_to_utf16le_axis_tb.v",
                                                  "utf8_to_utf16le_tb.v"]
 
