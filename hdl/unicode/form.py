@@ -61,6 +61,9 @@ class Form:
     unencodable_reason : :class:`str` or None
         CPython's ``reason`` of the ``UnicodeEncodeError`` for a code point above
         :attr:`last_code_point`, whose kind is ``UNENCODABLE_CHARACTER``.
+    check : :class:`type` or None
+        Its validator's checks (a :class:`~utfhw.hdl.wide.validate.LaneChecks`): each lane's
+        verdict from the bytes before it.
     """
     name: str
     unit_bytes: int
@@ -78,6 +81,7 @@ class Form:
     wide: object
     last_code_point: int = 0x10FFFF
     unencodable_reason: object = None
+    check: object = None
 
     @property
     def mark_units(self):

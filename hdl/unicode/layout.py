@@ -17,7 +17,7 @@ __all__ = [
     "ErrorKind", "REPLACEMENT_CHARACTER", "ENCODE_REPLACEMENT", "BYTE_ORDER_MARK",
     "UnitBytes", "ByteLanes", "CodePoint", "UTF8Unit", "UTF16Unit", "UTF32Unit", "Lanes",
     "CodePointLanes", "UTF8UnitLanes", "UTF16UnitLanes", "UTF32UnitLanes", "ByteUnitLanes",
-    "FramedByte",
+    "FramedByte", "LaneVerdict", "LaneVerdicts", "ValidationResult", "ValidatedBytes",
 ]
 
 
@@ -246,3 +246,116 @@ FramedByte = data.StructLayout({
     "data": unsigned(8),
     "end":  unsigned(1),
 })
+
+
+#: What a validator decides at one byte lane of a beat (or, at lane ``count`` of a message's
+#: last beat, at its end), as :mod:`utfhw.hdl.wide.validate` gathers it.
+#:
+#: ``bad``: the message's first error is found here, if the bytes before it are well formed;
+#: CPython's ``start`` is ``back`` bytes before the lane and its ``end`` ``ahead`` bytes after
+#: it, and ``kind`` gives its reason. The four counts say what ``data.decode(source,
+#: "replace")`` makes of the lane, each weighed by :data:`~utfhw.hdl.wide.validate.WEIGHTS`:
+#: ``begins`` a character or a U+FFFD (three bytes of UTF-8), ``ascii`` one of one byte,
+#: ``two`` the end of one of two bytes, ``four`` the end of one of four (two UTF-16 units).
+LaneVerdict = data.StructLayout({
+    "bad":    unsigned(1),
+    "kind":   ErrorKind,
+    "back":   unsigned(2),
+    "ahead":  unsigned(3),
+    "begins": unsigned(1),
+    "ascii":  unsigned(1),
+    "two":    unsigned(1),
+    "four":   unsigned(1),
+})
+
+
+class LaneVerdicts(data.StructLayout):
+    """A beat of ``width`` bytes with the :data:`LaneVerdict` of each lane and of the lane after
+    them, where a message that ends with a whole beat ends.
+
+    Members
+    -------
+    data, count, last
+        The beat, as :class:`ByteLanes` has it.
+    lanes : :py:`ArrayLayout(LaneVerdict, width + 1)`
+        Lane ``j``'s verdict; lanes from ``count`` up say nothing but at a message's end.
+    mark : 1 bit
+        The beat completes a byte order mark that the codec drops: one character less.
+    """
+    def __init__(self, width):
+        check_width(width)
+        self.width = width
+        super().__init__({
+            "data":  unsigned(8 * width),
+            "count": range(width + 1),
+            "last":  unsigned(1),
+            "lanes": data.ArrayLayout(LaneVerdict, width + 1),
+            "mark":  unsigned(1),
+        })
+
+    def __repr__(self):
+        return f"LaneVerdicts({self.width})"
+
+
+class ValidationResult(data.StructLayout):
+    """What a validator says of a message, on its last beat.
+
+    Counts are of a message of up to ``2 ** bits`` bytes (``bits`` = 32: 4 GiB); past that they
+    stop and ``overflow`` says so.
+
+    Members
+    -------
+    valid : 1 bit
+        ``data.decode(source)`` raises nothing.
+    kind : :class:`ErrorKind`
+        The first error's kind (``NONE`` if valid); the source form's reason for it is
+        CPython's ``reason``.
+    start, end : :py:`unsigned(bits + 1)`
+        CPython's ``start`` and ``end`` of the first error (0 if valid).
+    code_points, utf16_units : :py:`unsigned(bits + 1)`
+        ``len(data.decode(source, "replace"))``, and that text's UTF-16 code units.
+    utf8_bytes : :py:`unsigned(bits + 2)`
+        Bytes of that text in UTF-8.
+    overflow : 1 bit
+        The message is longer than ``2 ** bits`` bytes: the positions and counts are not its.
+    """
+    def __init__(self, bits=32):
+        self.bits = bits
+        super().__init__({
+            "valid":       unsigned(1),
+            "kind":        ErrorKind,
+            "overflow":    unsigned(1),
+            "start":       unsigned(bits + 1),
+            "end":         unsigned(bits + 1),
+            "code_points": unsigned(bits + 1),
+            "utf16_units": unsigned(bits + 1),
+            "utf8_bytes":  unsigned(bits + 2),
+        })
+
+    def __repr__(self):
+        return f"ValidationResult({self.bits})"
+
+
+class ValidatedBytes(data.StructLayout):
+    """Payload of a validator's output: its input beat, unchanged, and on a message's last beat
+    the message's :class:`ValidationResult` (zero on the other beats).
+
+    Members
+    -------
+    data, count, last
+        The beat, as :class:`ByteLanes` has it.
+    result : :class:`ValidationResult`
+    """
+    def __init__(self, width, bits=32):
+        check_width(width)
+        self.width = width
+        self.bits = bits
+        super().__init__({
+            "data":   unsigned(8 * width),
+            "count":  range(width + 1),
+            "last":   unsigned(1),
+            "result": ValidationResult(bits),
+        })
+
+    def __repr__(self):
+        return f"ValidatedBytes({self.width}, {self.bits})"

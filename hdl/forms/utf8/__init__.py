@@ -8,6 +8,7 @@ and the wide front end that joins them (:mod:`.front`).
 from ...unicode.form import Form
 from ...unicode.layout import ErrorKind, UTF8Unit, UTF8UnitLanes
 from ...unicode.tables import utf8_bytes
+from .check import UTF8Checks
 from .front import UTF8Front
 from .scalar import UTF8Decoder, UTF8Encoder
 
@@ -35,4 +36,5 @@ UTF8 = Form(
     decoder=UTF8Decoder,
     encoder=UTF8Encoder,
     wide=UTF8Front,
+    check=UTF8Checks,
 )

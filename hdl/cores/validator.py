@@ -1,0 +1,119 @@
+"""The validators: a source's bytes passed through unchanged at ``width`` bytes a clock, each
+message with CPython's verdict on it and its lengths."""
+
+from amaranth.hdl import Module
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out, connect
+
+from ..forms import CODECS
+from ..unicode.layout import ByteLanes, ValidatedBytes
+from ..unicode.params import WIDTHS, check_choice, check_integer, check_width
+from ..wide.validate import ReduceVerdicts, TallyMessages
+
+
+__all__ = ["VALIDATOR_SOURCES", "validator_widths", "check_validator_width", "Validator"]
+
+
+#: The codecs a validator reads: all of them.
+VALIDATOR_SOURCES = tuple(CODECS)
+
+
+def validator_widths(source):
+    """The widths of the validator of ``source``: every width from its unit to 64."""
+    return tuple(width for width in WIDTHS if width >= CODECS[source].unit_bytes)
+
+
+def check_validator_width(width, *, source, name="width"):
+    """Raise :exc:`ValueError` unless ``width`` is a width of the validator of ``source``."""
+    check_width(width, minimum=CODECS[source].unit_bytes, of=source, name=name)
+
+
+class Validator(wiring.Component):
+    """A source codec's bytes passed through unchanged, ``width`` bytes a clock, each message
+    with what ``data.decode(source)`` says of it: whether it raises, CPython's ``start``,
+    ``end`` and ``reason`` (the kind) of the first error, and the lengths of
+    ``data.decode(source, "replace")`` in code points, UTF-16 units and UTF-8 bytes.
+
+    Stages, each a register:
+
+    1. *check* (the form's :class:`~utfhw.hdl.wide.validate.LaneChecks`): each lane decided
+       from the bytes before it, which it keeps from the message's earlier beats;
+    2. *reduce* (:class:`~utfhw.hdl.wide.validate.ReduceVerdicts`): the beat's first error and
+       counts;
+    3. *tally* (:class:`~utfhw.hdl.wide.validate.TallyMessages`): the message's, given with
+       its last beat.
+
+    Latency: :attr:`latency` (3) clocks from an input beat to the same beat out.
+
+    Throughput: a beat on every clock, whatever the bytes, while ``o.ready`` is high. A
+    message of ``n`` bytes takes ``ceil(n / width)`` clocks (one if empty).
+
+    Capacity: three beats, one a stage.
+
+    Backpressure: all stages stop together while the output is held: ``i.ready`` is
+    ``o.ready`` or a free stage, so it follows ``o.ready`` within the clock; nothing is lost or
+    duplicated, and ``o.valid`` does not depend on ``o.ready``.
+
+    Parameters
+    ----------
+    source : :class:`str`
+        One of :data:`VALIDATOR_SOURCES`.
+    width : :class:`int`
+        Bytes a beat: 1, 2, 4, 8, 16, 32 or 64, at least the source's unit.
+    bits : :class:`int`
+        Messages of up to ``2 ** bits`` bytes are counted (32: 4 GiB); past that the result
+        says ``overflow``.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(ByteLanes(width)))`
+        The source's bytes, as the wide cores take them: ``count`` from lane 0, ``last`` on a
+        message's final beat, every beat of a message whole but its last.
+    o : :py:`Out(stream.Signature(ValidatedBytes(width, bits)))`
+        The same beats, and on each message's last beat its
+        :class:`~utfhw.hdl.unicode.layout.ValidationResult`.
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If ``source``, ``width`` or ``bits`` is not one of the values above.
+    """
+    #: Clocks from an input beat to the same beat out.
+    latency = 3
+    #: The most beats it holds.
+    capacity = 3
+
+    def __init__(self, *, source="utf-8", width, bits=32):
+        check_choice("source", source, VALIDATOR_SOURCES)
+        check_validator_width(width, source=source)
+        check_integer("bits", bits, minimum=4, maximum=48)
+        self.source = source
+        self.width = width
+        self.bits = bits
+        super().__init__(self.signature_of(source, width, bits))
+
+    @staticmethod
+    def signature_of(source, width, bits=32):
+        """The ports of the validator of ``source`` at ``width``, without making one."""
+        return wiring.Signature({
+            "i": In(stream.Signature(ByteLanes(width))),
+            "o": Out(stream.Signature(ValidatedBytes(width, bits))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        codec = CODECS[self.source]
+        check = codec.form.check(codec=codec, width=self.width)
+        stages = [
+            ("check", check),
+            ("reduce", ReduceVerdicts(width=self.width)),
+            ("tally", TallyMessages(width=self.width, bits=self.bits,
+                                    positions_after_mark=check.positions_after_mark)),
+        ]
+        for name, stage in stages:
+            m.submodules[name] = stage
+        connect(m, wiring.flipped(self.i), stages[0][1].i)
+        for (_, before), (_, after) in zip(stages, stages[1:]):
+            connect(m, before.o, after.i)
+        connect(m, stages[-1][1].o, wiring.flipped(self.o))
+        return m

@@ -1,0 +1,318 @@
+"""The stages of the validators that serve every form: each lane's verdict held beside the
+bytes before it (:class:`LaneChecks`, which each form's checks extend), the beat's first error
+and counts (:class:`ReduceVerdicts`), and the message's (:class:`TallyMessages`).
+
+A validator does not rewrite its input, so the stages pass each beat on whole, one clock each,
+and all of them stop together when the output is held: each is a register stage whose
+``i.ready`` is ``o.ready`` or an empty output register.
+"""
+
+from types import SimpleNamespace
+
+from amaranth.hdl import Cat, Const, Module, Mux, Signal, unsigned
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from ..unicode.layout import (ByteLanes, ErrorKind, LaneVerdict, LaneVerdicts,
+                              ValidatedBytes, ValidationResult)
+from ..unicode.params import check_integer, check_width
+
+
+__all__ = ["WEIGHTS", "MARK_WEIGHT", "register_stage", "LaneChecks", "BeatVerdict",
+           "ReduceVerdicts", "TallyMessages"]
+
+
+#: What each count of a :data:`~utfhw.hdl.unicode.layout.LaneVerdict` adds to the message's
+#: code points, UTF-16 units and UTF-8 bytes: a character or U+FFFD begins as one code point,
+#: one unit and three bytes; one of one byte has two bytes less, one of two bytes one less, and
+#: one of four bytes (two UTF-16 units) one more.
+WEIGHTS = {
+    "begins": (1, 1, 3),
+    "ascii":  (0, 0, -2),
+    "two":    (0, 0, -1),
+    "four":   (0, 1, 1),
+}
+
+#: What a dropped byte order mark (U+FEFF, counted as it begins) takes away again.
+MARK_WEIGHT = (-1, -1, -3)
+
+
+def register_stage(m, stage):
+    """Drive ``stage.i.ready`` and ``stage.o.valid`` as a register stage: the output register
+    loads while it is empty or being taken. Returns the signal that is high when an input beat
+    is taken (the payload and any state load then)."""
+    m.d.comb += stage.i.ready.eq(stage.o.ready | ~stage.o.valid)
+    with m.If(stage.i.ready):
+        m.d.sync += stage.o.valid.eq(stage.i.valid)
+    takes = Signal()
+    m.d.comb += takes.eq(stage.i.valid & stage.i.ready)
+    return takes
+
+
+class LaneChecks(wiring.Component):
+    """A source's bytes in, each lane's :data:`~utfhw.hdl.unicode.layout.LaneVerdict` out a
+    clock later: the base of each form's checks.
+
+    It keeps the last :attr:`behind` bytes of the message's beats so far, so that each lane is
+    decided from the bytes up to it; a form's checks give :meth:`verdicts`. Every beat goes on
+    whole, one a clock; ``i.ready`` is ``o.ready`` or an empty output.
+
+    Parameters
+    ----------
+    codec : :class:`~utfhw.hdl.forms.Codec`
+        The source codec.
+    width : :class:`int`
+        Bytes a beat, a power of two from 1 to 64 (at least the form's unit).
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(ByteLanes(width)))`
+    o : :py:`Out(stream.Signature(LaneVerdicts(width)))`
+    """
+    #: Bytes before a lane that its verdict reads.
+    behind = 0
+    #: Whether CPython counts an error's position from after a dropped mark (``utf-8-sig``),
+    #: rather than from the message's first byte.
+    positions_after_mark = False
+
+    def __init__(self, *, codec, width):
+        check_width(width, minimum=codec.unit_bytes, of=codec.name)
+        self.codec = codec
+        self.width = width
+        super().__init__({
+            "i": In(stream.Signature(ByteLanes(width))),
+            "o": Out(stream.Signature(LaneVerdicts(width))),
+        })
+
+    def verdicts(self, m, window, present, beat, first, takes):
+        """Each lane's verdict, as ``(lanes, mark)``: ``lanes`` a list of ``width + 1`` dicts of
+        :data:`~utfhw.hdl.unicode.layout.LaneVerdict` fields (missing ones 0), ``mark`` a bit.
+
+        ``window`` holds :attr:`behind` bytes before the beat's, then its ``width`` bytes, and
+        ``present[k]`` says whether ``window[k]`` is a byte of the message (lanes from ``count``
+        up are not). ``beat`` is the input payload, ``first`` high on a message's first beat
+        and ``takes`` when the beat is taken, for a form that keeps state of its own."""
+        raise NotImplementedError
+
+    def elaborate(self, platform):
+        m = Module()
+        takes = register_stage(m, self)
+        beat, width, behind = self.i.payload, self.width, self.behind
+        lanes = [beat.data[8 * lane:8 * lane + 8] for lane in range(width)]
+        history = [Signal(8, name=f"behind_{index}") for index in range(behind)]
+        known = [Signal(name=f"behind_{index}_known") for index in range(behind)]
+        first = Signal(init=1)
+        window = history + lanes
+        present = known + [lane < beat.count for lane in range(width)]
+        verdicts, mark = self.verdicts(m, window, present, beat, first, takes)
+        with m.If(takes):
+            m.d.sync += [
+                self.o.payload.data.eq(beat.data),
+                self.o.payload.count.eq(beat.count),
+                self.o.payload.last.eq(beat.last),
+                self.o.payload.mark.eq(mark),
+                first.eq(beat.last),
+            ]
+            for lane, verdict in enumerate(verdicts):
+                for name, value in verdict.items():
+                    m.d.sync += self.o.payload.lanes[lane][name].eq(value)
+            # Every beat but a message's last is whole, so its last bytes are the ones before
+            # the next beat.
+            with m.If(beat.last):
+                m.d.sync += [flag.eq(0) for flag in known]
+            with m.Else():
+                m.d.sync += [byte.eq(value) for byte, value in zip(history, window[-behind:])]
+                m.d.sync += [flag.eq(value) for flag, value
+                             in zip(known, (known + [Const(1)] * width)[-behind:])]
+        return m
+
+
+def _first(items):
+    """The first of ``items`` (pairs of a bit and a value) whose bit is high, as ``(any,
+    value)``: a tree of two-way choices, so its depth grows with the log of their number."""
+    if len(items) == 1:
+        return items[0]
+    half = 1 << ((len(items) - 1).bit_length() - 1)
+    (low_any, low), (high_any, high) = _first(items[:half]), _first(items[half:])
+    return low_any | high_any, Mux(low_any, low, high)
+
+
+def _popcount(bits):
+    """The number of high ``bits``, by a tree of adders."""
+    values = [bit.as_unsigned() if hasattr(bit, "as_unsigned") else bit for bit in bits]
+    while len(values) > 1:
+        values = [values[index] + values[index + 1] if index + 1 < len(values)
+                  else values[index] for index in range(0, len(values), 2)]
+    return values[0]
+
+
+class BeatVerdict(data.StructLayout):
+    """A beat of ``width`` bytes with what it adds to its message: its first error (``found``
+    at ``lane``, with that lane's ``kind``, ``back`` and ``ahead``), and how many of its lanes
+    have each count of :data:`WEIGHTS` (``mark`` as :class:`LaneVerdicts` has it)."""
+    def __init__(self, width):
+        check_width(width)
+        self.width = width
+        counts = {name: range(width + 2) for name in WEIGHTS}
+        super().__init__({
+            "data":  unsigned(8 * width),
+            "count": range(width + 1),
+            "last":  unsigned(1),
+            "found": unsigned(1),
+            "lane":  range(width + 1),
+            "kind":  ErrorKind,
+            "back":  unsigned(2),
+            "ahead": unsigned(3),
+            "mark":  unsigned(1),
+            **counts,
+        })
+
+
+class ReduceVerdicts(wiring.Component):
+    """Each beat's lane verdicts reduced to its first error and its counts, a clock later.
+
+    The first error is the lowest lane whose verdict is ``bad`` (a tree of choices, as deep as
+    the log of the lanes); each count is a tree of adders. Every beat goes on, one a clock;
+    ``i.ready`` is ``o.ready`` or an empty output.
+
+    Parameters
+    ----------
+    width : :class:`int`
+        Bytes a beat.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(LaneVerdicts(width)))`
+    o : :py:`Out(stream.Signature(BeatVerdict(width)))`
+    """
+    def __init__(self, *, width):
+        check_width(width)
+        self.width = width
+        super().__init__({
+            "i": In(stream.Signature(LaneVerdicts(width))),
+            "o": Out(stream.Signature(BeatVerdict(width))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        takes = register_stage(m, self)
+        beat, out = self.i.payload, self.o.payload
+        lanes = [beat.lanes[lane] for lane in range(self.width + 1)]
+        found, chosen = _first([(lane.bad, Cat(Const(index, range(self.width + 1)), lane.kind,
+                                               lane.back, lane.ahead))
+                                for index, lane in enumerate(lanes)])
+        with m.If(takes):
+            m.d.sync += [
+                out.data.eq(beat.data),
+                out.count.eq(beat.count),
+                out.last.eq(beat.last),
+                out.mark.eq(beat.mark),
+                out.found.eq(found),
+                Cat(out.lane, out.kind, out.back, out.ahead).eq(chosen),
+            ]
+            for name in WEIGHTS:
+                m.d.sync += out[name].eq(_popcount([lane[name] for lane in lanes]))
+        return m
+
+
+class TallyMessages(wiring.Component):
+    """Each message's first error and counts, gathered beat by beat and given with its last
+    beat, a clock later.
+
+    A message's positions count its bytes from 0 (from after a dropped mark, with
+    ``positions_after_mark``); the counts add each beat's, weighed by :data:`WEIGHTS`. Past
+    ``2 ** bits`` bytes they stop, and ``overflow`` says so. Every beat goes on, one a clock;
+    ``i.ready`` is ``o.ready`` or an empty output.
+
+    Parameters
+    ----------
+    width : :class:`int`
+        Bytes a beat.
+    bits : :class:`int`
+        A message of up to ``2 ** bits`` bytes is counted (32: 4 GiB), from 4 to 48.
+    positions_after_mark : :class:`bool`
+        CPython counts positions from after a dropped mark (``utf-8-sig``).
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(BeatVerdict(width)))`
+    o : :py:`Out(stream.Signature(ValidatedBytes(width, bits)))`
+    """
+    def __init__(self, *, width, bits=32, positions_after_mark=False):
+        check_width(width)
+        check_integer("bits", bits, minimum=4, maximum=48)
+        self.width = width
+        self.bits = bits
+        self._after_mark = positions_after_mark
+        super().__init__({
+            "i": In(stream.Signature(BeatVerdict(width))),
+            "o": Out(stream.Signature(ValidatedBytes(width, bits))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        takes = register_stage(m, self)
+        beat, out = self.i.payload, self.o.payload
+        result = ValidationResult(self.bits)
+        limit = 1 << self.bits
+        # The message so far, before this beat.
+        position = Signal(self.bits + 1)
+        overflow = Signal()
+        found = Signal()
+        error = Signal(data.StructLayout({"kind": ErrorKind, "start": self.bits + 1,
+                                          "end": self.bits + 1}))
+        marked = Signal()
+        totals = [Signal(result[name].shape, name=name)
+                  for name in ("code_points", "utf16_units", "utf8_bytes")]
+
+        # This beat's, from its counts; a sum of small terms, each no more than the lanes.
+        added = []
+        for index, total in enumerate(totals):
+            value = sum(beat[name] * weights[index] for name, weights in WEIGHTS.items())
+            value = value + Mux(beat.mark, MARK_WEIGHT[index], 0)
+            added.append(value)
+        ending = position + beat.count
+        grown_over = overflow | (ending > limit)
+        new_totals = [Mux(grown_over, (1 << len(total)) - 1, total + value)[:len(total)]
+                      for total, value in zip(totals, added)]
+        here = beat.found & ~found
+        shift = 3 if self._after_mark else 0
+        mark_now = marked | beat.mark
+        start = (position + beat.lane - beat.back - Mux(mark_now, shift, 0))[:self.bits + 1]
+        end = (position + beat.lane + beat.ahead - Mux(mark_now, shift, 0))[:self.bits + 1]
+        new_error = Signal.like(error)
+        m.d.comb += new_error.eq(error)
+        with m.If(here):
+            m.d.comb += [new_error.kind.eq(beat.kind), new_error.start.eq(start),
+                         new_error.end.eq(end)]
+
+        with m.If(takes):
+            m.d.sync += [
+                out.data.eq(beat.data),
+                out.count.eq(beat.count),
+                out.last.eq(beat.last),
+                out.result.eq(0),
+            ]
+            with m.If(beat.last):
+                m.d.sync += [
+                    out.result.valid.eq(~(found | beat.found)),
+                    out.result.kind.eq(new_error.kind),
+                    out.result.start.eq(new_error.start),
+                    out.result.end.eq(new_error.end),
+                    out.result.overflow.eq(grown_over),
+                    out.result.code_points.eq(new_totals[0]),
+                    out.result.utf16_units.eq(new_totals[1]),
+                    out.result.utf8_bytes.eq(new_totals[2]),
+                    position.eq(0), overflow.eq(0), found.eq(0), error.eq(0), marked.eq(0),
+                ]
+                m.d.sync += [total.eq(0) for total in totals]
+            with m.Else():
+                m.d.sync += [
+                    position.eq(Mux(grown_over, position, ending)),
+                    overflow.eq(grown_over),
+                    found.eq(found | beat.found),
+                    error.eq(new_error),
+                    marked.eq(mark_now),
+                ]
+                m.d.sync += [total.eq(value) for total, value in zip(totals, new_totals)]
+        return m
