@@ -10,9 +10,10 @@ from ..unicode.layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER
 from ..unicode.params import check_errors, check_last_code_point, check_width
 from .encode import CodePointSlot, EncodeLanes
 from .front import WideFront
+from .validate import LaneChecks
 
 
-__all__ = ["DecodeSingleByteLanes", "SingleByteFront"]
+__all__ = ["DecodeSingleByteLanes", "SingleByteFront", "SingleByteChecks"]
 
 
 class DecodeSingleByteLanes(wiring.Component):
@@ -100,3 +101,24 @@ class SingleByteFront(WideFront):
             errors=self.errors, most_units=self._most)
         connect(m, decode.o, encode.i)
         return decode, encode.o
+
+
+class SingleByteChecks(LaneChecks):
+    """Each byte of a one-byte form decided alone: above the form's last code point (ASCII:
+    from 80 up) it is an error of its own ("ordinal not in range(128)"), and U+FFFD in the
+    replaced text; Latin-1 has no errors."""
+    def verdicts(self, m, window, present, beat, first, takes):
+        last = self.codec.form.last_code_point
+        verdicts = []
+        for lane in range(self.width):
+            byte, here = window[lane], present[lane]
+            beyond = byte > last if last < 0xFF else Const(0)
+            verdicts.append({
+                "bad": here & beyond,
+                "kind": Const(ErrorKind.ORDINAL_NOT_IN_RANGE.value, 4),
+                "ahead": Const(1, 3),
+                "begins": here,
+                "ascii": here & (byte < 0x80),
+                "two": here & ~beyond & (byte >= 0x80),
+            })
+        return verdicts + [{}], Const(0)

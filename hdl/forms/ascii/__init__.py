@@ -10,7 +10,7 @@ point.
 from ...scalar.single_byte import SingleByteEncoder
 from ...unicode.form import Form
 from ...unicode.layout import ByteUnitLanes, ErrorKind, UTF8Unit
-from ...wide.single_byte import SingleByteFront
+from ...wide.single_byte import SingleByteChecks, SingleByteFront
 from .scalar import LAST_CODE_POINT, ASCIIDecoder
 
 
@@ -32,6 +32,7 @@ ASCII = Form(
     decoder=ASCIIDecoder,
     encoder=SingleByteEncoder,
     wide=SingleByteFront,
+    check=SingleByteChecks,
     last_code_point=LAST_CODE_POINT,
     unencodable_reason="ordinal not in range(128)",
 )

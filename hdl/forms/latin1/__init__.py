@@ -9,7 +9,7 @@ its last code point.
 from ...scalar.single_byte import SingleByteEncoder
 from ...unicode.form import Form
 from ...unicode.layout import ByteUnitLanes, UTF8Unit
-from ...wide.single_byte import SingleByteFront
+from ...wide.single_byte import SingleByteChecks, SingleByteFront
 from .scalar import LAST_CODE_POINT, Latin1Decoder
 
 
@@ -31,6 +31,7 @@ LATIN1 = Form(
     decoder=Latin1Decoder,
     encoder=SingleByteEncoder,
     wide=SingleByteFront,
+    check=SingleByteChecks,
     last_code_point=LAST_CODE_POINT,
     unencodable_reason="ordinal not in range(256)",
 )

@@ -7,6 +7,7 @@ and decode each unit (:mod:`.wide`), and the wide front end that joins them (:mo
 from ...unicode.form import Form
 from ...unicode.layout import BYTE_ORDER_MARK, ErrorKind, UTF16Unit, UTF16UnitLanes
 from ...unicode.tables import utf16_units
+from .check import UTF16Checks
 from .front import UTF16Front
 from .scalar import UTF16Decoder, UTF16Encoder
 
@@ -35,4 +36,5 @@ UTF16 = Form(
     decoder=UTF16Decoder,
     encoder=UTF16Encoder,
     wide=UTF16Front,
+    check=UTF16Checks,
 )

@@ -6,6 +6,7 @@ each unit (:mod:`.wide`), and the wide front end (:mod:`.front`).
 
 from ...unicode.form import Form
 from ...unicode.layout import BYTE_ORDER_MARK, ErrorKind, UTF32Unit, UTF32UnitLanes
+from .check import UTF32Checks
 from .front import UTF32Front
 from .scalar import UTF32Decoder, UTF32Encoder
 
@@ -38,4 +39,5 @@ UTF32 = Form(
     decoder=UTF32Decoder,
     encoder=UTF32Encoder,
     wide=UTF32Front,
+    check=UTF32Checks,
 )
