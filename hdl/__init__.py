@@ -7,7 +7,8 @@ built on this package, never the other way round.
 from .unicode.layout import (ErrorKind, REPLACEMENT_CHARACTER, ENCODE_REPLACEMENT,
                              BYTE_ORDER_MARK, UnitBytes, ByteLanes, CodePoint, UTF8Unit,
                              UTF16Unit, UTF32Unit, Lanes, CodePointLanes, UTF8UnitLanes,
-                             UTF16UnitLanes, UTF32UnitLanes, ByteUnitLanes, FramedByte)
+                             UTF16UnitLanes, UTF32UnitLanes, ByteUnitLanes, FramedByte,
+                             ValidationResult, ValidatedBytes)
 from .unicode.form import Form
 from .forms import FORMS, CODECS, Codec, ENCODER_LANES
 from .forms.utf8.scalar import UTF8Decoder, UTF8Encoder
@@ -22,6 +23,7 @@ from .scalar.error_dropper import ErrorDropper
 from .cores.transcoder import Transcoder
 from .cores.pipelined import PipelinedUTF8ToUTF16
 from .cores.wide import WideTranscoder, WideUTF8ToUTF16, output_lanes, wide_widths
+from .cores.validator import Validator, validator_widths
 from .cores import (Core, CORE_KINDS, CoreSpec, PIPELINED_PAIRS, WIDE_PAIRS, check_core,
                     make_core)
 from .axis import AXIStreamTop
@@ -41,6 +43,7 @@ __all__ = [
     "ByteOrderReader", "ByteOrderWriter",
     "ByteOrderMarkStripper", "ByteOrderMarkWriter", "ErrorDropper", "Transcoder",
     "PipelinedUTF8ToUTF16", "WideTranscoder", "WideUTF8ToUTF16", "output_lanes", "wide_widths",
+    "Validator", "validator_widths", "ValidationResult", "ValidatedBytes",
     "Core", "CORE_KINDS", "CoreSpec", "PIPELINED_PAIRS", "WIDE_PAIRS", "check_core",
     "make_core", "AXIStreamTop", "ResetGuard", "WithoutEmptyBeats", "UARTReceiver",
     "UARTTransmitter", "UnitAssembler", "LaneSerializer", "UARTBridge",

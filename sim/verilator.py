@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from amaranth.hdl import Shape
 
-from ..hdl.unicode.layout import ErrorKind
+from ..hdl.unicode.layout import ErrorKind, ValidatedBytes
 from ..hdl.unicode.params import check_errors
 from ..toolchain import tools
 from ..toolchain.cache import cache_dir, digest
@@ -133,12 +133,33 @@ def _port_options(core):
 
     source = core.i.payload.shape()
     target = core.o.payload.shape()
-    item = target.item
-    return {
+    inputs = {
         "in-unit-bytes": width(source["data"].shape) // 8,
         "in-bits": source.size,
         "in-count-offset": source["count"].offset,
         "in-last-offset": source["last"].offset,
+    }
+    if isinstance(target, ValidatedBytes):
+        # A validator's beats are bytes, with no error kind of their own; its verdict comes
+        # with each message's last beat (``--lasts``).
+        return {
+            **inputs,
+            "out-bits": target.size,
+            "out-lanes": target.width,
+            "out-lane-offset": target["data"].offset,
+            "out-lane-stride": 8,
+            "out-data-offset": 0,
+            "out-data-bits": 8,
+            "out-error-offset": 0,
+            "out-error-bits": 0,
+            "out-count-offset": target["count"].offset,
+            "out-count-bits": width(target["count"].shape),
+            "out-last-offset": target["last"].offset,
+            "out-unit-bytes": 1,
+        }
+    item = target.item
+    return {
+        **inputs,
         "out-bits": target.size,
         "out-lanes": target.lane_count,
         "out-lane-offset": target["lanes"].offset,
@@ -181,6 +202,9 @@ class VerilatorRun:
         When asked for, the output beats of each message as ``(items, last)`` tuples (see
         :class:`~utfhw.sim.payload.LaneFormat`), all of them or only up to each message's first
         error.
+    lasts : list or None
+        For a validator, the raw payload (an :class:`int`) of each message's last output beat,
+        which holds its verdict.
     """
     output: bytes
     output_lengths: list
@@ -191,6 +215,7 @@ class VerilatorRun:
     cut: list = field(default=None, repr=False)
     resets: int = 0
     beats: list = field(default=None, repr=False)
+    lasts: list = field(default=None, repr=False)
 
     def messages(self):
         """The output bytes of each message."""
@@ -214,8 +239,11 @@ class VerilatedPipeline:
         The cached build: ``design.v``, the Verilated sources in ``obj/`` and ``driver``.
     """
     def __init__(self, *, source, target, errors, name, directory, ports, output_format,
-                 latency):
+                 latency, verdicts=False):
         self.latency = latency
+        #: Whether each message's last beat carries a verdict (a validator's), which a run
+        #: returns as :attr:`VerilatorRun.lasts`.
+        self.verdicts = verdicts
         self.source = source
         self.target = target
         self.errors = errors
@@ -275,6 +303,8 @@ class VerilatedPipeline:
                 command += ["--beats", str(work / "beats")]
                 if beats == "until-error":
                     command.append("--beats-until-error")
+            if self.verdicts:
+                command += ["--lasts", str(work / "lasts")]
             self._execute(command, progress)
             records = array.array("Q", (work / "records").read_bytes())
             summary = dict(line.split() for line in (work / "summary").read_text().splitlines())
@@ -290,6 +320,11 @@ class VerilatedPipeline:
                 resets=int(summary["resets"]))
             if beats is not None:
                 run.beats = self._read_beats(work / "beats", run, beats)
+            if self.verdicts:
+                size = 4 * ((self._ports["out-bits"] + 31) // 32)
+                raw = (work / "lasts").read_bytes()
+                run.lasts = [int.from_bytes(raw[offset:offset + size], "little")
+                             for offset in range(0, len(raw), size)]
         return run
 
     def stream(self, pieces, *, stall=0.0, seed=None, chunk_size=1 << 16):
@@ -300,7 +335,8 @@ class VerilatedPipeline:
         read on a thread of its own, while this generator yields what the driver reports:
         ``("data", bytes)`` for output bytes (at most ``chunk_size`` at once),
         ``("error", kind)`` before a message's first unit that carries an error
-        (:class:`~utfhw.hdl.unicode.layout.ErrorKind`), ``("end", beats)`` when a message's
+        (:class:`~utfhw.hdl.unicode.layout.ErrorKind`), for a validator ``("last", payload)``
+        with the raw payload of a message's last beat, ``("end", beats)`` when a message's
         output is complete, and last ``("summary", cycles, input_beats)``. ``stall`` and
         ``seed`` are :meth:`run_joined`'s; the same messages give the same output, cycles and
         beats as :meth:`run`. Closing the generator early stops the driver.
@@ -308,6 +344,8 @@ class VerilatedPipeline:
         check_stall(stall)
         command = [str(self.directory / "driver"), "--stream", "--chunk", str(chunk_size),
                    "--stall", repr(float(stall)), "--seed", str(seed or 0)]
+        if self.verdicts:
+            command += ["--lasts", "frames"]
         for name, value in self._ports.items():
             command += [f"--{name}", str(value)]
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -354,6 +392,8 @@ class VerilatedPipeline:
                     yield "error", ErrorKind(value)
                 elif kind == 2:
                     yield "end", value
+                elif kind == 4:
+                    yield "last", int.from_bytes(output.read(4 * value), "little")
                 else:
                     summary = [int.from_bytes(output.read(8), "little") for _ in range(2)]
             feeder.join()
@@ -488,7 +528,9 @@ def _build(spec, on_build):
     ports = _port_options(core)
     final = compile_driver(verilog, name=name, driver=DRIVER_SOURCE.read_text(),
                            key=(json.dumps(ports),), on_build=on_build, width=spec.width)
+    validator = spec.kind == "validator"
     return VerilatedPipeline(source=spec.source, target=spec.target, errors=spec.errors, name=name,
                              directory=final, ports=ports,
-                             output_format=LaneFormat(core.o.payload.shape()),
-                             latency=core_of(core).latency)
+                             output_format=None if validator
+                             else LaneFormat(core.o.payload.shape()),
+                             latency=core_of(core).latency, verdicts=validator)

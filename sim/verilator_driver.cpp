@@ -14,6 +14,9 @@
 //                  carrying an error (all ones when none), and 1 if a reset cut it (else 0)
 //   --beats F      out (optional): raw output payloads, --out-bits rounded up to 32-bit words;
 //                  with --beats-until-error, only each message's beats up to its first error
+//   --lasts F      out (optional): the raw payload of each message's last output beat (as in
+//                  --beats), for a core whose last beat carries more than units (a validator's
+//                  verdict); with --stream, F is ignored and each comes as a frame of kind 4
 //   --summary F    out: "cycles N", "beats N" and "resets N"
 //   --reset P      the probability that rst rises on a clock (default 0): it stays high 1 to 3
 //                  clocks, while i.ready and o.valid must be low (else the run fails). A reset
@@ -34,6 +37,8 @@
 //            carries an error comes next, the value is its error kind. Kind 2: the message's
 //            output is complete, in the value's count of beats. Kind 3, once at the end: two
 //            uint64 follow, the cycles and the input beats (as "cycles" and "beats" above).
+//            Kind 4, with --lasts, before a message's kind 2: the value is a count of 32-bit
+//            words, which follow, its last beat's raw payload.
 //
 //   --chunk N      with --stream, a data frame is sent once it holds N output bytes
 //                  (default 65536)
@@ -62,7 +67,7 @@
 namespace {
 
 struct Options {
-    std::string messages, lengths, output, records, beats, summary;
+    std::string messages, lengths, output, records, beats, lasts, summary;
     bool beats_until_error = false, stream = false;
     uint64_t chunk = 1 << 16;
     double stall = 0.0, reset = 0.0;
@@ -105,6 +110,7 @@ Options parse(int argc, char **argv) {
         {"--messages", &options.messages}, {"--lengths", &options.lengths},
         {"--output", &options.output}, {"--records", &options.records},
         {"--beats", &options.beats}, {"--summary", &options.summary},
+        {"--lasts", &options.lasts},
     };
     for (int index = 1; index < argc; index++) {
         std::string name = argv[index];
@@ -274,6 +280,11 @@ public:
         flush();
         header(1, kind);
     }
+    void words(const std::vector<uint32_t> &values) {
+        flush();
+        header(4, values.size());
+        std::fwrite(values.data(), 4, values.size(), file_);
+    }
     void end(uint64_t beats) {
         flush();
         header(2, beats);
@@ -388,7 +399,7 @@ int main(int argc, char **argv) {
     Options options = parse(argc, argv);
     std::unique_ptr<Input> input;
     std::unique_ptr<Frames> frames;
-    FILE *output = nullptr, *records = nullptr, *beats = nullptr;
+    FILE *output = nullptr, *records = nullptr, *beats = nullptr, *lasts = nullptr;
     uint64_t total_beats = 0;
     static std::vector<char> input_buffer(1 << 20);
     if (options.stream) {
@@ -411,6 +422,7 @@ int main(int argc, char **argv) {
         output = open_output(options.output);
         records = open_output(options.records);
         beats = options.beats.empty() ? nullptr : open_output(options.beats);
+        lasts = options.lasts.empty() ? nullptr : open_output(options.lasts);
     }
 
     VerilatedContext context;
@@ -569,6 +581,14 @@ int main(int argc, char **argv) {
             if (has_error && first_error == no_error)
                 first_error = message_beats;
             message_beats++;
+            if (last && !options.lasts.empty()) {
+                pending_beats.clear();
+                append_words(pending_beats, payload, options.out_bits);
+                if (frames)
+                    frames->words(pending_beats);
+                else
+                    std::fwrite(pending_beats.data(), 4, pending_beats.size(), lasts);
+            }
             if (last)
                 write_record(false);
         }
@@ -593,6 +613,8 @@ int main(int argc, char **argv) {
     std::fclose(records);
     if (beats)
         std::fclose(beats);
+    if (lasts)
+        std::fclose(lasts);
     FILE *summary = std::fopen(options.summary.c_str(), "w");
     if (!summary)
         fail("cannot write " + options.summary);

@@ -34,6 +34,9 @@ def module_name(spec, *, interface="stream", empty_beats=True):
     ``_noempty`` at the end without empty beats)."""
     def compact(codec):
         return codec.replace("-", "")
+    if spec.kind == "validator":
+        return (f"{compact(spec.source)}_validator_w{spec.width}" +
+                ("_axis" if interface == "axis" else ""))
     return (f"{compact(spec.source)}_to_{compact(spec.target)}" +
             ("_pipelined" if spec.kind == "pipelined" else "") +
             (f"_w{spec.width}" if spec.kind == "wide" else "") +
@@ -48,6 +51,8 @@ def make_top(spec, *, interface="stream", empty_beats=True):
     ``interface="axis"``."""
     check_choice("interface", interface, INTERFACES)
     check_flag("empty_beats", empty_beats)
+    if spec.kind == "validator" and not empty_beats:
+        raise ValueError("empty_beats is for a transcoder: a validator's beats are its input's")
     core = spec.build()
     if not empty_beats:
         core = WithoutEmptyBeats(core)
@@ -57,6 +62,9 @@ def make_top(spec, *, interface="stream", empty_beats=True):
 
 def generate_command(spec, *, interface, name, empty_beats=True):
     """The ``utfhw generate`` command line that makes this module (without its output file)."""
+    if spec.kind == "validator":
+        return (f"utfhw generate --validate --from {spec.source} --width {spec.width} "
+                f"--interface {interface} --name {name}")
     words = ["utfhw generate", f"--from {spec.source}", f"--to {spec.target}",
              f"--errors {spec.hardware_errors}"]
     if spec.kind == "pipelined":
@@ -117,11 +125,13 @@ def generate_module(spec, *, interface="stream", name=None, language="verilog",
     command = generate_command(spec, interface=interface, name=name, empty_beats=empty_beats)
     ports = describe_ports(top, name=name, spec=spec, interface=interface)
     ports["generator"] = {"utfhw": __version__, "command": command}
-    per_beat = (f"{spec.width} bytes in per beat" if spec.kind == "wide"
+    per_beat = (f"{spec.width} bytes in per beat" if spec.kind in ("wide", "validator")
                 else f"one {spec.source} code unit in per beat")
+    what = (f"{spec.source} validated, passed through with CPython's verdict on each message"
+            if spec.kind == "validator" else
+            f"{spec.source} to {spec.target}, errors={spec.errors}, exact to CPython's codecs")
     lines = [
-        f"{name}: {spec.source} to {spec.target}, errors={spec.errors}, exact to CPython's "
-        f"codecs",
+        f"{name}: {what}",
         f"core {spec.core_name}, {per_beat}, latency {core.latency} clocks, "
         f"capacity {core.capacity} beats",
         "ports: " + ("AXI4-Stream (s_axis_*, m_axis_*)" if interface == "axis" else

@@ -23,7 +23,28 @@ _MEANINGS = {
     "count": "input: bytes present, from [7:0] up; output: lanes holding a unit, from lane 0",
     "last": "the final beat of a message",
     "error": f"ErrorKind of the unit's code point: {_ERROR_KINDS}",
+    "valid": "on a message's last beat: the message decodes without error (data.decode(source) "
+             "raises nothing)",
+    "kind": f"on a message's last beat: the ErrorKind of its first error, CPython's reason "
+            f"(error_kinds); 0 if valid: {_ERROR_KINDS}",
+    "overflow": "on a message's last beat: the message is longer than the counters hold "
+                "(2**32 bytes); its positions and lengths are not its own",
+    "start": "on a message's last beat: CPython's start of the first error (0 if valid)",
+    "end": "on a message's last beat: CPython's end of the first error (0 if valid)",
+    "code_points": "on a message's last beat: len(data.decode(source, 'replace'))",
+    "utf16_units": "on a message's last beat: UTF-16 code units of data.decode(source, "
+                   "'replace')",
+    "utf8_bytes": "on a message's last beat: bytes of data.decode(source, "
+                  "'replace').encode('utf-8')",
 }
+
+# A validator's output beats are its input's.
+_VALIDATOR_MEANINGS = {
+    **_MEANINGS,
+    "data": "the beat's bytes, in wire order, [7:0] first on the wire; out as they came in",
+    "count": "bytes present, from [7:0] up; out as they came in",
+}
+
 
 def axis_meanings(top, spec):
     """What each AXI4-Stream port of ``top`` (an :class:`~utfhw.hdl.axis.AXIStreamTop` around
@@ -107,6 +128,7 @@ def describe_ports(top, *, name, spec, interface):
                     "at power-up, the interrupted message gone"},
     ]
     meanings = axis_meanings(top, spec) if interface == "axis" else None
+    meanings_of = _VALIDATOR_MEANINGS if spec.kind == "validator" else _MEANINGS
     for path, member, value in top.signature.flatten(top):
         port_name = "__".join(map(str, path))
         port = {"name": port_name, "direction": "in" if member.flow == wiring.In else "out",
@@ -116,7 +138,7 @@ def describe_ports(top, *, name, spec, interface):
         elif port_name.endswith("__payload"):
             port["fields"] = [
                 {"name": field, "offset": offset, "width": width,
-                 "meaning": _MEANINGS[field.rpartition(".")[2]]}
+                 "meaning": meanings_of[field.rpartition(".")[2]]}
                 for field, offset, width in _fields(value.shape())]
         else:
             port["meaning"] = {"valid": "a beat is offered",
@@ -125,9 +147,11 @@ def describe_ports(top, *, name, spec, interface):
         ports.append(port)
     return {
         "module": name, "source": spec.source, "target": spec.target, "errors": spec.errors,
-        "pipelined": spec.kind == "pipelined", "width": spec.width, "interface": interface,
-        "latency": core.latency, "capacity": core.capacity, "ports": ports,
-        "error_kinds": error_kinds(spec.source, spec.target),
+        "kind": spec.kind, "pipelined": spec.kind == "pipelined", "width": spec.width,
+        "interface": interface, "latency": core.latency, "capacity": core.capacity,
+        "ports": ports,
+        "error_kinds": error_kinds(spec.source,
+                                   None if spec.kind == "validator" else spec.target),
     }
 
 

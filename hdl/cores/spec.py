@@ -16,10 +16,11 @@ from ..forms import CODECS, check_pair
 from ..unicode.params import ERROR_HANDLERS, check_choice, check_errors, check_width
 from .pipelined import PipelinedUTF8ToUTF16
 from .transcoder import Transcoder
+from .validator import Validator, check_validator_width
 from .wide import WIDE_PAIRS, WideTranscoder, check_wide_width
 
 
-__all__ = ["Core", "PIPELINED_PAIRS", "WIDE_PAIRS", "CORE_KINDS", "CoreSpec", "check_core",
+__all__ = ["Core", "PIPELINED_PAIRS", "WIDE_PAIRS", "CORE_KINDS", "WIDTH_KINDS", "CoreSpec", "check_core",
            "make_core"]
 
 
@@ -62,9 +63,14 @@ class Core(Protocol):
 PIPELINED_PAIRS = {("utf-8", "utf-16-le"): "little", ("utf-8", "utf-16-be"): "big"}
 
 #: The kinds of core: the :class:`~utfhw.hdl.cores.transcoder.Transcoder` (any pair, one code
-#: unit per clock), :class:`~utfhw.hdl.cores.pipelined.PipelinedUTF8ToUTF16` and
-#: :class:`~utfhw.hdl.cores.wide.WideTranscoder` (``width`` bytes per clock).
-CORE_KINDS = ("transcoder", "pipelined", "wide")
+#: unit per clock), :class:`~utfhw.hdl.cores.pipelined.PipelinedUTF8ToUTF16`,
+#: :class:`~utfhw.hdl.cores.wide.WideTranscoder` (``width`` bytes per clock) and the
+#: :class:`~utfhw.hdl.cores.validator.Validator` (``width`` bytes per clock, passed through
+#: with CPython's verdict; its target is its source).
+CORE_KINDS = ("transcoder", "pipelined", "wide", "validator")
+
+#: The kinds of core that take ``width`` bytes a beat.
+WIDTH_KINDS = ("wide", "validator")
 
 
 def _pairs(pairs):
@@ -85,14 +91,15 @@ def _pairs(pairs):
 
 
 # How the messages name the arguments that choose a core.
-_NAMES = {"width": "width", "pipelined": "pipelined=True"}
+_NAMES = {"width": "width", "pipelined": "pipelined=True", "validate": "validate=True",
+          "target": "target"}
 
 
 def _check(source, target, errors, kind, width, names):
     check_pair(source, target)
     check_errors(errors, handlers=ERROR_HANDLERS)
     check_choice("kind", kind, CORE_KINDS)
-    if kind == "wide":
+    if kind in WIDTH_KINDS:
         check_width(width, name=names["width"])
     elif width is not None:
         raise ValueError(f"{names['width']} is for the wide core, not the {kind} core")
@@ -102,6 +109,11 @@ def _check(source, target, errors, kind, width, names):
     if kind == "wide":
         # Every pair has a wide core; the widths it takes depend on the pair.
         check_wide_width(width, source=source, target=target, name=names["width"])
+    if kind == "validator":
+        if target != source:
+            raise ValueError(f"a validator passes its source through: {names['target']} must "
+                             f"be {source}, not {target}")
+        check_validator_width(width, source=source, name=names["width"])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,7 +133,8 @@ class CoreSpec:
     kind : :class:`str`
         One of :data:`CORE_KINDS`.
     width : :class:`int` or None
-        Bytes per beat of the wide core (1, 2, 4, 8, 16, 32 or 64); ``None`` for the others.
+        Bytes per beat of the wide core or the validator (1, 2, 4, 8, 16, 32 or 64); ``None``
+        for the others.
 
     Raises
     ------
@@ -140,12 +153,22 @@ class CoreSpec:
 
     @classmethod
     def of(cls, source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
-           width=None, names=None):
-        """The core :func:`make_core` builds for these arguments: the wide core if ``width``
-        is given, the pipelined core if ``pipelined``, else the ``Transcoder``. ``names``
-        says how the caller names ``width`` and ``pipelined=True`` in its messages (the
-        command line: ``{"width": "--width", "pipelined": "--pipelined"}``)."""
+           width=None, validate=False, names=None):
+        """The core :func:`make_core` builds for these arguments: the validator of ``source``
+        if ``validate`` (``target`` is then ``None`` or ``source``), the wide core if
+        ``width`` is given, the pipelined core if ``pipelined``, else the ``Transcoder``.
+        ``names`` says how the caller names ``width``, ``pipelined=True``, ``validate=True``
+        and ``target`` in its messages (the command line: ``{"width": "--width", ...}``)."""
         names = {**_NAMES, **(names or {})}
+        if validate:
+            if pipelined:
+                raise ValueError(f"{names['pipelined']} is a transcoder, not a validator "
+                                 f"({names['validate']})")
+            if width is None:
+                raise ValueError(f"{names['validate']} needs {names['width']}")
+            target = source if target is None else target
+            _check(source, target, errors, "validator", width, names)
+            return cls(source, target, errors, "validator", width)
         if width is not None:
             check_width(width, name=names["width"])
             if pipelined:
@@ -172,7 +195,7 @@ class CoreSpec:
     def core_name(self):
         """The class of the core it builds, e.g. ``"WideTranscoder"``."""
         return {"transcoder": Transcoder, "pipelined": PipelinedUTF8ToUTF16,
-                "wide": WideTranscoder}[self.kind].__name__
+                "wide": WideTranscoder, "validator": Validator}[self.kind].__name__
 
     @property
     def signature(self):
@@ -181,6 +204,8 @@ class CoreSpec:
         streams of :attr:`input_layout` and :attr:`output_layout`."""
         if self.kind == "wide":
             return WideTranscoder.signature_of(self.source, self.target, self.width)
+        if self.kind == "validator":
+            return Validator.signature_of(self.source, self.width)
         if self.kind == "pipelined":
             return PipelinedUTF8ToUTF16.signature_of()
         return Transcoder.signature_of(self.source, self.target)
@@ -193,7 +218,8 @@ class CoreSpec:
     @property
     def output_layout(self):
         """The payload of the core's output stream ``o``, a
-        :class:`~utfhw.hdl.unicode.layout.Lanes`."""
+        :class:`~utfhw.hdl.unicode.layout.Lanes` (a validator's: a
+        :class:`~utfhw.hdl.unicode.layout.ValidatedBytes`)."""
         return self.signature.members["o"].signature.members["payload"].shape
 
     def build(self):
@@ -202,27 +228,33 @@ class CoreSpec:
         if self.kind == "wide":
             return WideTranscoder(source=self.source, target=self.target, width=self.width,
                                   errors=self.hardware_errors)
+        if self.kind == "validator":
+            return Validator(source=self.source, width=self.width)
         if self.kind == "pipelined":
             return PipelinedUTF8ToUTF16(byteorder=PIPELINED_PAIRS[(self.source, self.target)],
                                         errors=self.hardware_errors)
         return Transcoder(source=self.source, target=self.target, errors=self.hardware_errors)
 
 
-def check_core(source, target, *, errors="replace", pipelined=False, width=None):
+def check_core(source, target, *, errors="replace", pipelined=False, width=None,
+               validate=False):
     """Raise :exc:`ValueError` unless :func:`make_core` can build this core (it builds
     nothing); return its :class:`CoreSpec`."""
-    return CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width)
+    return CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width,
+                       validate=validate)
 
 
 def make_core(source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
-              width=None):
+              width=None, validate=False):
     """The core for a codec pair: a :class:`~utfhw.hdl.cores.transcoder.Transcoder`; with
     ``pipelined=True`` the :class:`~utfhw.hdl.cores.pipelined.PipelinedUTF8ToUTF16`; with
     ``width`` (bytes per clock: 1, 2, 4, 8, 16, 32 or 64) the
     :class:`~utfhw.hdl.cores.wide.WideTranscoder` (:data:`WIDE_PAIRS`: all 100 pairs, at the
     widths :func:`~utfhw.hdl.cores.wide.wide_widths` gives). The pipelined core is UTF-8 to UTF-16-LE or -BE
     only. ``errors="strict"`` makes the ``"replace"`` core, whose error kinds tell the consumer
-    where to stop. ``CoreSpec.of(...).build()`` in one call.
+    where to stop. With ``validate=True`` (and ``width``, ``target`` ``None`` or
+    ``source``), the :class:`~utfhw.hdl.cores.validator.Validator` of ``source``.
+    ``CoreSpec.of(...).build()`` in one call.
 
     Raises
     ------
@@ -230,4 +262,5 @@ def make_core(source="utf-8", target="utf-16-le", *, errors="replace", pipelined
         If a codec, ``errors`` or ``width`` is unknown, ``pipelined`` or ``width`` is asked
         for another pair, or both are given.
     """
-    return CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width).build()
+    return CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width,
+                       validate=validate).build()

@@ -1,0 +1,157 @@
+"""Messages through a validator on either simulator: :func:`validate` and
+:func:`validate_messages`."""
+
+from dataclasses import dataclass, field
+
+from ..hdl.cores import CoreSpec
+from ..hdl.forms import CODECS
+from ..hdl.unicode.layout import ErrorKind
+from .backends import ClockRates, check_backend
+from .payload import pack_units
+from .pysim import run_payloads
+from .stream import check_stall
+from .verilator import verilated_pipeline
+
+
+__all__ = ["Validation", "Validations", "validate", "validate_messages", "read_verdict"]
+
+
+@dataclass
+class Validation:
+    """What a validator said of one message.
+
+    Attributes
+    ----------
+    valid : bool
+        ``data.decode(source)`` raises nothing.
+    start, end : int or None
+        CPython's ``start`` and ``end`` of the first error (``None`` if valid).
+    reason : str or None
+        CPython's ``reason`` for it.
+    kind : :class:`~utfhw.hdl.unicode.layout.ErrorKind`
+        The first error's kind (``NONE`` if valid; every member is truthy, test ``valid``).
+    code_points, utf16_units, utf8_bytes : int
+        ``len(text)``, ``len(text.encode("utf-16-le")) // 2`` and ``len(text.encode("utf-8"))``
+        for ``text = data.decode(source, "replace")``.
+    overflow : bool
+        The message was longer than the counters hold (4 GiB): the figures are not its.
+    output : bytes
+        The bytes that came out: the message, unchanged.
+    cycles : int
+        Clocks from the first accepted input beat to the last output beat of the run, both
+        included (for several messages, the whole run's).
+    """
+    valid: bool
+    start: object
+    end: object
+    reason: object
+    kind: ErrorKind
+    code_points: int
+    utf16_units: int
+    utf8_bytes: int
+    overflow: bool
+    output: bytes = field(repr=False)
+    cycles: int = 0
+
+
+@dataclass
+class Validations(ClockRates):
+    """What a validator said of several messages run back to back: :attr:`results`, one
+    :class:`Validation` each, and the run's ``cycles``, ``input_bytes`` and
+    ``input_beats``."""
+    results: list
+    cycles: int
+    input_bytes: int
+    input_beats: int
+
+
+def read_verdict(layout, payload, source):
+    """The verdict of a validator's last output beat, ``payload`` (an :class:`int`) of
+    ``layout`` (a :class:`~utfhw.hdl.unicode.layout.ValidatedBytes`), as the keyword arguments
+    of a :class:`Validation` but ``output`` and ``cycles``."""
+    result = layout["result"]
+    fields = {}
+    for name, member in result.shape:
+        offset = result.offset + member.offset
+        fields[name] = (payload >> offset) & ((1 << member.width) - 1)
+    kind = ErrorKind(fields["kind"])
+    valid = bool(fields["valid"])
+    return {
+        "valid": valid,
+        "start": None if valid else fields["start"],
+        "end": None if valid else fields["end"],
+        "reason": None if valid else CODECS[source].form.error_kinds.get(kind, kind.name),
+        "kind": kind,
+        "code_points": fields["code_points"],
+        "utf16_units": fields["utf16_units"],
+        "utf8_bytes": fields["utf8_bytes"],
+        "overflow": bool(fields["overflow"]),
+    }
+
+
+def _beat_bytes(layout, payload):
+    data = payload & ((1 << layout["data"].width) - 1)
+    count = (payload >> layout["count"].offset) & ((1 << layout["count"].width) - 1)
+    last = (payload >> layout["last"].offset) & 1
+    return data.to_bytes(layout.width, "little")[:count], bool(last)
+
+
+def validate_messages(messages, source="utf-8", *, width=None, backend="amaranth", stall=0.0,
+                      seed=None, vcd=None, progress=None):
+    """Validate ``messages`` (byte strings) back to back in one simulation of the
+    :class:`~utfhw.hdl.cores.validator.Validator` of ``source`` at ``width`` bytes a clock
+    (default: the source's unit), on ``backend`` (``"amaranth"`` or ``"verilator"``), with
+    random stalls on both sides (``stall``, ``seed``; see :func:`~utfhw.sim.simulate`).
+    Returns a :class:`Validations`.
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If ``source``, ``width``, ``backend`` or ``stall`` is not one the validator takes.
+    """
+    messages = [bytes(message) for message in messages]
+    check_stall(stall)
+    check_backend(backend)
+    if width is None and source in CODECS:
+        width = CODECS[source].unit_bytes
+    spec = CoreSpec.of(source, None, validate=True, width=width)
+    layout = spec.output_layout
+    if backend == "verilator":
+        if vcd is not None:
+            raise ValueError("vcd needs backend='amaranth'; the Verilator backend writes no "
+                             "waveforms")
+        run = verilated_pipeline(spec).run(messages, stall=stall, seed=seed, progress=progress)
+        outputs, lasts = list(run.messages()), run.lasts
+        cycles, input_beats = run.cycles, run.input_beats
+    else:
+        dut = spec.build()
+        payloads = [payload for message in messages
+                    for payload in pack_units(dut.i.payload.shape(), message)]
+        outputs, lasts, current = [], [], []
+
+        def on_output(payload):
+            data, last = _beat_bytes(layout, payload)
+            current.append(data)
+            if last:
+                outputs.append(b"".join(current))
+                current.clear()
+                lasts.append(payload)
+
+        cycles = run_payloads(dut, payloads, messages=len(messages), stall=stall, seed=seed,
+                              vcd=vcd, progress=progress, on_output=on_output)
+        input_beats = len(payloads)
+    results = [Validation(**read_verdict(layout, last, spec.source), output=output,
+                          cycles=cycles)
+               for output, last in zip(outputs, lasts)]
+    return Validations(results=results, cycles=cycles,
+                       input_bytes=sum(map(len, messages)), input_beats=input_beats)
+
+
+def validate(data, source="utf-8", *, width=None, backend="amaranth", stall=0.0, seed=None,
+             vcd=None, progress=None):
+    """Validate ``data`` (one message) in a simulation of the validator of ``source``: what
+    ``data.decode(source)`` says of it and the lengths of ``data.decode(source, "replace")``,
+    from the gateware. The arguments are :func:`validate_messages`'. Returns a
+    :class:`Validation`."""
+    return validate_messages([data], source, width=width, backend=backend, stall=stall,
+                             seed=seed, vcd=vcd, progress=progress).results[0]
