@@ -74,11 +74,19 @@ def test_core_spec_names_the_core():
 
 
 @pytest.mark.parametrize("arguments,message", [
-    ({"kind": "fast"}, "kind must be 'transcoder', 'pipelined' or 'wide', not 'fast'"),
+    ({"kind": "fast"},
+     "kind must be 'transcoder', 'pipelined', 'wide' or 'validator', not 'fast'"),
     ({"kind": "wide"}, "width must be a power of two from 1 to 64, not None"),
     ({"kind": "wide", "width": 3}, "width must be a power of two from 1 to 64, not 3"),
-    ({"width": 4}, "width is for the wide core, not the transcoder core"),
-    ({"kind": "pipelined", "width": 4}, "width is for the wide core, not the pipelined core"),
+    ({"width": 4}, "width is for the wide core and the validator, not the transcoder core"),
+    ({"kind": "pipelined", "width": 4},
+     "width is for the wide core and the validator, not the pipelined core"),
+    ({"kind": "validator", "width": 4},
+     "a validator passes its source through: target must be utf-8, not utf-16-le"),
+    ({"source": "utf-32", "target": "utf-32", "kind": "validator", "width": 2},
+     "width must be at least 4 for utf-32, not 2"),
+    ({"target": "utf-8", "kind": "validator"},
+     "width must be a power of two from 1 to 64, not None"),
     ({"source": "utf-16", "kind": "pipelined"},
      "pipelined=True is for utf-8 to utf-16-le or utf-16-be, not utf-16 to utf-16-le"),
     ({"source": "utf-32", "target": "utf-32", "kind": "wide", "width": 2},
@@ -103,13 +111,23 @@ def test_core_spec_messages(arguments, message):
     ({"source": "utf-16", "pipelined": True},
      "--pipelined is for utf-8 to utf-16-le or utf-16-be, not utf-16 to utf-16-le"),
     ({"source": "utf-32-le", "width": 2}, "--width must be at least 4 for utf-32-le, not 2"),
+    ({"validate": True}, "--width must be given for a validator (--validate)"),
+    ({"validate": True, "width": 4, "pipelined": True},
+     "--pipelined is a transcoder, not a validator (--validate)"),
+    ({"validate": True, "width": 4, "target": "utf-16-le"},
+     "a validator passes its source through: --to must be utf-8, not utf-16-le"),
+    ({"source": "utf-16", "validate": True, "width": 1},
+     "--width must be at least 2 for utf-16, not 1"),
 ])
 def test_core_spec_names_the_arguments_as_asked(arguments, message):
-    """CoreSpec.of says width and pipelined=True as its caller names them (the command line's
-    options), rather than the caller rewriting its messages."""
+    """CoreSpec.of says width, pipelined=True, validate=True and the target as its caller
+    names them (the command line's options), rather than the caller rewriting its
+    messages."""
     from utfhw.hdl.cores import CoreSpec
+    arguments.setdefault("target", None if arguments.get("validate") else "utf-16-le")
     with pytest.raises(ValueError) as error:
-        CoreSpec.of(**arguments, names={"width": "--width", "pipelined": "--pipelined"})
+        CoreSpec.of(**arguments, names={"width": "--width", "pipelined": "--pipelined",
+                                        "validate": "--validate", "target": "--to"})
     assert str(error.value) == message
 
 
@@ -121,7 +139,9 @@ def every_kind_of_core():
             + [CoreSpec(source, target, kind="wide", width=width) for source in CODECS
                for target in CODECS for width in (4, 16)]
             + [CoreSpec("utf-8", "utf-8", kind="wide", width=1),
-               CoreSpec("utf-16-le", "utf-8-sig", kind="wide", width=64)])
+               CoreSpec("utf-16-le", "utf-8-sig", kind="wide", width=64)]
+            + [CoreSpec(source, source, kind="validator", width=width) for source in CODECS
+               for width in (4, 64)])
 
 
 def test_signature_is_the_cores():

@@ -1,0 +1,125 @@
+"""The validators through their generated Verilog, run by Verilator, against CPython: for
+every source codec, at its unit and at W = 64 (every width with ``UTFHW_SWEEP=full``), with
+stalls on both sides, back-to-back messages at every lane offset, the corpus and a
+multi-megabyte message; and every lane's decision over class-edge alphabets."""
+
+import itertools
+import random
+
+import pytest
+
+from conftest import FULL_SWEEP
+from utfhw.bench.stimulus import stress_input, stress_messages
+from utfhw.hdl.cores.validator import validator_widths
+from utfhw.hdl.forms import CODECS, plain_codec
+from utfhw.sim import validate_messages
+from utfhw.sim.verilator import verilator_available
+
+from support import EDGES_25, corpus_messages
+
+
+pytestmark = pytest.mark.skipif(not verilator_available(), reason="Verilator is not installed")
+
+
+def cpython_verdict(message, source):
+    """What CPython says of ``message``, as the fields of a Validation."""
+    text = message.decode(source, "replace")
+    verdict = {"valid": True, "start": None, "end": None, "reason": None,
+               "code_points": len(text), "utf16_units": len(text.encode("utf-16-le")) // 2,
+               "utf8_bytes": len(text.encode("utf-8"))}
+    try:
+        message.decode(source)
+    except UnicodeDecodeError as error:
+        verdict.update(valid=False, start=error.start, end=error.end, reason=error.reason)
+    return verdict
+
+
+def check(messages, source, width, *, stall=0.3, seed=0):
+    run = validate_messages(messages, source, width=width, backend="verilator", stall=stall,
+                            seed=seed)
+    assert len(run.results) == len(messages)
+    for index, (message, result) in enumerate(zip(messages, run.results)):
+        assert result.output == message, index
+        got = {name: getattr(result, name) for name in cpython_verdict(message, source)}
+        assert got == cpython_verdict(message, source), (index, message[:64])
+    return run
+
+
+def offsets(messages, width, filler):
+    """Each message after 0 to ``width - 1`` units of ``filler``, so that it meets every lane
+    offset of a beat."""
+    unit = len(filler)
+    return [filler * (shift // unit) + message for message in messages
+            for shift in range(0, width, unit)]
+
+
+# A unit of "A" in each codec, without a mark.
+FILLERS = {name: "A".encode(plain_codec(codec.form, codec.target_byteorder or "little"))
+           for name, codec in CODECS.items()}
+
+
+def cases():
+    """(source, width): every source at its unit and at 64; every width with the full sweep."""
+    for source in CODECS:
+        widths = validator_widths(source)
+        for width in widths if FULL_SWEEP else (widths[0], widths[-1]) if source == "utf-8" \
+                else (widths[0],):
+            yield source, width
+
+
+@pytest.mark.parametrize("source,width", list(cases()))
+def test_every_source(source, width):
+    messages = stress_messages(source, seed=width) + [b"", b"\x00"[:CODECS[source].unit_bytes]]
+    rng = random.Random(width)
+    messages += [stress_input(source, rng.randrange(0, 3 * width + 5), seed=seed)
+                 for seed in range(300)]
+    check(offsets(messages, width, FILLERS[source]), source, width, stall=0.3, seed=width)
+
+
+@pytest.mark.parametrize("width", [64])
+def test_corpus_and_a_long_message(corpus, width):
+    """The corpus, each file a message, and a 4 MB message of text and malformed bytes, from
+    UTF-8 at W = 64 without stalls: a beat a clock."""
+    messages = corpus_messages(corpus, "utf-8")
+    long = stress_input("utf-8", 4 << 20, seed=7)
+    run = check(messages + [long], "utf-8", width, stall=0.0)
+    beats = sum(max(1, -(-len(message) // width)) for message in messages + [long])
+    assert run.input_beats == beats
+    # One clock a beat, and the latency once.
+    assert run.cycles == beats + 3
+
+
+@pytest.mark.parametrize("length", [1, 2, 3, 4, 5] if FULL_SWEEP else [1, 2, 3])
+def test_every_short_utf8_message(length):
+    """Every UTF-8 message of ``length`` bytes over Table 3-7's class edges (EDGES_25), at
+    every lane offset of a beat of four, each its own message, back to back."""
+    messages = [bytes(message) for message in itertools.product(EDGES_25, repeat=length)]
+    check(offsets(messages, 4, b"A"), "utf-8", 4, stall=0.1)
+
+
+UTF16_EDGES = [0x0041, 0x007F, 0x0080, 0x07FF, 0x0800, 0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF,
+               0xE000, 0xFEFF, 0xFFFE, 0xFFFF]
+UTF32_EDGES = [0x41, 0x7F, 0x80, 0x7FF, 0x800, 0xD7FF, 0xD800, 0xDFFF, 0xE000, 0xFEFF, 0xFFFF,
+               0x10000, 0x10FFFF, 0x110000, 0xFFFE0000, 0xFFFFFFFF]
+
+
+@pytest.mark.parametrize("source", ["utf-16-le", "utf-16-be", "utf-16"])
+def test_every_short_utf16_message(source):
+    """Every message of one to three UTF-16 units over their class edges, then with an odd
+    byte, at every lane offset of a beat of four."""
+    order = "big" if source.endswith("be") else "little"
+    units = [unit.to_bytes(2, order) for unit in UTF16_EDGES]
+    messages = [b"".join(parts) + tail for length in (1, 2, 3)
+                for parts in itertools.product(units, repeat=length) for tail in (b"", b"\x41")]
+    check(offsets(messages, 4, FILLERS[source]) + messages, source, 4, stall=0.1)
+
+
+@pytest.mark.parametrize("source", ["utf-32-le", "utf-32"])
+def test_every_short_utf32_message(source):
+    """Every message of one or two UTF-32 units over their class edges, then with one to
+    three bytes more, at every lane offset of a beat of eight."""
+    units = [unit.to_bytes(4, "little") for unit in UTF32_EDGES]
+    messages = [b"".join(parts) + tail for length in (1, 2)
+                for parts in itertools.product(units, repeat=length)
+                for tail in (b"", b"\x41", b"\x41\x00\x00")]
+    check(offsets(messages, 8, FILLERS[source]) + messages, source, 8, stall=0.1)
