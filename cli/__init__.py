@@ -1,5 +1,5 @@
 """The ``utfhw`` command line, a module per command (:mod:`.demo`, :mod:`.transcode`,
-:mod:`.generate`, :mod:`.bench`, :mod:`.cocotb`, :mod:`.build`, :mod:`.board`,
+:mod:`.validate`, :mod:`.generate`, :mod:`.bench`, :mod:`.cocotb`, :mod:`.build`, :mod:`.board`,
 :mod:`.report`), each with its
 ``add_parser`` and ``run``; the options they share are in :mod:`.options`. It sits above
 everything it drives."""
@@ -8,7 +8,7 @@ import argparse
 import sys
 
 from .. import __version__
-from . import bench, board, build, cocotb, demo, generate, report, transcode
+from . import bench, board, build, cocotb, demo, generate, report, transcode, validate
 from .progress import ProgressBar
 
 
@@ -16,7 +16,8 @@ __all__ = ["main"]
 
 
 #: The commands, in the order ``utfhw --help`` lists them.
-COMMANDS = {"demo": demo, "transcode": transcode, "generate": generate, "bench": bench,
+COMMANDS = {"demo": demo, "transcode": transcode, "validate": validate, "generate": generate,
+            "bench": bench,
             "cocotb": cocotb, "build": build, "board": board, "report": report}
 
 #: The exit status of a command stopped by Ctrl-C (SIGINT), as shells report it.

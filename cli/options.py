@@ -54,6 +54,10 @@ def codec_argument(text):
             f"CPython gives one of them (utf8, UTF-16LE, utf_32_be, ...)")
 
 
+#: The target codec of a transcoder when --to is not given.
+DEFAULT_TARGET = "utf-16-le"
+
+
 def add_codec_arguments(parser, errors_choices):
     codecs = ", ".join(CODECS)
     parser.add_argument("--from", dest="source", default="utf-8", type=codec_argument,
@@ -117,14 +121,19 @@ def add_sim_argument(parser, *, both=False):
 
 
 #: How the messages about a core name its options.
-CORE_OPTION_NAMES = {"width": "--width", "pipelined": "--pipelined"}
+CORE_OPTION_NAMES = {"width": "--width", "pipelined": "--pipelined", "validate": "--validate",
+                     "target": "--to"}
 
 
 def core_spec(args):
     """The :class:`~utfhw.hdl.cores.CoreSpec` the options name (a command without
     ``--pipelined`` names no pipelined core)."""
-    return CoreSpec.of(args.source, args.target, errors=args.errors, width=args.width,
-                       pipelined=getattr(args, "pipelined", False), names=CORE_OPTION_NAMES)
+    validate = getattr(args, "validate", False)
+    # A validator's target is its source, unless --to says otherwise (an error).
+    target = args.target if args.target is not None or validate else DEFAULT_TARGET
+    return CoreSpec.of(args.source, target, errors=args.errors, width=args.width,
+                       pipelined=getattr(args, "pipelined", False), validate=validate,
+                       names=CORE_OPTION_NAMES)
 
 
 def check_core_options(subparser, args):

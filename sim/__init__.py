@@ -5,8 +5,8 @@ their stimulus :mod:`utfhw.bench`."""
 
 from .backends import Simulation, simulate, simulate_messages, transcode
 from .streaming import SimulationStream, simulate_pieces, simulate_stream, transcode_chunks
-from .validation import Validation, Validations, validate, validate_messages
+from .validation import Validation, Validations, validate, validate_chunks, validate_messages
 
 __all__ = ["Simulation", "simulate", "simulate_messages", "transcode", "SimulationStream",
            "simulate_stream", "simulate_pieces", "transcode_chunks", "Validation", "Validations",
-           "validate", "validate_messages"]
+           "validate", "validate_messages", "validate_chunks"]

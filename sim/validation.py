@@ -1,19 +1,22 @@
 """Messages through a validator on either simulator: :func:`validate` and
 :func:`validate_messages`."""
 
+import hashlib
 from dataclasses import dataclass, field
 
 from ..hdl.cores import CoreSpec
 from ..hdl.forms import CODECS
 from ..hdl.unicode.layout import ErrorKind
 from .backends import ClockRates, check_backend
+from .framing import whole_pieces
 from .payload import pack_units
 from .pysim import run_payloads
 from .stream import check_stall
 from .verilator import verilated_pipeline
 
 
-__all__ = ["Validation", "Validations", "validate", "validate_messages", "read_verdict"]
+__all__ = ["Validation", "Validations", "validate", "validate_messages", "validate_chunks",
+           "read_verdict"]
 
 
 @dataclass
@@ -35,8 +38,9 @@ class Validation:
         for ``text = data.decode(source, "replace")``.
     overflow : bool
         The message was longer than the counters hold (4 GiB): the figures are not its.
-    output : bytes
-        The bytes that came out: the message, unchanged.
+    output : bytes or None
+        The bytes that came out: the message, unchanged (``None`` from
+        :func:`validate_chunks`, which holds no message whole but checks that they were).
     cycles : int
         Clocks from the first accepted input beat to the last output beat of the run, both
         included (for several messages, the whole run's).
@@ -50,7 +54,7 @@ class Validation:
     utf16_units: int
     utf8_bytes: int
     overflow: bool
-    output: bytes = field(repr=False)
+    output: object = field(repr=False)
     cycles: int = 0
 
 
@@ -96,6 +100,12 @@ def _beat_bytes(layout, payload):
     return data.to_bytes(layout.width, "little")[:count], bool(last)
 
 
+def _spec(source, width):
+    if width is None and source in CODECS:
+        width = CODECS[source].unit_bytes
+    return CoreSpec.of(source, None, validate=True, width=width)
+
+
 def validate_messages(messages, source="utf-8", *, width=None, backend="amaranth", stall=0.0,
                       seed=None, vcd=None, progress=None):
     """Validate ``messages`` (byte strings) back to back in one simulation of the
@@ -112,9 +122,7 @@ def validate_messages(messages, source="utf-8", *, width=None, backend="amaranth
     messages = [bytes(message) for message in messages]
     check_stall(stall)
     check_backend(backend)
-    if width is None and source in CODECS:
-        width = CODECS[source].unit_bytes
-    spec = CoreSpec.of(source, None, validate=True, width=width)
+    spec = _spec(source, width)
     layout = spec.output_layout
     if backend == "verilator":
         if vcd is not None:
@@ -155,3 +163,43 @@ def validate(data, source="utf-8", *, width=None, backend="amaranth", stall=0.0,
     :class:`Validation`."""
     return validate_messages([data], source, width=width, backend=backend, stall=stall,
                              seed=seed, vcd=vcd, progress=progress).results[0]
+
+
+def validate_chunks(chunks, source="utf-8", *, width=None, stall=0.0, seed=None,
+                    progress=None):
+    """Validate one message of any length, given as ``chunks`` (an iterable of bytes-like
+    objects), through the Verilated validator in bounded memory: the chunks go in as they
+    come, and the bytes that come out are checked against them by a running hash rather than
+    kept. ``progress(done_bytes)`` is called as chunks go in. Returns a :class:`Validation`
+    whose ``output`` is ``None``.
+
+    Raises
+    ------
+    :exc:`RuntimeError`
+        If the bytes out are not the bytes in.
+    """
+    check_stall(stall)
+    spec = _spec(source, width)
+    layout = spec.output_layout
+    sent, received = hashlib.sha256(), hashlib.sha256()
+    done = [0]
+
+    def pieces():
+        for data, last in whole_pieces(chunks):
+            sent.update(data)
+            done[0] += len(data)
+            if progress is not None:
+                progress(done[0])
+            yield data, last
+
+    verdict = cycles = None
+    for event in verilated_pipeline(spec).stream(pieces(), stall=stall, seed=seed):
+        if event[0] == "data":
+            received.update(event[1])
+        elif event[0] == "last":
+            verdict = read_verdict(layout, event[1], spec.source)
+        elif event[0] == "summary":
+            cycles = event[1]
+    if verdict is None or sent.digest() != received.digest():
+        raise RuntimeError(f"the validator of {spec.source} did not give its input back")
+    return Validation(**verdict, output=None, cycles=cycles)

@@ -102,7 +102,8 @@ def _check(source, target, errors, kind, width, names):
     if kind in WIDTH_KINDS:
         check_width(width, name=names["width"])
     elif width is not None:
-        raise ValueError(f"{names['width']} is for the wide core, not the {kind} core")
+        raise ValueError(f"{names['width']} is for the wide core and the validator, not the "
+                         f"{kind} core")
     if kind == "pipelined" and (source, target) not in PIPELINED_PAIRS:
         raise ValueError(f"{names['pipelined']} is for {_pairs(PIPELINED_PAIRS)}, not "
                          f"{source} to {target}")
@@ -165,7 +166,8 @@ class CoreSpec:
                 raise ValueError(f"{names['pipelined']} is a transcoder, not a validator "
                                  f"({names['validate']})")
             if width is None:
-                raise ValueError(f"{names['validate']} needs {names['width']}")
+                raise ValueError(f"{names['width']} must be given for a validator "
+                                 f"({names['validate']})")
             target = source if target is None else target
             _check(source, target, errors, "validator", width, names)
             return cls(source, target, errors, "validator", width)
