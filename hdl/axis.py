@@ -4,6 +4,8 @@ from amaranth.hdl import Module, Shape, Signal
 from amaranth.lib import fifo, wiring
 from amaranth.lib.wiring import In, Out
 
+from .unicode.layout import ValidatedBytes
+
 
 __all__ = ["AXIStreamTop", "TUSER_BITS_PER_UNIT", "TUSER_PROTOCOL_ERROR_BIT"]
 
@@ -49,6 +51,11 @@ class AXIStreamTop(wiring.Component):
     and user bits of lanes not kept are don't-care, but the protocol error bit, which every
     lane of the ``m_axis_tlast`` beat carries.
 
+    A validator's output beats are its input's bytes, ``m_axis_tkeep`` one bit a byte, and
+    ``m_axis_tuser`` on the ``m_axis_tlast`` beat holds the message's
+    :class:`~utfhw.hdl.unicode.layout.ValidationResult` from bit 0 and the protocol error in
+    its top bit (:attr:`verdict_bits`); it is 0 on the other beats.
+
     Parameters
     ----------
     core : :class:`~utfhw.hdl.cores.Core`
@@ -68,8 +75,16 @@ class AXIStreamTop(wiring.Component):
         input_layout = core.i.payload.shape()
         output_layout = core.o.payload.shape()
         self.input_bytes = Shape.cast(input_layout["data"].shape).width // 8
-        self.unit_bytes = (Shape.cast(output_layout.item["data"].shape).width + 7) // 8
-        self.lanes = output_layout.lane_count
+        #: A validator's ``m_axis_tuser``: its result's bits, then the protocol error's.
+        self.verdict_bits = None
+        if isinstance(output_layout, ValidatedBytes):
+            self.unit_bytes, self.lanes = 1, output_layout.width
+            self.verdict_bits = output_layout["result"].width
+            user_bits = self.verdict_bits + 1
+        else:
+            self.unit_bytes = (Shape.cast(output_layout.item["data"].shape).width + 7) // 8
+            self.lanes = output_layout.lane_count
+            user_bits = TUSER_BITS_PER_UNIT * self.lanes
         super().__init__({
             "s_axis_tdata":  In(8 * self.input_bytes),
             "s_axis_tkeep":  In(self.input_bytes),
@@ -81,7 +96,7 @@ class AXIStreamTop(wiring.Component):
             "m_axis_tlast":  Out(1),
             "m_axis_tvalid": Out(1),
             "m_axis_tready": In(1),
-            "m_axis_tuser":  Out(TUSER_BITS_PER_UNIT * self.lanes),
+            "m_axis_tuser":  Out(user_bits),
             "protocol_error": Out(1),
         })
 
@@ -128,6 +143,14 @@ class AXIStreamTop(wiring.Component):
             errors.r_en.eq(given & core.o.payload.last),
         ]
         marked = core.o.payload.last & errors.r_rdy & errors.r_data
+        if self.verdict_bits is not None:
+            m.d.comb += [
+                self.m_axis_tdata.eq(core.o.payload.data),
+                self.m_axis_tkeep.eq((1 << core.o.payload.count) - 1),
+                self.m_axis_tuser.eq(core.o.payload.result.as_value()),
+                self.m_axis_tuser[self.verdict_bits].eq(marked),
+            ]
+            return m
         unit_bits = 8 * self.unit_bytes
         for index, lane in enumerate(core.o.payload.lanes):
             user = self.m_axis_tuser[index * TUSER_BITS_PER_UNIT:

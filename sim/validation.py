@@ -16,7 +16,7 @@ from .verilator import verilated_pipeline
 
 
 __all__ = ["Validation", "Validations", "validate", "validate_messages", "validate_chunks",
-           "read_verdict"]
+           "read_verdict", "read_result"]
 
 
 @dataclass
@@ -74,10 +74,15 @@ def read_verdict(layout, payload, source):
     ``layout`` (a :class:`~utfhw.hdl.unicode.layout.ValidatedBytes`), as the keyword arguments
     of a :class:`Validation` but ``output`` and ``cycles``."""
     result = layout["result"]
-    fields = {}
-    for name, member in result.shape:
-        offset = result.offset + member.offset
-        fields[name] = (payload >> offset) & ((1 << member.width) - 1)
+    return read_result(result.shape, payload >> result.offset, source)
+
+
+def read_result(layout, bits, source):
+    """:func:`read_verdict` of a :class:`~utfhw.hdl.unicode.layout.ValidationResult` alone:
+    ``bits`` (an :class:`int`) of ``layout``, such as an AXI4-Stream validator's
+    ``m_axis_tuser`` on a ``m_axis_tlast`` beat."""
+    fields = {name: (bits >> member.offset) & ((1 << member.width) - 1)
+              for name, member in layout}
     kind = ErrorKind(fields["kind"])
     valid = bool(fields["valid"])
     return {

@@ -46,12 +46,20 @@ _VALIDATOR_MEANINGS = {
 }
 
 
+# What every core's AXI4-Stream input ports carry, but s_axis_tkeep.
+_AXIS_INPUT = {
+    "s_axis_tlast": "the final beat of a message",
+    "s_axis_tvalid": "an input beat is offered",
+    "s_axis_tready": "the input beat is taken on this rising edge, if valid",
+}
+
+
 def axis_meanings(top, spec):
     """What each AXI4-Stream port of ``top`` (an :class:`~utfhw.hdl.axis.AXIStreamTop` around
     the core ``spec`` names) carries, with the module's own figures: the rules of a beat at its
     width, how output beats are packed and what ``m_axis_tuser`` holds on each lane."""
     width, unit, lanes = top.input_bytes, top.unit_bytes, top.lanes
-    wide = spec.kind == "wide"
+    wide = spec.kind in ("wide", "validator")
     whole = f"all {width} bytes" + ("" if wide else " (one source code unit)")
     packing = (f"every beat before a message's tlast beat holds all {lanes} lanes"
                if wide else f"each beat holds what one input unit gives, 0 to {lanes} lanes")
@@ -67,9 +75,7 @@ def axis_meanings(top, spec):
                         f"without tlast is a protocol error (protocol_error): it is transcoded "
                         f"as if its kept bytes were packed from byte 0, so that message's output "
                         f"is not CPython's",
-        "s_axis_tlast": "the final beat of a message",
-        "s_axis_tvalid": "an input beat is offered",
-        "s_axis_tready": "the input beat is taken on this rising edge, if valid",
+        **_AXIS_INPUT,
         "m_axis_tdata": f"up to {lanes} target code units of {unit} byte(s), packed from lane 0: "
                         f"lane k in bytes {unit}*k up, in wire order; {packing}",
         "m_axis_tkeep": "one bit a byte: the bytes of the lanes that hold a unit (none on a beat "
@@ -85,6 +91,25 @@ def axis_meanings(top, spec):
                         f"other bits are 0",
         "protocol_error": "high for one clock after an input beat the core cannot take was taken "
                           "(see s_axis_tkeep): that message's output is not CPython's",
+    } if top.verdict_bits is None else {
+        **_AXIS_INPUT,
+        "s_axis_tdata": f"{width} bytes a beat (the core's width), in wire order ([7:0] first)",
+        "s_axis_tkeep": f"one bit a byte, kept bytes packed from byte 0; every beat of a message "
+                        f"but its last keeps all {width} bytes; the tlast beat may keep fewer, "
+                        f"or none (an empty message); a beat that keeps none without tlast is "
+                        f"taken and dropped; any other beat is a protocol error "
+                        f"(protocol_error), validated as if its kept bytes were packed from "
+                        f"byte 0",
+        "m_axis_tdata": "the input beat's bytes, unchanged",
+        "m_axis_tkeep": "one bit a byte: the bytes of the beat, from byte 0",
+        "m_axis_tlast": "the final beat of a message",
+        "m_axis_tvalid": "an output beat is offered",
+        "m_axis_tready": "the output beat is taken on this rising edge, if valid",
+        "m_axis_tuser": f"on the tlast beat, the message's verdict: the fields of tuser_fields "
+                        f"from bit 0, and bit {top.verdict_bits} set if its input had a "
+                        f"protocol error; 0 on the other beats",
+        "protocol_error": "high for one clock after an input beat the core cannot take was taken "
+                          "(see s_axis_tkeep): that message's verdict is not CPython's",
     }
 
 
@@ -145,7 +170,7 @@ def describe_ports(top, *, name, spec, interface):
                                "ready": "the beat is taken on this rising edge, if valid"}[
                                    port_name.rpartition("__")[2]]
         ports.append(port)
-    return {
+    described = {
         "module": name, "source": spec.source, "target": spec.target, "errors": spec.errors,
         "kind": spec.kind, "pipelined": spec.kind == "pipelined", "width": spec.width,
         "interface": interface, "latency": core.latency, "capacity": core.capacity,
@@ -153,6 +178,12 @@ def describe_ports(top, *, name, spec, interface):
         "error_kinds": error_kinds(spec.source,
                                    None if spec.kind == "validator" else spec.target),
     }
+    if interface == "axis" and top.verdict_bits is not None:
+        result = core.o.payload.shape()["result"].shape
+        described["tuser_fields"] = [
+            {"name": field, "offset": offset, "width": width,
+             "meaning": _VALIDATOR_MEANINGS[field]} for field, offset, width in _fields(result)]
+    return described
 
 
 def error_kinds(source, target=None):

@@ -109,3 +109,74 @@ def test_input_rules(source, width, stall):
     assert [got for (got, _), (want, _) in zip(messages, expected) if want is not None] == \
         [want for want, _ in expected if want is not None]
     assert len(errors) == len(broken)
+
+
+@pytest.mark.parametrize("stall", [0.0, 0.4])
+def test_validator_verdict_in_tuser(stall):
+    """A validator behind AXI4-Stream: its output beats are its input's, and m_axis_tuser on
+    each tlast beat is the message's verdict (CPython's), with the protocol error bit on top;
+    0 on the other beats."""
+    from utfhw.hdl.cores import CoreSpec
+    from utfhw.sim.validation import read_result
+
+    spec = CoreSpec.of("utf-8", None, validate=True, width=4)
+    top = AXIStreamTop(ResetGuard(spec.build()))
+    result_layout = spec.output_layout["result"].shape
+    messages = [b"h\xc3\xa9llo \xe2\x82\xac!", b"ab\xed\xa0\x80cd", b""]
+    beats = [beat for message in messages for beat in beats_of(message, 4)]
+    # A protocol error: a short beat that is not a message's last.
+    beats += [([0x41, None, None, None], False), ([0x42], True)]
+    rng = random.Random(1)
+    got, users, verdicts = [], [], []
+
+    async def producer(ctx):
+        for data, last in beats:
+            while rng.random() < stall:
+                await ctx.tick()
+            ctx.set(top.s_axis_tdata, sum((byte or 0) << (8 * index)
+                                          for index, byte in enumerate(data)))
+            ctx.set(top.s_axis_tkeep, sum((byte is not None) << index
+                                          for index, byte in enumerate(data)))
+            ctx.set(top.s_axis_tlast, last)
+            ctx.set(top.s_axis_tvalid, 1)
+            await ctx.tick().until(top.s_axis_tready)
+            ctx.set(top.s_axis_tvalid, 0)
+
+    async def consumer(ctx):
+        output = bytearray()
+        while len(verdicts) < len(messages) + 1:
+            ready = rng.random() >= stall
+            ctx.set(top.m_axis_tready, ready)
+            _, _, valid, data, keep, user, last = await ctx.tick().sample(
+                top.m_axis_tvalid, top.m_axis_tdata, top.m_axis_tkeep, top.m_axis_tuser,
+                top.m_axis_tlast)
+            if not (valid and ready):
+                continue
+            output += data.to_bytes(4, "little")[:bin(keep).count("1")]
+            if not last:
+                users.append(user)
+                continue
+            got.append(bytes(output))
+            output = bytearray()
+            verdicts.append((user >> top.verdict_bits, user & ((1 << top.verdict_bits) - 1)))
+
+    sim = Simulator(top)
+    sim.add_clock(1e-6)
+    sim.add_testbench(producer)
+    sim.add_testbench(consumer)
+    sim.run()
+    assert got[:3] == messages and users == [0] * len(users)
+    marks = [mark for mark, _ in verdicts]
+    assert marks == [0, 0, 0, 1]
+    # The verdict's bits are the core's result layout's, from bit 0.
+    for message, (_, bits) in zip(messages, verdicts):
+        verdict = read_result(result_layout, bits, "utf-8")
+        text = message.decode("utf-8", "replace")
+        assert (verdict["code_points"], verdict["utf8_bytes"]) == \
+            (len(text), len(text.encode()))
+        try:
+            message.decode("utf-8")
+            assert verdict["valid"]
+        except UnicodeDecodeError as error:
+            assert (verdict["start"], verdict["end"], verdict["reason"]) == \
+                (error.start, error.end, error.reason)
