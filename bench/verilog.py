@@ -16,7 +16,7 @@ import pathlib
 
 from ..hdl.axis import TUSER_BITS_PER_UNIT, TUSER_PROTOCOL_ERROR_BIT
 from ..hdl.unicode.params import check_choice, check_integer
-from ..sim.payload import LaneFormat, pack_units
+from ..sim.payload import LaneFormat, output_format, pack_units
 from ..sim.stream import check_stall
 from .stimulus import stress_messages
 from ..model.wide import expected_beats
@@ -236,9 +236,9 @@ def bench_files(name, core, messages, expected=None):
         input_last=input_layout["last"].offset)}
     files["inputs.hex"] = _hex_lines(payloads, input_layout.size)
     if beats:
-        output_format = LaneFormat(output_layout)
+        lanes = LaneFormat(output_layout)
         files["expected.hex"] = _hex_lines(
-            [output_format.pack(items, last) for items, last in beats], output_layout.size)
+            [lanes.pack(items, last) for items, last in beats], output_layout.size)
         files["mask.hex"] = _hex_lines([_care_mask(output_layout, len(items))
                                         for items, _ in beats], output_layout.size)
     return files
@@ -287,7 +287,7 @@ def build_bench(verilog, name, core, messages, *, simulator, directory):
              "-Wno-lint", "-Wno-style",
              "--top-module", _TOP, "-Mdir", "obj", "-o", "bench", "bench.v", "design.v"],
             what="verilator --binary", cwd=directory)
-    return VerilogBench(directory, simulator, LaneFormat(core.o.payload.shape()),
+    return VerilogBench(directory, simulator, output_format(core.o.payload.shape()),
                         len(messages))
 
 

@@ -2,11 +2,11 @@
 
 from amaranth.hdl import Shape
 
-from ..hdl.unicode.layout import ErrorKind
+from ..hdl.unicode.layout import ErrorKind, ValidatedBytes
 from ..hdl.forms import CODECS
 
 
-__all__ = ["pack_units", "LaneFormat", "units_to_bytes"]
+__all__ = ["pack_units", "LaneFormat", "VerdictFormat", "output_format", "units_to_bytes"]
 
 
 def pack_units(layout, message):
@@ -59,6 +59,31 @@ class LaneFormat:
             items.append(((bits >> (offset + self._data_offset)) & self._data_mask,
                           ErrorKind((bits >> (offset + self._error_offset)) & self._error_mask)))
         return items, bool((bits >> self._last_offset) & 1)
+
+
+class VerdictFormat:
+    """Unpacks raw payloads of a :class:`~utfhw.hdl.unicode.layout.ValidatedBytes` layout, a
+    validator's output beats."""
+    def __init__(self, layout):
+        self._width = layout.width
+        self._count_offset = layout["count"].offset
+        self._count_mask = (1 << layout["count"].width) - 1
+        self._result_offset = layout["result"].offset
+        self._result_mask = (1 << layout["result"].width) - 1
+        self._last_offset = layout["last"].offset
+
+    def unpack(self, bits):
+        """``((data, result), last)``: the beat's bytes and its result's bits (0 but on a
+        message's last beat)."""
+        count = (bits >> self._count_offset) & self._count_mask
+        data = (bits & ((1 << 8 * self._width) - 1)).to_bytes(self._width, "little")[:count]
+        return ((data, (bits >> self._result_offset) & self._result_mask),
+                bool((bits >> self._last_offset) & 1))
+
+
+def output_format(layout):
+    """The format that unpacks a core's output payloads of ``layout``."""
+    return VerdictFormat(layout) if isinstance(layout, ValidatedBytes) else LaneFormat(layout)
 
 
 def units_to_bytes(beats, target):

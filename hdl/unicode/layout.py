@@ -342,19 +342,22 @@ class ValidatedBytes(data.StructLayout):
 
     Members
     -------
-    data, count, last
+    data, count
         The beat, as :class:`ByteLanes` has it.
     result : :class:`ValidationResult`
+    last : 1 bit
+        Final beat of the message.
     """
     def __init__(self, width, bits=32):
         check_width(width)
         self.width = width
         self.bits = bits
+        # ``last`` on top, as in every lane stream.
         super().__init__({
             "data":   unsigned(8 * width),
             "count":  range(width + 1),
-            "last":   unsigned(1),
             "result": ValidationResult(bits),
+            "last":   unsigned(1),
         })
 
     def __repr__(self):

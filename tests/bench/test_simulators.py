@@ -17,7 +17,9 @@ import pytest
 
 from conftest import FULL_SWEEP
 from utfhw.hdl.cores import CoreSpec, PIPELINED_PAIRS, WIDE_PAIRS, make_core
+from utfhw.hdl.cores.validator import validator_widths
 from utfhw.hdl.cores.wide import wide_widths
+from utfhw.sim.validation import read_result
 from utfhw.hdl.forms import CODECS
 from utfhw.verilog.generate import convert, generate_module
 from utfhw.model.reference import transcoder_beats
@@ -139,6 +141,51 @@ def test_module_in_simulator(tmp_path, simulator, source, target, errors, pipeli
         cycles.add(run.cycles)
     # Reset held for two clocks changes nothing the bench counts.
     assert len(cycles) == 1
+
+
+# The validator of each form: in CI from UTF-8 at W = 4 in every simulator and from the other
+# forms in Icarus; every source at every width with the full sweep, Icarus sampled at W = 32
+# and 64.
+VALIDATORS = ([(source, width) for source in CODECS for width in validator_widths(source)]
+              if FULL_SWEEP else [("utf-8", 4), ("utf-16", 2), ("utf-32-be", 8), ("ascii", 16),
+                                  ("utf-8-sig", 1)])
+
+
+def validator_in(simulator, source, width):
+    if FULL_SWEEP:
+        return simulator == "verilator" or width not in ICARUS_SAMPLED_WIDTHS or \
+            source in ("utf-8", "utf-16-le", "utf-32")
+    return simulator != "verilator" or (source, width) == ("utf-8", 4)
+
+
+@pytest.mark.parametrize("simulator,source,width", [
+    pytest.param(simulator, source, width, marks=needs(simulator))
+    for source, width in VALIDATORS for simulator in SIMULATORS
+    if validator_in(simulator, source, width)])
+def test_validator_in_simulator(tmp_path, simulator, source, width):
+    """A validator's beats are its input's, and each message's verdict is CPython's."""
+    spec = CoreSpec.of(source, None, validate=True, width=width)
+    module = generate_module(spec, cached=True)
+    messages = cut_messages(source)
+    bench = build_bench(module.text, module.name, module.top, messages, simulator=simulator,
+                        directory=tmp_path)
+    result_layout = spec.output_layout["result"].shape
+    for reset in (True, False):
+        run = bench.run(reset=reset, stall=0.3, seed=5)
+        assert run.x_clocks == [], f"X on an output at clocks {run.x_clocks[:10]}"
+        for message, beats in zip(messages, run.beats):
+            assert b"".join(data for (data, _), _ in beats) == message
+            verdict = read_result(result_layout, beats[-1][0][1], source)
+            assert all(result == 0 for (_, result), _ in beats[:-1])
+            text = message.decode(source, "replace")
+            assert (verdict["code_points"], verdict["utf16_units"], verdict["utf8_bytes"]) == \
+                (len(text), len(text.encode("utf-16-le")) // 2, len(text.encode()))
+            try:
+                message.decode(source)
+                assert verdict["valid"], message.hex()
+            except UnicodeDecodeError as error:
+                assert (verdict["start"], verdict["end"], verdict["reason"]) == \
+                    (error.start, error.end, error.reason), message.hex()
 
 
 def test_bench_reads_what_the_design_does(tmp_path):

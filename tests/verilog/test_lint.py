@@ -11,6 +11,7 @@ from conftest import FULL_SWEEP
 from utfhw.verilog.generate import INTERFACES, generate_module
 from utfhw.verilog.lint import lint_verilog
 from utfhw.hdl.cores import CoreSpec, PIPELINED_PAIRS
+from utfhw.hdl.forms import CODECS
 from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.toolchain.tools import ToolchainError, find_verilator
 from support import BUILT_PAIRS
@@ -65,6 +66,32 @@ MODULES += [(*module, interface, True) for index, module in enumerate(OTHER_MODU
 # Without empty output beats.
 MODULES += [("utf-8", "utf-16-le", "replace", False, None, "axis", False),
             ("utf-16-be", "utf-8", "ignore", False, 4, "stream", False)]
+
+
+# The validators: every source at its unit and at 64 behind both interfaces in the full sweep;
+# in CI each source once, the widths and interfaces taking turns.
+VALIDATORS = [(source, width, interface) for index, source in enumerate(CODECS)
+              for width in (CODECS[source].unit_bytes, 16, 64) for interface in INTERFACES
+              if FULL_SWEEP or (width, interface) == ((CODECS[source].unit_bytes, 16)[index % 2],
+                                                      INTERFACES[index // 2 % 2])]
+
+
+@pytest.mark.parametrize("source,width,interface", VALIDATORS)
+def test_every_validator(verilator, tmp_path, source, width, interface):
+    spec = CoreSpec.of(source, None, validate=True, width=width)
+    module = generate_module(spec, interface=interface, cached=True)
+    path = tmp_path / f"{module.name}.v"
+    path.write_text(module.text)
+    lint = lint_verilog(path, top=module.name)
+    assert lint.returncode == 0, lint.stderr
+    iverilog = shutil.which("iverilog")
+    if iverilog:
+        for generation in ("-g2005", "-g2012"):
+            compiled = subprocess.run([iverilog, generation, "-Wall", "-o",
+                                       str(tmp_path / "sim.vvp"), "-s", module.name, str(path)],
+                                      capture_output=True, text=True)
+            assert compiled.returncode == 0, compiled.stderr
+            assert "sensitivit" not in compiled.stderr, compiled.stderr
 
 
 @pytest.mark.parametrize("source,target,errors,pipelined,width,interface,empty_beats", MODULES)
