@@ -182,9 +182,12 @@ def test_readme_latencies_are_the_cores():
     from utfhw.hdl.forms import CODECS
     text = " ".join((REPOSITORY / "README.md").read_text().split())
     said = re.search(r"Latency is (\w+) clocks for the `Transcoder` \((\w+) for the pipelined "
-                     r"core, (\d+) to (\d+) for the wide core", text)
+                     r"core, (\d+) to (\d+) for the wide core, by pair and width, (\w+) for "
+                     r"the validator\)", text)
     assert said is not None
-    words = {"two": 2, "eight": 8}
+    words = {"two": 2, "three": 3, "eight": 8}
+    from utfhw.hdl.cores.validator import Validator
+    assert words[said[5]] == Validator.latency
     assert words[said[1]] == CoreSpec("utf-8", "utf-32").build().latency
     assert words[said[2]] == CoreSpec("utf-8", "utf-16-le", kind="pipelined").build().latency
     wide = [WideTranscoder.latency_of(width, source=source, target=target)
@@ -226,3 +229,28 @@ def test_readme_port_table_is_the_modules():
                 re.findall(r"\[(\d+)(?::(\d+))?\]", row[2].replace("(`[7:0]` first on the wire)",
                                                                    ""))]
         assert said == [(field["offset"], field["width"]) for field in ports[name]["fields"]]
+
+
+VALIDATION = "## Validation at line rate"
+
+
+def test_readme_validation_commands(tmp_path):
+    """The README's validation commands run as written: the first writes the module it names,
+    the second says what CPython says of the file and exits 1 for one that is not valid."""
+    import subprocess
+    import sys
+    commands = shell_lines(section((REPOSITORY / "README.md").read_text(), VALIDATION))
+    assert [command.split()[:2] for command in commands] == [["utfhw", "generate"],
+                                                             ["utfhw", "validate"]]
+    data = "h\u00e9llo".encode("utf-16") + b"\x00\xdc"
+    (tmp_path / "dump.bin").write_bytes(data)
+    utfhw = [sys.executable, "-m", "utfhw.cli"]
+    generated = subprocess.run(utfhw + shlex.split(commands[0])[1:], cwd=tmp_path,
+                               capture_output=True, text=True)
+    assert generated.returncode == 0, generated.stderr
+    assert (tmp_path / "utf8_validator_w16.v").is_file()
+    validated = subprocess.run(utfhw + shlex.split(commands[1])[1:], cwd=tmp_path,
+                               capture_output=True, text=True)
+    assert validated.returncode == 1, validated.stderr
+    error = pytest.raises(UnicodeDecodeError, data.decode, "utf-16").value
+    assert f"{error.reason} (start={error.start}, end={error.end})" in validated.stdout

@@ -33,7 +33,7 @@ def cpython_line(name, data, source):
 
 @pytest.mark.parametrize("sim,source,width", [
     ("amaranth", "utf-8", 4),
-    pytest.param("verilator", "utf-8", 16, marks=pytest.mark.skipif(
+    pytest.param("verilator", "utf-8", 4, marks=pytest.mark.skipif(
         not verilator_available(), reason="Verilator is not installed")),
     pytest.param("verilator", "utf-16", 2, marks=pytest.mark.skipif(
         not verilator_available(), reason="Verilator is not installed")),
