@@ -15,7 +15,7 @@ from .checker import PropertyBench
 __all__ = ["StreamProperties", "DecoderProperties", "EncoderProperties", "PipelineProperties",
            "WideStreamProperties", "WideProperties", "FixedLatency", "WindowAccounting",
            "RepackerAccounting", "QueueAccounting", "WideEquivalence", "ReadyView",
-           "AXIStreamRules", "ResetToInitial", "ResetEquivalence", "handshake_outputs",
+           "AXIStreamRules", "ResetToInitial", "ResetEquivalence", "PassThrough", "handshake_outputs",
            "reset_registers", "visible_output"]
 
 
@@ -438,6 +438,59 @@ class WideStreamProperties(StreamProperties):
         super().properties(m, taken, given)
         with m.If(self.i.valid & ~self.i.payload.last):
             m.d.comb += Assume(self.i.payload.count == self.width)
+
+
+class PassThrough(PropertyBench):
+    """A core whose output beats are its input beats, unchanged (a validator's): every output
+    beat carries the ``data``, ``count`` and ``last`` of the oldest beat taken and not yet
+    given, no output beat comes without one, and at most ``capacity`` are in flight.
+
+    The bench keeps the beats in flight in a queue of its own. For induction it ties that
+    queue to the core's registers: ``core.stage_outputs()`` gives the streams of its register
+    stages, oldest first (the last one is ``o``), and the beats in flight are exactly those
+    the valid ones hold, in that order.
+
+    Parameters
+    ----------
+    core : wiring.Component
+        With ``capacity`` and ``stage_outputs()``.
+    """
+    _FIELDS = ("data", "count", "last")
+
+    def __init__(self, core):
+        self.capacity = core.capacity
+        super().__init__(core)
+
+    def properties(self, m, taken, given):
+        def beat(payload):
+            return Cat(*(payload[name] for name in self._FIELDS))
+
+        depth = self.capacity
+        width = len(beat(self.i.payload))
+        queue = Array(Signal(width, name=f"in_flight_{index}") for index in range(depth + 1))
+        in_flight = Signal(range(depth + 2))
+        with m.If(given):
+            m.d.comb += [
+                Assert(in_flight != 0, "no output beat without an input beat"),
+                Assert(beat(self.o.payload) == queue[0],
+                       "each output beat is the oldest input beat in flight, unchanged"),
+            ]
+        for index in range(depth + 1):
+            with m.If(given):
+                m.d.sync += queue[index].eq(queue[index + 1] if index < depth else 0)
+        with m.If(taken):
+            m.d.sync += queue[Mux(given, in_flight - 1, in_flight)].eq(beat(self.i.payload))
+        m.d.sync += in_flight.eq(in_flight + taken - given)
+        m.d.comb += Assert(in_flight <= depth, "at most capacity beats in flight")
+        # The beats in flight are those the stages hold, oldest first.
+        stages = list(self.core.stage_outputs())
+        rank = Const(0, range(depth + 1))
+        for stage in stages:
+            with m.If(stage.valid):
+                m.d.comb += Assert(beat(stage.payload) == queue[rank],
+                                   "a stage holds the beat in flight of its place")
+            rank = rank + stage.valid
+        m.d.comb += Assert(in_flight == rank, "the stages hold every beat in flight")
 
 
 class FixedLatency(PropertyBench):

@@ -91,6 +91,21 @@ class Validator(wiring.Component):
         self.width = width
         self.bits = bits
         super().__init__(self.signature_of(source, width, bits))
+        codec = CODECS[source]
+        # Made here, so that :meth:`stage_outputs` can name their registers.
+        check = codec.form.check(codec=codec, width=width)
+        self._stages = [
+            ("check", check),
+            ("reduce", ReduceVerdicts(width=width)),
+            ("tally", TallyMessages(width=width, bits=bits,
+                                    positions_after_mark=check.positions_after_mark)),
+        ]
+
+    def stage_outputs(self):
+        """The output streams of the stages, the oldest beat's first (the last is ``o``'s):
+        each is a register stage, so the beats the core holds are those of the valid ones, in
+        this order. For a formal bench."""
+        return [stage.o for _, stage in reversed(self._stages)]
 
     @staticmethod
     def signature_of(source, width, bits=32):
@@ -102,14 +117,7 @@ class Validator(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        codec = CODECS[self.source]
-        check = codec.form.check(codec=codec, width=self.width)
-        stages = [
-            ("check", check),
-            ("reduce", ReduceVerdicts(width=self.width)),
-            ("tally", TallyMessages(width=self.width, bits=self.bits,
-                                    positions_after_mark=check.positions_after_mark)),
-        ]
+        stages = self._stages
         for name, stage in stages:
             m.submodules[name] = stage
         connect(m, wiring.flipped(self.i), stages[0][1].i)

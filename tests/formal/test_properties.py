@@ -789,3 +789,36 @@ def test_reset_equivalence_catches_a_stale_register(tmp_path):
         result.failures
     # From the initial state the register holds 0: the difference is the reset's to find.
     assert check(ResetEquivalence(make), mode="bmc", depth=6, directory=tmp_path / "fresh").passed
+
+
+@pytest.mark.parametrize("source,width", [("utf-8", 4), ("utf-8-sig", 1), ("utf-16", 2),
+                                          ("utf-32-be", 4), ("latin-1", 8), ("ascii", 16)])
+def test_validator_passes_its_input_through(tmp_path, source, width):
+    """A validator's output beats are its input beats, unchanged: proven by k-induction, with
+    the stream rules and nothing lost."""
+    from utfhw.formal.properties import PassThrough
+    from utfhw.hdl.cores.validator import Validator
+    result = check(PassThrough(Validator(source=source, width=width)), mode="prove", depth=4,
+                   directory=tmp_path)
+    assert result.passed, result.failures
+
+
+def test_validator_pass_through_catches_a_changed_byte(tmp_path):
+    """A validator whose middle stage changes a byte of a message's last beat fails."""
+    from utfhw.formal.properties import PassThrough
+    from utfhw.hdl.cores.validator import Validator
+    from utfhw.hdl.wide.validate import ReduceVerdicts
+
+    class ChangesAByte(ReduceVerdicts):
+        def elaborate(self, platform):
+            m = super().elaborate(platform)
+            with m.If(self.i.valid & self.i.ready & self.i.payload.last):
+                m.d.sync += self.o.payload.data[3].eq(~self.i.payload.data[3])
+            return m
+
+    validator = Validator(source="utf-8", width=4)
+    validator._stages[1] = ("reduce", ChangesAByte(width=4))
+    result = check(PassThrough(validator), mode="prove", depth=4, directory=tmp_path)
+    assert not result.passed
+    assert any("unchanged" in failure or "of its place" in failure
+               for failure in result.failures), result.failures
