@@ -108,7 +108,7 @@ class _Client:
             self.client = Client(self.cluster)
         else:
             try:
-                self.client = Client(self.address, timeout="20s")
+                self.client = Client(self.address, timeout="10s")
             except (OSError, TimeoutError) as error:
                 raise RuntimeError(f"cannot reach the Dask scheduler at {self.address}: "
                                    f"{error}") from None

@@ -127,6 +127,35 @@ def test_report_bad_router(tmp_path):
     assert not (tmp_path / "report.md").exists()
 
 
+@pytest.mark.parametrize("args,message", [
+    (["--jobs", "0"], "--jobs must be a positive integer, not 0"),
+    (["--seeds", "1,0"], "seeds must be distinct positive integers, not '1,0'"),
+    (["--seeds", "2,2"], "seeds must be distinct positive integers, not '2,2'"),
+])
+def test_report_bad_arguments(tmp_path, args, message):
+    result = run("report", "--pairs", "headline", *args, "-o", tmp_path / "results.md")
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert not (tmp_path / "results.md").exists()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--devices", "iCE40 UP5K,Virtex"], "utfhw report: error: device must be 'iCE40 UP5K', "
+                                         "'iCE40 HX8K', 'ECP5-25F' or 'ECP5-85F', not "
+                                         "'Virtex'\n"),
+    # Nothing listens on the discard port.
+    (["--scheduler", "tcp://127.0.0.1:9"], "utfhw report: error: cannot reach the Dask "
+                                           "scheduler at tcp://127.0.0.1:9: "),
+])
+def test_report_errors_are_one_line(tmp_path, args, message):
+    pytest.importorskip("distributed")
+    result = run("report", "--pairs", "headline", "--seeds", "1", "--cache", tmp_path / "cache",
+                 *args, "-o", tmp_path / "results.md")
+    assert result.returncode == 1
+    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1, result.stderr
+    assert not (tmp_path / "results.md").exists()
+
+
 def test_generate_rtlil(tmp_path):
     path = tmp_path / "top.il"
     assert main(["generate", "-o", str(path)]) == 0
