@@ -120,6 +120,29 @@ class _Client:
             self.cluster.close()
 
 
+def _routing(dask_worker):
+    """How many runs of nextpnr a worker is executing now."""
+    return sum(str(task.key).startswith("place-") for task in dask_worker.state.executing)
+
+
+class _Running:
+    """The runs of nextpnr the workers are executing, asked of them at most every few
+    seconds (the scheduler also counts those sent to a worker and waiting there)."""
+    def __init__(self, client, interval=2.0):
+        self.client, self.interval = client, interval
+        self.asked, self.count = None, 0
+
+    def __call__(self):
+        now = time.monotonic()
+        if self.asked is None or now - self.asked >= self.interval:
+            self.asked = now
+            try:
+                self.count = sum(self.client.run(_routing).values())
+            except Exception:
+                pass    # a worker lost meanwhile: the count waits for the next question
+        return self.count
+
+
 class _Runs:
     """What the report knows of each design's runs, and the counts behind its progress."""
     def __init__(self, chosen, devices, seeds, router, pnr_timeout, versions, cache,
@@ -147,8 +170,9 @@ class _Runs:
         elapsed = time.monotonic() - self.started
         estimate = (elapsed / self.computed * (self.total - self.done) if self.computed
                     else None)
-        self.progress(Progress(self.done, self.total, self.cached, self.running(), elapsed,
-                               estimate, last))
+        running = self.running() if self.done < self.total else 0
+        self.progress(Progress(self.done, self.total, self.cached, running, elapsed, estimate,
+                               last))
 
     def valid(self, result):
         """Whether a cached run stands: a run that timed out stands only for a time limit
@@ -278,10 +302,7 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
     runs = _Runs(chosen, tuple(devices), tuple(seeds), router, pnr_timeout, versions, cache,
                  progress)
     with _Client(scheduler, jobs) as client:
-        def running():
-            return sum(key.startswith("place-")
-                       for keys in client.processing().values() for key in keys)
-        runs.running = running
+        runs.running = _Running(client)
         waiting = as_completed()
         tags = {}
 

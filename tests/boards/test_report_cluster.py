@@ -77,8 +77,9 @@ def test_report_survives_a_lost_worker_and_reruns_from_the_cache(tmp_path, clust
 
         watcher = threading.Thread(target=kill_a_busy_worker, daemon=True)
         watcher.start()
+        seen = []
         report = run_report(DESIGNS, devices=DEVICES, seeds=SEEDS, cache=cache,
-                            scheduler=address)
+                            scheduler=address, progress=seen.append)
         # The worker died with a run in hand, and the scheduler saw it go.
         assert len(killed) == 1 and killed[0][1]
         assert processes[killed[0][0]].wait(timeout=30) == -signal.SIGKILL
@@ -93,6 +94,8 @@ def test_report_survives_a_lost_worker_and_reruns_from_the_cache(tmp_path, clust
         assert row["counts"]["ice40"]["lut4"] > 0
         assert row["devices"]["ECP5-85F"] == {"outcome": "not run"}
     assert (report.computed, report.cached) == (len(DESIGNS) * len(SEEDS), 0)
+    assert [progress.done for progress in seen] == list(range(1, len(DESIGNS) * len(SEEDS) + 1))
+    assert all(progress.running <= 2 for progress in seen) and seen[-1].running == 0
 
     # Again on the worker left: every run comes from the cache, with the same figures.
     again = run_report(DESIGNS, devices=DEVICES, seeds=SEEDS, cache=cache, scheduler=address)
