@@ -178,7 +178,7 @@ def _source(data):
     if commit is None:
         where = "a tree outside git"
     else:
-        where = (f"gateware of commit `{commit['gateware'][:12]}` (the last to change "
+        where = (f"the gateware of commit `{commit['gateware'][:12]}` (the last to change "
                  f"`hdl/`; tree at `{commit['head'][:12]}`)"
                  + (", **with changes to `hdl/` not committed**" if commit["changed"] else ""))
     return where
@@ -210,7 +210,7 @@ def markdown(data, *, chart=None):
     lines = [
         "# Implementation results",
         "",
-        f"Made by `{data['command']}` on {data['date']} from the {_source(data)}, with "
+        f"Made by `{data['command']}` on {data['date']} from {_source(data)}, with "
         + ", ".join(f"{tool} `{_short_version(version)}`"
                     for tool, version in data["tools"].items()) + ". "
         "The data is in [results.json](results.json); this page, its chart and the README's "
@@ -326,7 +326,7 @@ def readme_section(data):
                                      for device in README_DEVICES)]
                       for spec, name, what in README_ROWS]),
              f"Worst of {len(data['seeds'])} place-and-route seeds with the open yowasp tools "
-             f"(GB/s of input), from the {_source(data)}, made on {data['date']}; every core, "
+             f"(GB/s of input), from {_source(data)}, made on {data['date']}; every core, "
              "pair, width and device is in [docs/results.md](docs/results.md).",
              "", README_END]
     return "\n".join(lines)

@@ -103,7 +103,7 @@ class _Client:
             # Workers are processes with no memory limit: the tools run as child processes,
             # and a wide design's netlist is large.
             self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1,
-                                        processes=True, dashboard_address=None,
+                                        processes=True, dashboard_address=":0",
                                         memory_limit=0)
             self.client = Client(self.cluster)
         else:
@@ -307,11 +307,14 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
         tags = {}
 
         def submit(tag, function, *arguments, key, priority, watch=True):
+            # Designs with the same netlist (some pairs are the same gateware) share their
+            # tasks: a key already awaited gains a tag, not a second future.
             future = client.submit(function, *arguments, key=key, priority=priority,
                                    pure=False)
             if watch:
-                tags[future.key] = tag
-                waiting.add(future)
+                if key not in tags:
+                    waiting.add(future)
+                tags.setdefault(key, []).append(tag)
             return future
 
         netlists = {}
@@ -323,13 +326,8 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
             submit(("digest", index), _digest_of, made, key=f"digest-{_short(identity)}",
                    priority=-index)
         digests, syntheses = {}, {}
-        for future in waiting:
-            tag = tags.pop(future.key)
-            try:
-                result = future.result()
-            except Exception as error:
-                raise RuntimeError(f"a run of {chosen[tag[1]].name} failed: "
-                                   f"{type(error).__name__}: {error}") from error
+
+        def handle(tag, result):
             kind, index = tag[:2]
             if kind == "digest":
                 digests[index] = result
@@ -361,7 +359,7 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                 made = syntheses.pop((index, family))
                 if "failed" in result:
                     runs.fail_family(index, family, SYNTHESIS_FAILED)
-                    continue
+                    return
                 cache.put(synthesis_key(digests[index], family, versions), result)
                 if missing is None:
                     missing = runs.missing(index, digests[index], family, result["counts"])
@@ -374,6 +372,16 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                 device, seed, key = tag[2:]
                 cache.put(key, result)
                 runs.finished(index, device, seed, result)
+
+        for future in waiting:
+            try:
+                result = future.result()
+            except Exception as error:
+                names = sorted({chosen[tag[1]].name for tag in tags[future.key]})
+                raise RuntimeError(f"a run of {', '.join(names)} failed: "
+                                   f"{type(error).__name__}: {error}") from error
+            for tag in tags.pop(future.key):
+                handle(tag, result)
     return Report([runs.row(index) for index in range(len(chosen))], versions,
                   tuple(devices), tuple(seeds), runs.computed, runs.cached,
                   time.monotonic() - runs.started)

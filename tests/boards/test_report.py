@@ -292,3 +292,13 @@ def test_progress_line():
     assert progress_line(Progress(40, 40, 40, 0, 12, None, "done")) == (
         "[40/40 runs] 40 cached, 0 running, 0 left; 12 s so far: done")
     assert json.dumps(Progress(0, 1, 0, 0, 0, None, "").__dict__)
+
+
+def test_designs_of_one_netlist_share_their_runs(tmp_path):
+    """Some designs are the same gateware: their tasks are shared, and each gets its row."""
+    twice = [Design("UTF32Encoder"), Design("UTF32Encoder")]
+    report = run_report(twice, devices=("iCE40 UP5K",), seeds=(1,), jobs=1,
+                        cache=RunCache(tmp_path))
+    assert report.rows[0] == report.rows[1]
+    assert report.rows[0]["devices"]["iCE40 UP5K"]["outcome"] == "ok"
+    assert (report.computed, report.cached) == (2, 0) and len(RunCache(tmp_path)) == 2
