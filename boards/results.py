@@ -11,7 +11,7 @@ from ..hdl.forms import CODECS
 from ..toolchain.tools import find_program, run
 from .designs import CAPACITY, DEVICES, FAMILIES, HEADLINE_SPEC, PIPELINED_SPEC
 from .implement import DOES_NOT_FIT, SYNTHESIS_FAILED, TIMED_OUT
-from .runner import NOT_RUN
+from .runner import FAILED, NOT_RUN
 
 
 __all__ = ["SCHEMA", "gateware_commit", "results_data", "bytes_per_clock",
@@ -38,7 +38,7 @@ README_ROWS = (
 #: The README's devices.
 README_DEVICES = ("ECP5-85F", "iCE40 UP5K")
 
-_OUTCOMES = (DOES_NOT_FIT, TIMED_OUT, SYNTHESIS_FAILED, NOT_RUN)
+_OUTCOMES = (DOES_NOT_FIT, TIMED_OUT, SYNTHESIS_FAILED, FAILED, NOT_RUN)
 
 
 def _git(folder, *arguments):
@@ -234,7 +234,8 @@ def markdown(data, *, chart=None):
         "exceed the device's, or nextpnr cannot place it; "
         f"**{TIMED_OUT}** where a seed of nextpnr ran past the time limit; "
         f"**{SYNTHESIS_FAILED}** where Yosys could not synthesise the design for the "
-        f"family; **{NOT_RUN}** where the report has no run yet.",
+        f"family; **{FAILED}** where a run failed in a way the report does not know (its "
+        f"error is in the data); **{NOT_RUN}** where the report has no run yet.",
         "",
     ]
     if chart is not None:

@@ -15,16 +15,19 @@ from typing import Optional
 from ..hdl.unicode.params import check_choice, check_integer
 from ..toolchain.cache import digest
 from .designs import DEVICES, FAMILIES, ROUTERS, SEEDS, fits
-from .implement import (DOES_NOT_FIT, SYNTHESIS_FAILED, TIMED_OUT, netlist, place_and_route,
-                        run_key, synthesis_key, synthesise, tool_versions)
+from .implement import (DOES_NOT_FIT, SYNTHESIS_FAILED, TIMED_OUT, ToolVersionError, netlist,
+                        place_and_route, run_key, synthesis_key, synthesise, tool_versions)
 from .runcache import RunCache, default_folder
 
 
-__all__ = ["NOT_RUN", "Progress", "Report", "run_report", "progress_line"]
+__all__ = ["NOT_RUN", "FAILED", "Progress", "Report", "run_report", "progress_line"]
 
 #: What a device's cell says when the report has no run of it (not asked for, or with
 #: ``cached_only`` not in the cache).
 NOT_RUN = "not run"
+#: What a device's cell says when a task failed (a worker lost again and again, or a tool
+#: failing in a way the report does not know); the report goes on, and caches nothing of it.
+FAILED = "failed"
 
 
 @dataclasses.dataclass
@@ -151,7 +154,7 @@ class _Runs:
         self.router, self.pnr_timeout, self.versions = router, pnr_timeout, versions
         self.cache, self.progress = cache, progress
         self.counts = [{} for _ in chosen]
-        self.outcomes = [{} for _ in chosen]     # device: outcome for the whole device
+        self.outcomes = [{} for _ in chosen]     # device: its cell, whatever the seeds
         self.figures = [{} for _ in chosen]      # (device, seed): a run's result
         self.total = len(chosen) * len(devices) * len(seeds)
         self.done = self.cached = self.computed = 0
@@ -191,7 +194,7 @@ class _Runs:
         missing = []
         for device in self.family_devices(family):
             if not fits(counts, device):
-                self.outcomes[index][device] = DOES_NOT_FIT
+                self.outcomes[index][device] = {"outcome": DOES_NOT_FIT}
                 self.resolve(len(self.seeds), f"{name} does not fit the {device}")
                 continue
             for seed in self.seeds:
@@ -207,9 +210,17 @@ class _Runs:
     def fail_family(self, index, family, outcome):
         self.counts[index][family] = None
         for device in self.family_devices(family):
-            self.outcomes[index][device] = outcome
+            self.outcomes[index][device] = {"outcome": outcome}
             self.resolve(len(self.seeds), f"{self.chosen[index].name} on the {device}: "
                                           f"{outcome}")
+
+    def fail(self, index, runs, error):
+        """The (device, seed) ``runs`` of a design failed with ``error``."""
+        message = f"{type(error).__name__}: {error}"[:500]
+        for device, seed in runs:
+            self.figures[index][(device, seed)] = {"outcome": FAILED, "error": message}
+        self.resolve(len(runs), f"{self.chosen[index].name}: {len(runs)} runs failed: "
+                                f"{message}")
 
     def finished(self, index, device, seed, result):
         self.figures[index][(device, seed)] = result
@@ -227,7 +238,7 @@ class _Runs:
                "devices": {}}
         for device in DEVICES:
             if device in self.outcomes[index]:
-                row["devices"][device] = {"outcome": self.outcomes[index][device]}
+                row["devices"][device] = self.outcomes[index][device]
                 continue
             runs = [self.figures[index].get((device, seed)) for seed in self.seeds]
             if device not in self.devices or None in runs:
@@ -236,9 +247,13 @@ class _Runs:
             outcomes = {run.get("outcome") for run in runs} - {None}
             if outcomes:
                 # A seed that cannot be placed means the design does not fit; one that ran
-                # out of time leaves the device without a worst seed.
-                outcome = DOES_NOT_FIT if DOES_NOT_FIT in outcomes else TIMED_OUT
+                # out of time, or failed, leaves the device without a worst seed.
+                outcome = next(outcome for outcome in (DOES_NOT_FIT, TIMED_OUT, FAILED)
+                               if outcome in outcomes)
                 row["devices"][device] = {"outcome": outcome}
+                if outcome == FAILED:
+                    row["devices"][device]["error"] = next(
+                        run["error"] for run in runs if run.get("outcome") == FAILED)
                 continue
             worst = min(runs, key=lambda run: run["fmax"])
             row["devices"][device] = {"outcome": "ok", "fmax": [run["fmax"] for run in runs],
@@ -277,14 +292,15 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
         "counts": {family: {"lut4", "ff", "bram"} or None}, "devices": {device: {"outcome",
         and for "ok": "fmax" per seed, "limit"}}}``, with an outcome of ``"ok"``,
         :data:`~utfhw.boards.implement.DOES_NOT_FIT`, :data:`~utfhw.boards.implement.TIMED_OUT`,
-        :data:`~utfhw.boards.implement.SYNTHESIS_FAILED` or :data:`NOT_RUN`.
+        :data:`~utfhw.boards.implement.SYNTHESIS_FAILED`, :data:`FAILED` (with its
+        ``"error"``) or :data:`NOT_RUN`.
 
     Raises
     ------
     :exc:`ValueError`
         If a device, the router, ``jobs`` or ``pnr_timeout`` is not one the report takes.
     :exc:`RuntimeError`
-        If the scheduler cannot be reached, or a task failed (its error).
+        If the scheduler cannot be reached, or a worker has other tools' versions.
     """
     for device in devices:
         check_choice("device", device, DEVICES)
@@ -373,13 +389,32 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                 cache.put(key, result)
                 runs.finished(index, device, seed, result)
 
+        def failed(tag, error):
+            kind, index = tag[:2]
+            if kind == "digest":
+                del netlists[index]
+                missing = [(device, seed) for device in devices for seed in seeds]
+            elif kind == "counts":
+                family, missing = tag[2:]
+                syntheses.pop((index, family))
+                if missing is None:
+                    missing = [(device, seed) for device in runs.family_devices(family)
+                               for seed in seeds]
+            else:
+                missing = [tuple(tag[2:4])]
+            runs.fail(index, missing, error)
+
         for future in waiting:
             try:
                 result = future.result()
+            except ToolVersionError as error:
+                raise RuntimeError(str(error)) from None
             except Exception as error:
-                names = sorted({chosen[tag[1]].name for tag in tags[future.key]})
-                raise RuntimeError(f"a run of {', '.join(names)} failed: "
-                                   f"{type(error).__name__}: {error}") from error
+                # A lost worker's tasks run again elsewhere; one that fails every time, or
+                # a tool's unknown failure, costs only its own runs.
+                for tag in tags.pop(future.key):
+                    failed(tag, error)
+                continue
             for tag in tags.pop(future.key):
                 handle(tag, result)
     return Report([runs.row(index) for index in range(len(chosen))], versions,

@@ -294,11 +294,17 @@ def test_progress_line():
     assert json.dumps(Progress(0, 1, 0, 0, 0, None, "").__dict__)
 
 
-def test_designs_of_one_netlist_share_their_runs(tmp_path):
-    """Some designs are the same gateware: their tasks are shared, and each gets its row."""
-    twice = [Design("UTF32Encoder"), Design("UTF32Encoder")]
-    report = run_report(twice, devices=("iCE40 UP5K",), seeds=(1,), jobs=1,
+def test_designs_of_one_netlist_share_their_runs_and_a_failure_costs_its_own(tmp_path):
+    """Some designs are the same gateware: their tasks are shared, and each gets its row. A
+    task that fails (here a stage that does not exist) costs its design's runs, not the
+    report."""
+    chosen = [Design("UTF32Encoder"), Design("UTF32Encoder"), Design("NoSuchStage")]
+    report = run_report(chosen, devices=("iCE40 UP5K",), seeds=(1,), jobs=1,
                         cache=RunCache(tmp_path))
     assert report.rows[0] == report.rows[1]
     assert report.rows[0]["devices"]["iCE40 UP5K"]["outcome"] == "ok"
+    assert report.rows[2]["devices"]["iCE40 UP5K"] == {"outcome": "failed",
+                                                       "error": "KeyError: 'NoSuchStage'"}
+    assert report.rows[2]["devices"]["ECP5-25F"] == {"outcome": "not run"}
+    # Each row's run counts; only the one real run and its synthesis are kept.
     assert (report.computed, report.cached) == (2, 0) and len(RunCache(tmp_path)) == 2

@@ -51,7 +51,8 @@ def sample():
         row(Design("ErrorDropper"), {"ECP5-85F": ok(400.123, 390.456, 395.0)}),
         row(HEADLINE, {"ECP5-85F": ok(150.0, 148.75, 149.2),
                        "iCE40 UP5K": {"outcome": "timed out"}}),
-        row(FROM_UTF16, {"ECP5-85F": ok(120.0, 121.0, 122.0)}),
+        row(FROM_UTF16, {"ECP5-85F": ok(120.0, 121.0, 122.0),
+                         "iCE40 HX8K": {"outcome": "failed", "error": "KilledWorker: ..."}}),
         row(WIDE, {"ECP5-85F": ok(200.0, 192.5, 195.0),
                    "iCE40 UP5K": {"outcome": "does not fit"},
                    "ECP5-25F": {"outcome": "synthesis failed"}}),
@@ -100,7 +101,8 @@ def test_page():
     assert "- **timed out**: 1 of 16 cells:\n  - iCE40 UP5K: pipeline utf-8 -> utf-16-le" \
         in page
     assert "- **synthesis failed**: 1 of 16 cells:\n  - ECP5-25F: WideUTF8ToUTF16(16)" in page
-    assert "- **not run**: 9 of 16 cells." in page
+    assert "- **failed**: 1 of 16 cells:\n  - iCE40 HX8K: pipeline utf-16-le -> utf-8" in page
+    assert "- **not run**: 8 of 16 cells." in page
     assert "- Kinds of core not yet in the report: pipelined." in page
 
 
