@@ -134,13 +134,27 @@ def _counts(row, family):
                                                     else "")
 
 
+def _where(name, start):
+    """A critical path's end for people: a register of the design by its name (``o.payload``),
+    else the harness's register: an input port at the start, an output port at the end, or the
+    harness itself (a design with no logic between its ports has the harness's path)."""
+    if name.startswith("core."):
+        return f"`{name[len('core.'):].replace('__', '.')}`"
+    if start:
+        if name in ("output port", "shift"):
+            return "harness"
+        return "input port" if name == "input port" else f"input port `{name.replace('__', '.')}`"
+    return "output port" if name == "output port" else "harness"
+
+
 def _limit(row):
     """What limited Fmax on the largest device with a figure: ``from → to, N levels``."""
     for device in reversed(list(DEVICES)):
         if worst_fmax(row, device) is not None and row["devices"][device].get("limit"):
             limit = row["devices"][device]["limit"]
-            return (f"{device}: `{limit['from']}` → `{limit['to']}`, {limit['levels']} "
-                    f"levels, {limit['routing_ns']:.1f} of "
+            levels = limit["levels"]
+            return (f"{device}: {_where(limit['from'], True)} → {_where(limit['to'], False)}, "
+                    f"{levels} level{'' if levels == 1 else 's'}, {limit['routing_ns']:.1f} of "
                     f"{limit['logic_ns'] + limit['routing_ns']:.1f} ns routing")
     return "–"
 

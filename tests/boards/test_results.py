@@ -87,7 +87,7 @@ def test_page():
     assert "![GB/s against LUT4s of the wide core](results.png)" in page
     # Each kind in its table; the wide core by pair and width, with GB/s and what limited it.
     assert ("| ErrorDropper | 300 / 120 | 310 / 120 / 2 | not run | not run | not run | "
-            "390.5 | ECP5-85F: `input port` → `core.state`, 3 levels, 2.5 of 3.7 ns routing |"
+            "390.5 | ECP5-85F: input port → `state`, 3 levels, 2.5 of 3.7 ns routing |"
             ) in page
     assert "| utf-8 → utf-16-le | 300 / 120 | 310 / 120 / 2 | timed out | not run | not run | " \
            "148.8 / 0.15 |" in page
@@ -104,6 +104,19 @@ def test_page():
     assert "- **failed**: 1 of 16 cells:\n  - iCE40 HX8K: pipeline utf-16-le -> utf-8" in page
     assert "- **not run**: 8 of 16 cells." in page
     assert "- Kinds of core not yet in the report: pipelined." in page
+
+
+@pytest.mark.parametrize("limit,said", [
+    ({"from": "core.a__b", "to": "core.c", "levels": 1}, "`a.b` → `c`, 1 level,"),
+    ({"from": "input port", "to": "output port", "levels": 0}, "input port → output port, 0 levels,"),
+    ({"from": "o__ready", "to": "core.o__payload", "levels": 2},
+     "input port `o.ready` → `o.payload`, 2 levels,"),
+    ({"from": "output port", "to": "shift", "levels": 1}, "harness → harness, 1 level,"),
+])
+def test_what_limited_fmax(limit, said):
+    made = data([row(Design("ErrorDropper"), {"ECP5-25F": ok(
+        100.0, limit={**limit, "logic_ns": 1.0, "routing_ns": 2.0})})])
+    assert f"| ECP5-25F: {said} 2.0 of 3.0 ns routing |" in results.markdown(made)
 
 
 def test_page_says_a_tree_with_changes():
