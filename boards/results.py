@@ -232,7 +232,9 @@ def markdown(data, *, chart=None):
         "",
         "Each design is wrapped so that all its ports are flip-flops (`TimingHarness`, "
         "`boards/harness.py`): Fmax is nextpnr's post-route figure for the design's own "
-        f"register-to-register paths, the **worst of seeds {seeds}**. nextpnr is asked for "
+        f"register-to-register paths, the **worst of seeds {seeds}**, routed with nextpnr's "
+        + (" and ".join(sorted({row["router"] for row in rows})) or "router1")
+        + ". nextpnr is asked for "
         + ", ".join(f"{info['frequency']} MHz on the {device}"
                     for device, info in data["devices"].items())
         + ". LUT4s, flip-flops (FF) and block RAMs (BRAM: SB_RAM40_4K on iCE40, DP16KD on "

@@ -84,6 +84,7 @@ def test_page():
     assert page.startswith("# Implementation results\n")
     assert ("from the gateware of commit `222222222222` (the last to change `hdl/`; tree at "
             "`111111111111`), with yosys `0.70`, nextpnr-ecp5 `0.11.1`.") in page
+    assert "the **worst of seeds 1, 2, 3**, routed with nextpnr's router1. " in page
     assert "![GB/s against LUT4s of the wide core](results.png)" in page
     # Each kind in its table; the wide core by pair and width, with GB/s and what limited it.
     assert ("| ErrorDropper | 300 / 120 | 310 / 120 / 2 | not run | not run | not run | "
