@@ -158,7 +158,7 @@ class _Runs:
         self.figures = [{} for _ in chosen]      # (device, seed): a run's result
         self.total = len(chosen) * len(devices) * len(seeds)
         self.done = self.cached = self.computed = 0
-        self.started = time.monotonic()
+        self.started = self.said = time.monotonic()
         self.running = lambda: 0
 
     def family_devices(self, family):
@@ -168,6 +168,7 @@ class _Runs:
         self.done += count
         self.computed += computed
         self.cached += cached
+        self.said = time.monotonic()
         if self.progress is None:
             return
         elapsed = time.monotonic() - self.started
@@ -404,7 +405,7 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                 missing = [tuple(tag[2:4])]
             runs.fail(index, missing, error)
 
-        for future in waiting:
+        for future in _completed(waiting, runs):
             try:
                 result = future.result()
             except ToolVersionError as error:
@@ -420,6 +421,24 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
     return Report([runs.row(index) for index in range(len(chosen))], versions,
                   tuple(devices), tuple(seeds), runs.computed, runs.cached,
                   time.monotonic() - runs.started)
+
+
+#: Seconds without a finished run after which the progress is said again.
+HEARTBEAT = 600
+
+
+def _completed(waiting, runs):
+    """The futures of ``waiting`` (an :class:`~distributed.as_completed`) as they complete;
+    while none does, the progress is said every :data:`HEARTBEAT` seconds, since a run of
+    nextpnr on a large design can take an hour."""
+    while not waiting.is_empty():
+        batch = waiting.next_batch(block=False)
+        if batch:
+            yield from batch
+        else:
+            time.sleep(0.2)
+            if time.monotonic() - runs.said >= HEARTBEAT:
+                runs.resolve(0, "still running")
 
 
 def _short(text):

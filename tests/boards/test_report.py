@@ -3,6 +3,7 @@ checks (the runner on a real cluster: test_report_cluster.py; the page: test_res
 
 import json
 import os
+import time
 
 import pytest
 
@@ -282,6 +283,34 @@ def test_rows_say_what_became_of_each_device(tmp_path):
                       runs.cache, None)
     assert unlimited.missing(0, "a" * 24, "ecp5", {"lut4": 60, "ff": 1, "bram": 0}) == [
         ("ECP5-85F", 2)]
+
+
+def test_progress_is_said_while_nothing_finishes(tmp_path, monkeypatch):
+    """A run of an hour is not an hour of silence."""
+    from utfhw.boards import runner
+    monkeypatch.setattr(runner, "HEARTBEAT", 1.0)
+    seen = []
+    slow = {"after": time.monotonic() + 2.5}
+
+    class Waiting:
+        """Nothing completes for 2.5 s, then one future."""
+        def __init__(self):
+            self.left = ["the future"]
+
+        def is_empty(self):
+            return not self.left
+
+        def next_batch(self, block):
+            if time.monotonic() < slow["after"]:
+                return []
+            left, self.left = self.left, []
+            return left
+    runs = _Runs([Design("ErrorDropper")], ("ECP5-25F",), (1,), "router1", None, VERSIONS,
+                 RunCache(tmp_path), seen.append)
+    assert list(runner._completed(Waiting(), runs)) == ["the future"]
+    # Said each second of the 2.5 (once, on a machine so loaded that a second is late).
+    assert [progress.last for progress in seen] in (["still running"] * 2, ["still running"])
+    assert all(progress.done == 0 and progress.elapsed >= 1 for progress in seen)
 
 
 def test_progress_line():
