@@ -1,5 +1,6 @@
 """The ``utfhw`` command line."""
 
+import json
 import os
 import shutil
 import signal
@@ -154,6 +155,34 @@ def test_report_errors_are_one_line(tmp_path, args, message):
     assert result.returncode == 1
     assert result.stderr.startswith(message) and result.stderr.count("\n") == 1, result.stderr
     assert not (tmp_path / "results.md").exists()
+
+
+def test_report_writes_the_page_its_data_chart_and_readme(tmp_path):
+    """A small report end to end, then the same from the cache alone."""
+    pytest.importorskip("distributed")
+    from utfhw.boards.results import README_BEGIN, README_END
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n\n{README_BEGIN}\nold\n{README_END}\n\nmore\n")
+    arguments = ["report", "--pairs", "headline", "--devices", "iCE40 UP5K", "--seeds", "1",
+                 "--jobs", "1", "--cache", tmp_path / "cache", "-o", tmp_path / "results.md",
+                 "--readme", readme]
+    result = run(*arguments)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (f"wrote {tmp_path / 'results.md'}, {tmp_path / 'results.json'} and "
+                             f"{tmp_path / 'results.png'}, and the figures in {readme}\n")
+    assert "[2/2 runs] 0 cached, 0 running, 0 left;" in result.stderr
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert [row["design"] for row in data["rows"]] == ["pipeline utf-8 -> utf-16-le",
+                                                       "PipelinedUTF8ToUTF16(little)"]
+    fmax = data["rows"][0]["devices"]["iCE40 UP5K"]["fmax"][0]
+    assert f"| {fmax:.1f} / " in (tmp_path / "results.md").read_text()
+    assert f"| {fmax:.0f} MHz, " in readme.read_text() and "old" not in readme.read_text()
+    assert (tmp_path / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # Again with no tool run: the same rows.
+    again = run(*arguments, "--cached-only")
+    assert again.returncode == 0, again.stderr
+    assert "[2/2 runs] 2 cached" in again.stderr
+    assert json.loads((tmp_path / "results.json").read_text())["rows"] == data["rows"]
 
 
 def test_generate_rtlil(tmp_path):
