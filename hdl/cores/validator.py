@@ -8,7 +8,7 @@ from amaranth.lib.wiring import In, Out, connect
 from ..forms import CODECS
 from ..unicode.layout import ByteLanes, ValidatedBytes
 from ..unicode.params import WIDTHS, check_choice, check_integer, check_width
-from ..wide.validate import ReduceVerdicts, TallyMessages
+from ..wide.validate import ReduceVerdicts, TallyMessages, WeighBeats
 
 
 __all__ = ["VALIDATOR_SOURCES", "validator_widths", "check_validator_width", "Validator"]
@@ -40,15 +40,16 @@ class Validator(wiring.Component):
        from the bytes before it, which it keeps from the message's earlier beats;
     2. *reduce* (:class:`~utfhw.hdl.wide.validate.ReduceVerdicts`): the beat's first error and
        counts;
-    3. *tally* (:class:`~utfhw.hdl.wide.validate.TallyMessages`): the message's, given with
+    3. *weigh* (:class:`~utfhw.hdl.wide.validate.WeighBeats`): what they add to the message;
+    4. *tally* (:class:`~utfhw.hdl.wide.validate.TallyMessages`): the message's, given with
        its last beat.
 
-    Latency: :attr:`latency` (3) clocks from an input beat to the same beat out.
+    Latency: :attr:`latency` (4) clocks from an input beat to the same beat out.
 
     Throughput: a beat on every clock, whatever the bytes, while ``o.ready`` is high. A
     message of ``n`` bytes takes ``ceil(n / width)`` clocks (one if empty).
 
-    Capacity: three beats, one a stage.
+    Capacity: four beats, one a stage.
 
     Backpressure: all stages stop together while the output is held: ``i.ready`` is
     ``o.ready`` or a free stage, so it follows ``o.ready`` within the clock; nothing is lost or
@@ -79,9 +80,9 @@ class Validator(wiring.Component):
         If ``source``, ``width`` or ``bits`` is not one of the values above.
     """
     #: Clocks from an input beat to the same beat out.
-    latency = 3
+    latency = 4
     #: The most beats it holds.
-    capacity = 3
+    capacity = 4
 
     def __init__(self, *, source="utf-8", width, bits=32):
         check_choice("source", source, VALIDATOR_SOURCES)
@@ -94,11 +95,13 @@ class Validator(wiring.Component):
         codec = CODECS[source]
         # Made here, so that :meth:`stage_outputs` can name their registers.
         check = codec.form.check(codec=codec, width=width)
+        after_mark = check.positions_after_mark
         self._stages = [
             ("check", check),
             ("reduce", ReduceVerdicts(width=width)),
-            ("tally", TallyMessages(width=width, bits=bits,
-                                    positions_after_mark=check.positions_after_mark)),
+            ("weigh", WeighBeats(width=width, errors=check.ERRORS,
+                                 positions_after_mark=after_mark)),
+            ("tally", TallyMessages(width=width, bits=bits, positions_after_mark=after_mark)),
         ]
 
     def stage_outputs(self):

@@ -252,16 +252,15 @@ FramedByte = data.StructLayout({
 #: last beat, at its end), as :mod:`utfhw.hdl.wide.validate` gathers it.
 #:
 #: ``bad``: the message's first error is found here, if the bytes before it are well formed;
-#: CPython's ``start`` is ``back`` bytes before the lane and its ``end`` ``ahead`` bytes after
-#: it, and ``kind`` gives its reason. The four counts say what ``data.decode(source,
-#: "replace")`` makes of the lane, each weighed by :data:`~utfhw.hdl.wide.validate.WEIGHTS`:
-#: ``begins`` a character or a U+FFFD (three bytes of UTF-8), ``ascii`` one of one byte,
-#: ``two`` the end of one of two bytes, ``four`` the end of one of four (two UTF-16 units).
+#: ``error`` says which, an index into the form's checks' ``ERRORS`` (its kind, and where
+#: CPython's ``start`` and ``end`` are from the lane). The four counts say what
+#: ``data.decode(source, "replace")`` makes of the lane, each weighed by
+#: :data:`~utfhw.hdl.wide.validate.WEIGHTS`: ``begins`` a character or a U+FFFD (three bytes
+#: of UTF-8), ``ascii`` one of one byte, ``two`` the end of one of two bytes, ``four`` the end
+#: of one of four (two UTF-16 units).
 LaneVerdict = data.StructLayout({
     "bad":    unsigned(1),
-    "kind":   ErrorKind,
-    "back":   unsigned(2),
-    "ahead":  unsigned(3),
+    "error":  unsigned(3),
     "begins": unsigned(1),
     "ascii":  unsigned(1),
     "two":    unsigned(1),

@@ -16,7 +16,7 @@ from .layout import ENCODE_REPLACEMENT, ErrorKind
 
 __all__ = [
     "replace_unencodable", "CONTINUATION", "LeadBytes", "TABLE_3_7", "NEXT_BYTE_RANGES", "lead_groups",
-    "byte_in_range", "nibble_terms",
+    "byte_in_range", "range_patterns", "byte_matches_range", "nibble_terms",
     "plane_minus_one", "high_surrogate", "low_surrogate", "surrogate_pair_value",
     "utf16_units", "utf8_bytes", "beyond_scalar_range", "in_surrogate_range", "select_unit", "swap_bytes",
 ]
@@ -75,6 +75,29 @@ def byte_in_range(byte, low, high):
     if high == 0xFF:
         return byte >= low
     return (byte >= low) & (byte <= high)
+
+
+def range_patterns(low, high, bits=8):
+    """The values ``low`` to ``high`` of ``bits`` bits as the fewest aligned blocks, each a
+    :meth:`~amaranth.hdl.Value.matches` pattern (``"101-----"`` for A0..BF)."""
+    patterns = []
+    while low <= high:
+        size = 1
+        # The largest aligned block that starts at ``low`` and ends by ``high``.
+        while low % (size * 2) == 0 and low + size * 2 - 1 <= high and size * 2 <= 1 << bits:
+            size *= 2
+        fixed = bits - (size.bit_length() - 1)
+        prefix = format(low >> (bits - fixed), f"0{fixed}b") if fixed else ""
+        patterns.append(prefix + "-" * (bits - fixed))
+        low += size
+    return patterns
+
+
+def byte_matches_range(byte, low, high):
+    """Whether the 8-bit value ``byte`` is within ``low``..``high``, as a match of its bits
+    against :func:`range_patterns`: logic of the bits alone, where :func:`byte_in_range`'s
+    comparisons become carry chains."""
+    return byte.matches(*range_patterns(low, high))
 
 
 def nibble_terms(ranges):

@@ -107,18 +107,19 @@ class SingleByteChecks(LaneChecks):
     """Each byte of a one-byte form decided alone: above the form's last code point (ASCII:
     from 80 up) it is an error of its own ("ordinal not in range(128)"), and U+FFFD in the
     replaced text; Latin-1 has no errors."""
-    def verdicts(self, m, window, present, beat, first, takes):
+    ERRORS = ((ErrorKind.ORDINAL_NOT_IN_RANGE, 0, 1),)
+
+    def verdicts(self, m, window, present, beat, takes):
         last = self.codec.form.last_code_point
         verdicts = []
         for lane in range(self.width):
             byte, here = window[lane], present[lane]
-            beyond = byte > last if last < 0xFF else Const(0)
+            # The one-byte forms end at U+007F or U+00FF.
+            beyond = byte[7] if last == 0x7F else Const(0)
             verdicts.append({
                 "bad": here & beyond,
-                "kind": Const(ErrorKind.ORDINAL_NOT_IN_RANGE.value, 4),
-                "ahead": Const(1, 3),
                 "begins": here,
-                "ascii": here & (byte < 0x80),
-                "two": here & ~beyond & (byte >= 0x80),
+                "ascii": here & ~byte[7],
+                "two": here & ~beyond & byte[7],
             })
         return verdicts + [{}], Const(0)

@@ -1,25 +1,24 @@
 """The stages of the validators that serve every form: each lane's verdict held beside the
 bytes before it (:class:`LaneChecks`, which each form's checks extend), the beat's first error
-and counts (:class:`ReduceVerdicts`), and the message's (:class:`TallyMessages`).
+and counts (:class:`ReduceVerdicts`), what they add to the message (:class:`WeighBeats`), and
+the message's (:class:`TallyMessages`).
 
 A validator does not rewrite its input, so the stages pass each beat on whole, one clock each,
 and all of them stop together when the output is held: each is a register stage whose
 ``i.ready`` is ``o.ready`` or an empty output register.
 """
 
-from types import SimpleNamespace
-
-from amaranth.hdl import Cat, Const, Module, Mux, Signal, unsigned
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, Value, signed, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..unicode.layout import (ByteLanes, ErrorKind, LaneVerdict, LaneVerdicts,
-                              ValidatedBytes, ValidationResult)
+from ..unicode.layout import (ByteLanes, ErrorKind, LaneVerdicts, ValidatedBytes,
+                              ValidationResult)
 from ..unicode.params import check_integer, check_width
 
 
-__all__ = ["WEIGHTS", "MARK_WEIGHT", "register_stage", "LaneChecks", "BeatVerdict",
-           "ReduceVerdicts", "TallyMessages"]
+__all__ = ["WEIGHTS", "MARK_WEIGHT", "register_stage", "below", "LaneChecks", "BeatVerdict",
+           "BeatWeight", "ReduceVerdicts", "WeighBeats", "TallyMessages"]
 
 
 #: What each count of a :data:`~utfhw.hdl.unicode.layout.LaneVerdict` adds to the message's
@@ -36,6 +35,8 @@ WEIGHTS = {
 #: What a dropped byte order mark (U+FEFF, counted as it begins) takes away again.
 MARK_WEIGHT = (-1, -1, -3)
 
+_TOTALS = ("code_points", "utf16_units", "utf8_bytes")
+
 
 def register_stage(m, stage):
     """Drive ``stage.i.ready`` and ``stage.o.valid`` as a register stage: the output register
@@ -49,13 +50,34 @@ def register_stage(m, stage):
     return takes
 
 
+def below(value, constant):
+    """``value < constant`` for a constant, as logic of ``value``'s bits (a comparison with a
+    constant would become a carry chain of its own): some bit where the constant has a one
+    and ``value`` a zero, with the bits above it equal."""
+    if constant <= 0:
+        return Const(0)
+    if constant >= 1 << len(value):
+        return Const(1)
+    terms = []
+    for bit in range(len(value)):
+        if constant >> bit & 1:
+            above = value[bit + 1:]
+            terms.append(~value[bit] & (above == constant >> (bit + 1)) if len(above)
+                         else ~value[bit])
+    result = terms[0]
+    for term in terms[1:]:
+        result = result | term
+    return result
+
+
 class LaneChecks(wiring.Component):
     """A source's bytes in, each lane's :data:`~utfhw.hdl.unicode.layout.LaneVerdict` out a
     clock later: the base of each form's checks.
 
     It keeps the last :attr:`behind` bytes of the message's beats so far, so that each lane is
-    decided from the bytes up to it; a form's checks give :meth:`verdicts`. Every beat goes on
-    whole, one a clock; ``i.ready`` is ``o.ready`` or an empty output.
+    decided from the bytes up to it; a form's checks give :meth:`verdicts` and the table of
+    their errors, :attr:`ERRORS`. Every beat goes on whole, one a clock; ``i.ready`` is
+    ``o.ready`` or an empty output.
 
     Parameters
     ----------
@@ -74,6 +96,9 @@ class LaneChecks(wiring.Component):
     #: Whether CPython counts an error's position from after a dropped mark (``utf-8-sig``),
     #: rather than from the message's first byte.
     positions_after_mark = False
+    #: Each error a verdict's ``error`` names: ``(kind, back, ahead)``, CPython's ``start`` that
+    #: many bytes before the lane and its ``end`` that many after it.
+    ERRORS = ()
 
     def __init__(self, *, codec, width):
         check_width(width, minimum=codec.unit_bytes, of=codec.name)
@@ -84,14 +109,14 @@ class LaneChecks(wiring.Component):
             "o": Out(stream.Signature(LaneVerdicts(width))),
         })
 
-    def verdicts(self, m, window, present, beat, first, takes):
+    def verdicts(self, m, window, present, beat, takes):
         """Each lane's verdict, as ``(lanes, mark)``: ``lanes`` a list of ``width + 1`` dicts of
         :data:`~utfhw.hdl.unicode.layout.LaneVerdict` fields (missing ones 0), ``mark`` a bit.
 
         ``window`` holds :attr:`behind` bytes before the beat's, then its ``width`` bytes, and
         ``present[k]`` says whether ``window[k]`` is a byte of the message (lanes from ``count``
-        up are not). ``beat`` is the input payload, ``first`` high on a message's first beat
-        and ``takes`` when the beat is taken, for a form that keeps state of its own."""
+        up are not). ``beat`` is the input payload and ``takes`` high when it is taken, for a
+        form that keeps state of its own."""
         raise NotImplementedError
 
     def elaborate(self, platform):
@@ -101,19 +126,18 @@ class LaneChecks(wiring.Component):
         lanes = [beat.data[8 * lane:8 * lane + 8] for lane in range(width)]
         history = [Signal(8, name=f"behind_{index}") for index in range(behind)]
         known = [Signal(name=f"behind_{index}_known") for index in range(behind)]
-        first = Signal(init=1)
         window = history + lanes
-        present = known + [lane < beat.count for lane in range(width)]
-        verdicts, mark = self.verdicts(m, window, present, beat, first, takes)
+        present = known + [~below(beat.count, lane + 1) for lane in range(width)]
+        verdicts, mark = self.verdicts(m, window, present, beat, takes)
         with m.If(takes):
             m.d.sync += [
                 self.o.payload.data.eq(beat.data),
                 self.o.payload.count.eq(beat.count),
                 self.o.payload.last.eq(beat.last),
                 self.o.payload.mark.eq(mark),
-                first.eq(beat.last),
             ]
             for lane, verdict in enumerate(verdicts):
+                m.d.sync += self.o.payload.lanes[lane].eq(0)
                 for name, value in verdict.items():
                     m.d.sync += self.o.payload.lanes[lane][name].eq(value)
             # Every beat but a message's last is whole, so its last bytes are the ones before
@@ -139,7 +163,7 @@ def _first(items):
 
 def _popcount(bits):
     """The number of high ``bits``, by a tree of adders."""
-    values = [bit.as_unsigned() if hasattr(bit, "as_unsigned") else bit for bit in bits]
+    values = [Value.cast(bit) for bit in bits]
     while len(values) > 1:
         values = [values[index] + values[index + 1] if index + 1 < len(values)
                   else values[index] for index in range(0, len(values), 2)]
@@ -147,24 +171,41 @@ def _popcount(bits):
 
 
 class BeatVerdict(data.StructLayout):
-    """A beat of ``width`` bytes with what it adds to its message: its first error (``found``
-    at ``lane``, with that lane's ``kind``, ``back`` and ``ahead``), and how many of its lanes
-    have each count of :data:`WEIGHTS` (``mark`` as :class:`LaneVerdicts` has it)."""
+    """A beat of ``width`` bytes with its first error (``found`` at ``lane``, of that lane's
+    ``error``), how many of its lanes have each count of :data:`WEIGHTS`, and its ``mark``."""
     def __init__(self, width):
         check_width(width)
         self.width = width
-        counts = {name: range(width + 2) for name in WEIGHTS}
         super().__init__({
             "data":  unsigned(8 * width),
             "count": range(width + 1),
-            "last":  unsigned(1),
             "found": unsigned(1),
             "lane":  range(width + 1),
-            "kind":  ErrorKind,
-            "back":  unsigned(2),
-            "ahead": unsigned(3),
+            "error": unsigned(3),
             "mark":  unsigned(1),
-            **counts,
+            **{name: range(width + 2) for name in WEIGHTS},
+            "last":  unsigned(1),
+        })
+
+
+class BeatWeight(data.StructLayout):
+    """A beat of ``width`` bytes with what it adds to its message: its first error (``found``,
+    its ``kind``, and CPython's ``start`` and ``end`` from the beat's first byte, after any mark
+    it drops) and its code points, UTF-16 units and UTF-8 bytes (less a mark it drops)."""
+    def __init__(self, width):
+        check_width(width)
+        self.width = width
+        offset = signed((width + 8).bit_length() + 1)
+        super().__init__({
+            "data":  unsigned(8 * width),
+            "count": range(width + 1),
+            "found": unsigned(1),
+            "kind":  ErrorKind,
+            "start": offset,
+            "end":   offset,
+            "mark":  unsigned(1),
+            **{name: signed((3 * width + 8).bit_length() + 1) for name in _TOTALS},
+            "last":  unsigned(1),
         })
 
 
@@ -198,8 +239,7 @@ class ReduceVerdicts(wiring.Component):
         takes = register_stage(m, self)
         beat, out = self.i.payload, self.o.payload
         lanes = [beat.lanes[lane] for lane in range(self.width + 1)]
-        found, chosen = _first([(lane.bad, Cat(Const(index, range(self.width + 1)), lane.kind,
-                                               lane.back, lane.ahead))
+        found, chosen = _first([(lane.bad, Cat(Const(index, range(self.width + 1)), lane.error))
                                 for index, lane in enumerate(lanes)])
         with m.If(takes):
             m.d.sync += [
@@ -208,10 +248,65 @@ class ReduceVerdicts(wiring.Component):
                 out.last.eq(beat.last),
                 out.mark.eq(beat.mark),
                 out.found.eq(found),
-                Cat(out.lane, out.kind, out.back, out.ahead).eq(chosen),
+                Cat(out.lane, out.error).eq(chosen),
             ]
             for name in WEIGHTS:
                 m.d.sync += out[name].eq(_popcount([lane[name] for lane in lanes]))
+        return m
+
+
+class WeighBeats(wiring.Component):
+    """Each beat's counts weighed into what it adds to its message, and its first error read
+    from the form's table of errors, a clock later: small sums, so that the tally after it
+    adds each to a long counter alone.
+
+    Parameters
+    ----------
+    width : :class:`int`
+        Bytes a beat.
+    errors : :class:`tuple`
+        The form's checks' :attr:`LaneChecks.ERRORS`.
+    positions_after_mark : :class:`bool`
+        CPython counts positions from after a dropped mark (``utf-8-sig``'s three bytes).
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(BeatVerdict(width)))`
+    o : :py:`Out(stream.Signature(BeatWeight(width)))`
+    """
+    def __init__(self, *, width, errors, positions_after_mark=False):
+        check_width(width)
+        self.width = width
+        self._errors = errors
+        self._after_mark = positions_after_mark
+        super().__init__({
+            "i": In(stream.Signature(BeatVerdict(width))),
+            "o": Out(stream.Signature(BeatWeight(width))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        takes = register_stage(m, self)
+        beat, out = self.i.payload, self.o.payload
+        errors = list(self._errors) + [(ErrorKind.NONE, 0, 0)] * (8 - len(self._errors))
+        kinds = Array(Const(kind.value, 4) for kind, _, _ in errors)
+        backs = Array(Const(back, 3) for _, back, _ in errors)
+        aheads = Array(Const(ahead, 3) for _, _, ahead in errors)
+        shift = Mux(beat.mark, 3 if self._after_mark else 0, 0)
+        with m.If(takes):
+            m.d.sync += [
+                out.data.eq(beat.data),
+                out.count.eq(beat.count),
+                out.last.eq(beat.last),
+                out.found.eq(beat.found),
+                out.mark.eq(beat.mark),
+                out.kind.eq(kinds[beat.error]),
+                out.start.eq(beat.lane - backs[beat.error] - shift),
+                out.end.eq(beat.lane + aheads[beat.error] - shift),
+            ]
+            for index, name in enumerate(_TOTALS):
+                value = sum(beat[count] * weights[index] for count, weights in WEIGHTS.items())
+                m.d.sync += out[name].eq(value + Mux(beat.mark, MARK_WEIGHT[index], 0))
         return m
 
 
@@ -220,9 +315,8 @@ class TallyMessages(wiring.Component):
     beat, a clock later.
 
     A message's positions count its bytes from 0 (from after a dropped mark, with
-    ``positions_after_mark``); the counts add each beat's, weighed by :data:`WEIGHTS`. Past
-    ``2 ** bits`` bytes they stop, and ``overflow`` says so. Every beat goes on, one a clock;
-    ``i.ready`` is ``o.ready`` or an empty output.
+    ``positions_after_mark``). Past ``2 ** bits`` bytes the counts stop and ``overflow`` says
+    so. Every beat goes on, one a clock; ``i.ready`` is ``o.ready`` or an empty output.
 
     Parameters
     ----------
@@ -235,7 +329,7 @@ class TallyMessages(wiring.Component):
 
     Attributes
     ----------
-    i : :py:`In(stream.Signature(BeatVerdict(width)))`
+    i : :py:`In(stream.Signature(BeatWeight(width)))`
     o : :py:`Out(stream.Signature(ValidatedBytes(width, bits)))`
     """
     def __init__(self, *, width, bits=32, positions_after_mark=False):
@@ -245,7 +339,7 @@ class TallyMessages(wiring.Component):
         self.bits = bits
         self._after_mark = positions_after_mark
         super().__init__({
-            "i": In(stream.Signature(BeatVerdict(width))),
+            "i": In(stream.Signature(BeatWeight(width))),
             "o": Out(stream.Signature(ValidatedBytes(width, bits))),
         })
 
@@ -254,37 +348,30 @@ class TallyMessages(wiring.Component):
         takes = register_stage(m, self)
         beat, out = self.i.payload, self.o.payload
         result = ValidationResult(self.bits)
-        limit = 1 << self.bits
-        # The message so far, before this beat.
-        position = Signal(self.bits + 1)
+        bits = self.bits
+        # The message so far, before this beat: its bytes (after a mark ``utf-8-sig`` drops,
+        # so that they are CPython's positions), whether it is past the counters, its first
+        # error and its totals.
+        position = Signal(bits + 2)
         overflow = Signal()
         found = Signal()
-        error = Signal(data.StructLayout({"kind": ErrorKind, "start": self.bits + 1,
-                                          "end": self.bits + 1}))
-        marked = Signal()
-        totals = [Signal(result[name].shape, name=name)
-                  for name in ("code_points", "utf16_units", "utf8_bytes")]
+        kind = Signal(ErrorKind)
+        start = Signal(bits + 1)
+        end = Signal(bits + 1)
+        totals = [Signal(result[name].shape, name=name) for name in _TOTALS]
 
-        # This beat's, from its counts; a sum of small terms, each no more than the lanes.
-        added = []
-        for index, total in enumerate(totals):
-            value = sum(beat[name] * weights[index] for name, weights in WEIGHTS.items())
-            value = value + Mux(beat.mark, MARK_WEIGHT[index], 0)
-            added.append(value)
-        ending = position + beat.count
-        grown_over = overflow | (ending > limit)
-        new_totals = [Mux(grown_over, (1 << len(total)) - 1, total + value)[:len(total)]
-                      for total, value in zip(totals, added)]
+        ending = Signal(bits + 2)
+        m.d.comb += ending.eq(position + beat.count
+                              - Mux(beat.mark, 3 if self._after_mark else 0, 0))
+        past = overflow | ending[bits + 1] | (ending[bits] & (ending[:bits] != 0))
+        # The counts stop once the message is past the counters (the beat that passes them
+        # still adds, within the counters' room).
+        new_totals = [Mux(overflow, total, (total + beat[name])[:len(total)])
+                      for name, total in zip(_TOTALS, totals)]
         here = beat.found & ~found
-        shift = 3 if self._after_mark else 0
-        mark_now = marked | beat.mark
-        start = (position + beat.lane - beat.back - Mux(mark_now, shift, 0))[:self.bits + 1]
-        end = (position + beat.lane + beat.ahead - Mux(mark_now, shift, 0))[:self.bits + 1]
-        new_error = Signal.like(error)
-        m.d.comb += new_error.eq(error)
-        with m.If(here):
-            m.d.comb += [new_error.kind.eq(beat.kind), new_error.start.eq(start),
-                         new_error.end.eq(end)]
+        new_kind = Mux(here, beat.kind, kind)
+        new_start = Mux(here, (position + beat.start)[:bits + 1], start)
+        new_end = Mux(here, (position + beat.end)[:bits + 1], end)
 
         with m.If(takes):
             m.d.sync += [
@@ -296,23 +383,23 @@ class TallyMessages(wiring.Component):
             with m.If(beat.last):
                 m.d.sync += [
                     out.result.valid.eq(~(found | beat.found)),
-                    out.result.kind.eq(new_error.kind),
-                    out.result.start.eq(new_error.start),
-                    out.result.end.eq(new_error.end),
-                    out.result.overflow.eq(grown_over),
+                    out.result.kind.eq(new_kind),
+                    out.result.start.eq(new_start),
+                    out.result.end.eq(new_end),
+                    out.result.overflow.eq(past),
                     out.result.code_points.eq(new_totals[0]),
                     out.result.utf16_units.eq(new_totals[1]),
                     out.result.utf8_bytes.eq(new_totals[2]),
-                    position.eq(0), overflow.eq(0), found.eq(0), error.eq(0), marked.eq(0),
+                    position.eq(0), overflow.eq(0), found.eq(0), kind.eq(ErrorKind.NONE),
+                    start.eq(0), end.eq(0),
                 ]
                 m.d.sync += [total.eq(0) for total in totals]
             with m.Else():
                 m.d.sync += [
-                    position.eq(Mux(grown_over, position, ending)),
-                    overflow.eq(grown_over),
+                    position.eq(Mux(overflow, position, ending)),
+                    overflow.eq(past),
                     found.eq(found | beat.found),
-                    error.eq(new_error),
-                    marked.eq(mark_now),
+                    kind.eq(new_kind), start.eq(new_start), end.eq(new_end),
                 ]
                 m.d.sync += [total.eq(value) for total, value in zip(totals, new_totals)]
         return m

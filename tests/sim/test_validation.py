@@ -10,7 +10,7 @@ import pytest
 
 from conftest import FULL_SWEEP
 from utfhw.bench.stimulus import stress_input, stress_messages
-from utfhw.hdl.cores.validator import validator_widths
+from utfhw.hdl.cores.validator import Validator, validator_widths
 from utfhw.hdl.forms import CODECS, plain_codec
 from utfhw.sim import validate_messages
 from utfhw.sim.verilator import verilator_available
@@ -93,7 +93,7 @@ def test_corpus_and_a_long_message(corpus, width):
     beats = sum(max(1, -(-len(message) // width)) for message in messages + [long])
     assert run.input_beats == beats
     # One clock a beat, and the latency once.
-    assert run.cycles == beats + 3
+    assert run.cycles == beats + Validator.latency
 
 
 @pytest.mark.parametrize("length", [1, 2, 3, 4, 5] if FULL_SWEEP else [1, 2, 3])

@@ -3,7 +3,7 @@
 
 from types import SimpleNamespace
 
-from amaranth.hdl import Cat, Const, Mux
+from amaranth.hdl import Cat, Mux
 
 from ...unicode.layout import ErrorKind
 from ...unicode.tables import swap_bytes
@@ -34,8 +34,15 @@ class UTF16Checks(LaneChecks):
     leading mark, which it drops (CPython counts positions from the message's first byte).
     """
     behind = 2
+    ERRORS = (
+        (ErrorKind.SURROGATE, 0, 2),
+        (ErrorKind.UNPAIRED_HIGH_SURROGATE, 2, 0),
+        (ErrorKind.UNEXPECTED_END_OF_DATA, 2, 0),
+        (ErrorKind.UNEXPECTED_END_OF_DATA, 3, 0),
+        (ErrorKind.TRUNCATED_DATA, 1, 0),
+    )
 
-    def verdicts(self, m, window, present, beat, first, takes):
+    def verdicts(self, m, window, present, beat, takes):
         big, marked = message_byteorder(
             m, SimpleNamespace(valid=takes, payload=beat), self.codec.byteorder,
             {"little": beat.data[0:16] == 0xFEFF, "big": beat.data[0:16] == 0xFFFE},
@@ -48,36 +55,25 @@ class UTF16Checks(LaneChecks):
         verdicts = []
         for lane in range(self.width + 1):
             at = self.behind + lane
-            verdict = {"back": Const(0, 2), "ahead": Const(0, 3)}
             ends = beat.last & (beat.count == lane)
             if lane % 2 == 0:
                 # The unit before this lane, whole if its second byte is there.
-                before = unit(at - 2)
-                open_high = present[at - 1] & _high(before)
+                open_high = present[at - 1] & _high(unit(at - 2))
+                verdict = {"bad": ends & open_high, "error": Mux(ends, 2, 1)}
                 if lane < self.width:
                     here = present[at + 1]
                     value = unit(at)
                     pairs = open_high & _low(value)
                     begins = here & ~pairs
                     verdict.update(
-                        begins=begins, ascii=begins & (value < 0x80),
-                        two=begins & (value >= 0x80) & (value < 0x800), four=here & pairs)
-                    bad_unit = here & Mux(open_high, ~_low(value), _low(value))
-                else:
-                    bad_unit = Const(0)
-                verdict["bad"] = bad_unit | (ends & open_high)
-                verdict["kind"] = Mux(ends, ErrorKind.UNEXPECTED_END_OF_DATA,
-                                      Mux(open_high, ErrorKind.UNPAIRED_HIGH_SURROGATE,
-                                          ErrorKind.SURROGATE))
-                verdict["back"] = Mux(open_high, 2, 0)
-                verdict["ahead"] = Mux(ends | open_high, 0, 2)
+                        begins=begins, ascii=begins & (value[7:] == 0),
+                        two=begins & (value[7:] != 0) & (value[11:] == 0), four=here & pairs,
+                        bad=verdict["bad"] | (here & Mux(open_high, ~_low(value), _low(value))),
+                        error=Mux(ends, 2, Mux(open_high, 1, 0)))
             else:
                 # Only a message's end: an odd byte, after a high surrogate or not.
                 open_high = present[at - 2] & _high(unit(at - 3))
-                verdict["bad"] = ends
-                verdict["begins"] = ends & ~open_high
-                verdict["kind"] = Mux(open_high, ErrorKind.UNEXPECTED_END_OF_DATA,
-                                      ErrorKind.TRUNCATED_DATA)
-                verdict["back"] = Mux(open_high, 3, 1)
+                verdict = {"bad": ends, "begins": ends & ~open_high,
+                           "error": Mux(open_high, 3, 4)}
             verdicts.append(verdict)
         return verdicts, marked

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from amaranth.hdl import Const, Mux
 
 from ...unicode.layout import ErrorKind
-from ...unicode.tables import beyond_scalar_range, in_surrogate_range, swap_bytes
+from ...unicode.tables import in_surrogate_range, swap_bytes
 from ...wide.marks import message_byteorder
 from ...wide.validate import LaneChecks
 
@@ -20,8 +20,13 @@ class UTF32Checks(LaneChecks):
     takes the byte order of a leading mark, which it drops (CPython counts positions from the
     message's first byte)."""
     behind = 0
+    ERRORS = (
+        (ErrorKind.SURROGATE, 0, 4),
+        (ErrorKind.OUT_OF_RANGE, 0, 4),
+        *((ErrorKind.TRUNCATED_DATA, back, 0) for back in (1, 2, 3)),
+    )
 
-    def verdicts(self, m, window, present, beat, first, takes):
+    def verdicts(self, m, window, present, beat, takes):
         big, marked = message_byteorder(
             m, SimpleNamespace(valid=takes, payload=beat), self.codec.byteorder,
             {"little": beat.data[0:32] == 0x0000FEFF, "big": beat.data[0:32] == 0xFFFE0000},
@@ -33,22 +38,21 @@ class UTF32Checks(LaneChecks):
                 wire = beat.data[8 * lane:8 * lane + 32]
                 value = Mux(big, swap_bytes(wire), wire)
                 here = present[lane + 3]
-                beyond = beyond_scalar_range(value)
+                # Above 10FFFF: a bit from 21 up, or plane 17 to 31.
+                beyond = (value[21:] != 0) | (value[20] & (value[16:20] != 0))
                 surrogate = in_surrogate_range(value)
                 good = here & ~beyond & ~surrogate
                 verdicts.append({
                     "bad": here & (beyond | surrogate),
-                    "kind": Mux(beyond, ErrorKind.OUT_OF_RANGE, ErrorKind.SURROGATE),
-                    "ahead": Const(4, 3),
+                    "error": beyond,
                     "begins": here,
-                    "ascii": good & (value < 0x80),
-                    "two": good & (value >= 0x80) & (value < 0x800),
-                    "four": good & (value >= 0x10000),
+                    "ascii": good & (value[7:] == 0),
+                    "two": good & (value[7:] != 0) & (value[11:] == 0),
+                    "four": good & (value[16:] != 0),
                 })
             elif lane % 4:
                 # One to three bytes that end a message.
-                verdicts.append({"bad": ends, "begins": ends, "back": Const(lane % 4, 2),
-                                 "kind": Const(ErrorKind.TRUNCATED_DATA.value, 4)})
+                verdicts.append({"bad": ends, "begins": ends, "error": Const(1 + lane % 4, 3)})
             else:
                 verdicts.append({})
         return verdicts, marked
