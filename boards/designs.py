@@ -8,6 +8,7 @@ from typing import Optional
 from ..hdl.bridge import UARTBridge
 from ..hdl.bytestream import LaneSerializer, UnitAssembler
 from ..hdl.cores import CORE_KINDS, PIPELINED_PAIRS, CoreSpec
+from ..hdl.cores.validator import validator_widths
 from ..hdl.cores.wide import wide_widths
 from ..hdl.forms import CODECS, FORMS, check_pair, plain_codec
 from ..hdl.scalar.byteorder import (ByteOrderMarkStripper, ByteOrderMarkWriter,
@@ -90,7 +91,7 @@ STAGES = {
 }
 
 #: What ``designs()`` accepts.
-PAIRS = ("matrix", "all", "forms", "headline", "wide")
+PAIRS = ("matrix", "all", "forms", "headline", "wide", "validator")
 
 
 def design_name(spec):
@@ -142,6 +143,15 @@ def _wide(source, target, widths):
             for width in widths if width in wide_widths(source, target)]
 
 
+def _validators(widths):
+    """The validator of each form's plain codec at each of ``widths`` it takes, narrowest
+    first."""
+    return sorted((Design.of(CoreSpec(source, source, kind="validator", width=width))
+                   for source in _form_codecs() for width in widths
+                   if width in validator_widths(source)),
+                  key=lambda design: design.spec.width)
+
+
 def _form_codecs():
     return [plain_codec(form) for form in FORMS.values()]
 
@@ -154,6 +164,7 @@ def matrix(widths=WIDTHS):
     :func:`kinds_in`)."""
     forms = _form_codecs()
     by_kind = {
+        "validator": _validators(widths),
         "transcoder": [Design.of(CoreSpec(source, target)) for source in CODECS
                        for target in CODECS],
         "pipelined": [Design.of(CoreSpec(source, target, kind="pipelined"))
@@ -162,8 +173,10 @@ def matrix(widths=WIDTHS):
                         for design in _wide(source, target, widths)),
                        key=lambda design: design.spec.width),
     }
+    # The validators, small and new, before the wide cores, which take days.
+    order = [kind for kind in CORE_KINDS if kind != "wide"] + ["wide"]
     return [*(Design(name) for name in STAGES),
-            *(design for kind in CORE_KINDS for design in by_kind.get(kind, []))]
+            *(design for kind in order for design in by_kind.get(kind, []))]
 
 
 def kinds_in(chosen):
@@ -185,7 +198,8 @@ def designs(pairs="matrix", *, widths=None, wide_pairs=WIDE_REPORT_PAIRS):
         the same for the pairs of the forms' plain codecs only; ``"headline"``: UTF-8 to
         UTF-16-LE only, general and pipelined; ``"wide"``: the pipelined core and the wide
         core for each of ``wide_pairs`` (source, target) at each of ``widths`` it takes
-        (default :data:`WIDE_WIDTHS`).
+        (default :data:`WIDE_WIDTHS`); ``"validator"``: the validator of each form's plain
+        codec at ``widths`` (default: every width).
 
     Raises
     ------
@@ -204,6 +218,8 @@ def designs(pairs="matrix", *, widths=None, wide_pairs=WIDE_REPORT_PAIRS):
                                       else widths))]
     if pairs == "headline":
         return [Design.of(HEADLINE_SPEC), Design.of(PIPELINED_SPEC)]
+    if pairs == "validator":
+        return _validators(WIDTHS if widths is None else widths)
     codecs = list(CODECS) if pairs == "all" else _form_codecs()
     return [*(Design(name) for name in STAGES), Design.of(PIPELINED_SPEC),
             *(Design.of(CoreSpec(source, target)) for source in codecs for target in codecs)]

@@ -99,7 +99,7 @@ def bytes_per_clock(row):
     spec = _spec(row)
     if spec is None:
         return None
-    if spec.kind == "wide":
+    if spec.kind in ("wide", "validator"):
         return spec.width
     if spec.kind == "transcoder":
         return CODECS[spec.source].unit_bytes
@@ -278,6 +278,12 @@ def markdown(data, *, chart=None):
     for (source, target), wide in pairs.items():
         lines += _section(data, f"`WideTranscoder` {source} → {target}",
                           [(str(row["width"]), row) for row in wide], "W", rate=True)
+    validators = {}
+    for row in kinds.pop("validator", []):
+        validators.setdefault(row["spec"]["source"], []).append(row)
+    for source, rows_of in validators.items():
+        lines += _section(data, f"`Validator` of {source}",
+                          [(str(row["width"]), row) for row in rows_of], "W", rate=True)
     for kind, others in kinds.items():
         lines += _section(data, f"{others[0]['design'].split('(')[0]}",
                           [(row["design"], row) for row in others], "design", rate=True)

@@ -37,13 +37,15 @@ def add_parser(commands):
     parser.add_argument("-o", "--output", default="results.md", metavar="FILE.md",
                         help="the results page; its data goes beside it as FILE.json and its "
                              "chart as FILE.png (default: results.md)")
-    parser.add_argument("--pairs", choices=["matrix", "all", "forms", "headline", "wide"],
+    parser.add_argument("--pairs", choices=["matrix", "all", "forms", "headline", "wide",
+                                            "validator"],
                         default="matrix",
                         help="designs: the whole matrix (every stage, the Transcoder of every "
-                             "pair, the pipelined cores, the wide core of every pair of forms "
-                             "at each of --widths); all stages and the 100 Transcoders; those "
-                             "between the forms' plain codecs; utf-8 -> utf-16-le only; or the "
-                             "wide core for --wide-pairs (default: matrix)")
+                             "pair, the pipelined cores, the validator of each form and the "
+                             "wide core of every pair of forms at each of --widths); all stages and the 100 Transcoders; those "
+                             "between the forms' plain codecs; utf-8 -> utf-16-le only; the "
+                             "wide core for --wide-pairs; or the validator of each form "
+                             "(default: matrix)")
     parser.add_argument("--widths", type=widths_argument, default=None, metavar="W,W,...",
                         help="widths of the wide core (default: 1 to 64 for the matrix, "
                              "1,4,8,16,32 for --pairs wide)")

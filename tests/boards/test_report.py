@@ -11,6 +11,7 @@ from utfhw.boards import designs, implement
 from utfhw.boards.designs import Design
 from utfhw.boards.runcache import RunCache
 from utfhw.boards.runner import NOT_RUN, Progress, _Runs, progress_line, run_report
+from utfhw.hdl.cores.validator import validator_widths
 from utfhw.hdl.cores import CORE_KINDS, CoreSpec
 from utfhw.hdl.forms import CODECS, FORMS
 from utfhw.toolchain import tools
@@ -41,8 +42,13 @@ def test_design_names():
     assert (core.source, core.target, core.width) == ("utf-32-be", "utf-16-le", 4)
     with pytest.raises(ValueError, match=r"^target codec must be 'utf-8', "):
         designs.designs("wide", wide_pairs=(("utf-8", "cp1252"),))
-    with pytest.raises(ValueError, match=r"^pairs must be 'matrix', 'all', 'forms', 'headline' "
-                                         r"or 'wide', not 'some'$"):
+    assert designs.design_names("validator", widths=(1, 4)) == [
+        "Validator(utf-8 -> utf-8, 1)", "Validator(latin-1 -> latin-1, 1)",
+        "Validator(ascii -> ascii, 1)", "Validator(utf-8 -> utf-8, 4)",
+        "Validator(utf-16-le -> utf-16-le, 4)", "Validator(utf-32-le -> utf-32-le, 4)",
+        "Validator(latin-1 -> latin-1, 4)", "Validator(ascii -> ascii, 4)"]
+    with pytest.raises(ValueError, match=r"^pairs must be 'matrix', 'all', 'forms', 'headline', "
+                                         r"'wide' or 'validator', not 'some'$"):
         designs.designs("some")
 
 
@@ -60,6 +66,11 @@ def test_matrix_has_every_design_smallest_first():
     assert CoreSpec("utf-32-le", "utf-8", kind="wide", width=4) in wide
     assert min(spec.width for spec in wide if spec.source == "utf-32-le") == 4
     assert [spec.width for spec in wide] == sorted(spec.width for spec in wide)
+    # The validator of each form's plain codec at every width it takes, before the wide cores.
+    validators = [spec for spec in specs if spec.kind == "validator"]
+    assert {spec.source for spec in validators} == set(forms)
+    assert len(validators) == sum(len(validator_widths(source)) for source in forms)
+    assert specs.index(validators[-1]) < specs.index(wide[0])
     assert designs.kinds_in(matrix) == ([kind for kind in CORE_KINDS
                                          if kind in {spec.kind for spec in specs}],
                                         [kind for kind in CORE_KINDS

@@ -65,7 +65,7 @@ def test_data_file():
     assert made["date"] == "2026-11-27" and made["seeds"] == [1, 2, 3]
     # Figures to 0.01 MHz; the kinds with no row said.
     assert made["rows"][0]["devices"]["ECP5-85F"]["fmax"] == [400.12, 390.46, 395.0]
-    assert made["kinds_absent"] == ["pipelined"]
+    assert made["kinds_absent"] == ["pipelined", "validator"]
     assert json.loads(results.data_text(made)) == made
 
 
@@ -104,7 +104,7 @@ def test_page():
     assert "- **synthesis failed**: 1 of 16 cells:\n  - ECP5-25F: WideUTF8ToUTF16(16)" in page
     assert "- **failed**: 1 of 16 cells:\n  - iCE40 HX8K: pipeline utf-16-le -> utf-8" in page
     assert "- **not run**: 8 of 16 cells." in page
-    assert "- Kinds of core not yet in the report: pipelined." in page
+    assert "- Kinds of core not yet in the report: pipelined, validator." in page
 
 
 @pytest.mark.parametrize("limit,said", [
