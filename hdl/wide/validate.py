@@ -304,10 +304,19 @@ class WeighBeats(wiring.Component):
                 out.start.eq(beat.lane - backs[beat.error] - shift),
                 out.end.eq(beat.lane + aheads[beat.error] - shift),
             ]
-            for index, name in enumerate(_TOTALS):
-                value = sum(beat[count] * weights[index] for count, weights in WEIGHTS.items())
-                m.d.sync += out[name].eq(value + Mux(beat.mark, MARK_WEIGHT[index], 0))
+            for name, value in zip(_TOTALS, _weighed(beat)):
+                m.d.sync += out[name].eq(value)
         return m
+
+
+def _weighed(beat):
+    """A beat's code points, UTF-16 units and UTF-8 bytes from its counts (:data:`WEIGHTS`), as
+    sums of at most three adders in a row: a dropped mark is one thing less that begins."""
+    assert WEIGHTS == {"begins": (1, 1, 3), "ascii": (0, 0, -2), "two": (0, 0, -1),
+                       "four": (0, 1, 1)} and MARK_WEIGHT == (-1, -1, -3)
+    begins = beat.begins - beat.mark
+    less = (beat.ascii << 1) + beat.two
+    return begins, begins + beat.four, ((begins << 1) + begins) + (beat.four - less)
 
 
 class TallyMessages(wiring.Component):
