@@ -49,7 +49,7 @@ def _verdict(name, result, source, size):
                f"{plural(result.utf16_units, 'UTF-16 unit')}, "
                f"{plural(result.utf8_bytes, 'UTF-8 byte')}")
     if result.overflow:
-        return f"{name}: longer than the validator counts (4 GiB): no verdict"
+        return f"{name}: longer than the validator counts (8 GiB): no verdict"
     if result.valid:
         return f"{name}: valid {source}, {plural(size, 'byte')}: {lengths}"
     where = (f"byte {result.start}" if result.end == result.start + 1

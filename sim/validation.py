@@ -37,7 +37,7 @@ class Validation:
         ``len(text)``, ``len(text.encode("utf-16-le")) // 2`` and ``len(text.encode("utf-8"))``
         for ``text = data.decode(source, "replace")``.
     overflow : bool
-        The message was longer than the counters hold (4 GiB): the figures are not its.
+        The message was longer than the counters hold (8 GiB): the figures are not its.
     output : bytes or None
         The bytes that came out: the message, unchanged (``None`` from
         :func:`validate_chunks`, which holds no message whole but checks that they were).

@@ -28,7 +28,7 @@ _MEANINGS = {
     "kind": f"on a message's last beat: the ErrorKind of its first error, CPython's reason "
             f"(error_kinds); 0 if valid: {_ERROR_KINDS}",
     "overflow": "on a message's last beat: the message is longer than the counters hold "
-                "(2**32 bytes); its positions and lengths are not its own",
+                "(2**33 bytes or more); its positions and lengths are not its own",
     "start": "on a message's last beat: CPython's start of the first error (0 if valid)",
     "end": "on a message's last beat: CPython's end of the first error (0 if valid)",
     "code_points": "on a message's last beat: len(data.decode(source, 'replace'))",

@@ -62,8 +62,8 @@ class Validator(wiring.Component):
     width : :class:`int`
         Bytes a beat: 1, 2, 4, 8, 16, 32 or 64, at least the source's unit.
     bits : :class:`int`
-        Messages of up to ``2 ** bits`` bytes are counted (32: 4 GiB); past that the result
-        says ``overflow``.
+        Messages of fewer than ``2 ** bits`` bytes are counted (33: 8 GiB, so any message of
+        4 GiB); from there the result says ``overflow``.
 
     Attributes
     ----------
@@ -84,7 +84,7 @@ class Validator(wiring.Component):
     #: The most beats it holds.
     capacity = 4
 
-    def __init__(self, *, source="utf-8", width, bits=32):
+    def __init__(self, *, source="utf-8", width, bits=33):
         check_choice("source", source, VALIDATOR_SOURCES)
         check_validator_width(width, source=source)
         check_integer("bits", bits, minimum=4, maximum=48)
@@ -111,7 +111,7 @@ class Validator(wiring.Component):
         return [stage.o for _, stage in reversed(self._stages)]
 
     @staticmethod
-    def signature_of(source, width, bits=32):
+    def signature_of(source, width, bits=33):
         """The ports of the validator of ``source`` at ``width``, without making one."""
         return wiring.Signature({
             "i": In(stream.Signature(ByteLanes(width))),

@@ -299,8 +299,8 @@ class LaneVerdicts(data.StructLayout):
 class ValidationResult(data.StructLayout):
     """What a validator says of a message, on its last beat.
 
-    Counts are of a message of up to ``2 ** bits`` bytes (``bits`` = 32: 4 GiB); past that they
-    stop and ``overflow`` says so.
+    Counts are of a message of fewer than ``2 ** bits`` bytes (``bits`` = 33: 8 GiB, so any
+    message of 4 GiB); past that they stop and ``overflow`` says so.
 
     Members
     -------
@@ -309,25 +309,25 @@ class ValidationResult(data.StructLayout):
     kind : :class:`ErrorKind`
         The first error's kind (``NONE`` if valid); the source form's reason for it is
         CPython's ``reason``.
-    start, end : :py:`unsigned(bits + 1)`
+    overflow : 1 bit
+        The message is ``2 ** bits`` bytes or longer: the positions and counts are not its.
+    start, end : :py:`unsigned(bits)`
         CPython's ``start`` and ``end`` of the first error (0 if valid).
-    code_points, utf16_units : :py:`unsigned(bits + 1)`
+    code_points, utf16_units : :py:`unsigned(bits)`
         ``len(data.decode(source, "replace"))``, and that text's UTF-16 code units.
     utf8_bytes : :py:`unsigned(bits + 2)`
-        Bytes of that text in UTF-8.
-    overflow : 1 bit
-        The message is longer than ``2 ** bits`` bytes: the positions and counts are not its.
+        Bytes of that text in UTF-8 (up to three for each byte in).
     """
-    def __init__(self, bits=32):
+    def __init__(self, bits=33):
         self.bits = bits
         super().__init__({
             "valid":       unsigned(1),
             "kind":        ErrorKind,
             "overflow":    unsigned(1),
-            "start":       unsigned(bits + 1),
-            "end":         unsigned(bits + 1),
-            "code_points": unsigned(bits + 1),
-            "utf16_units": unsigned(bits + 1),
+            "start":       unsigned(bits),
+            "end":         unsigned(bits),
+            "code_points": unsigned(bits),
+            "utf16_units": unsigned(bits),
             "utf8_bytes":  unsigned(bits + 2),
         })
 
@@ -347,7 +347,7 @@ class ValidatedBytes(data.StructLayout):
     last : 1 bit
         Final beat of the message.
     """
-    def __init__(self, width, bits=32):
+    def __init__(self, width, bits=33):
         check_width(width)
         self.width = width
         self.bits = bits

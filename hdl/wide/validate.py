@@ -324,15 +324,15 @@ class TallyMessages(wiring.Component):
     beat, a clock later.
 
     A message's positions count its bytes from 0 (from after a dropped mark, with
-    ``positions_after_mark``). Past ``2 ** bits`` bytes the counts stop and ``overflow`` says
-    so. Every beat goes on, one a clock; ``i.ready`` is ``o.ready`` or an empty output.
+    ``positions_after_mark``). From ``2 ** bits`` bytes on the counts stop and ``overflow``
+    says so: the top bit of the position, so that no long comparison follows its adder. Every beat goes on, one a clock; ``i.ready`` is ``o.ready`` or an empty output.
 
     Parameters
     ----------
     width : :class:`int`
         Bytes a beat.
     bits : :class:`int`
-        A message of up to ``2 ** bits`` bytes is counted (32: 4 GiB), from 4 to 48.
+        A message of fewer than ``2 ** bits`` bytes is counted (33: 8 GiB), from 4 to 48.
     positions_after_mark : :class:`bool`
         CPython counts positions from after a dropped mark (``utf-8-sig``).
 
@@ -341,7 +341,7 @@ class TallyMessages(wiring.Component):
     i : :py:`In(stream.Signature(BeatWeight(width)))`
     o : :py:`Out(stream.Signature(ValidatedBytes(width, bits)))`
     """
-    def __init__(self, *, width, bits=32, positions_after_mark=False):
+    def __init__(self, *, width, bits=33, positions_after_mark=False):
         check_width(width)
         check_integer("bits", bits, minimum=4, maximum=48)
         self.width = width
@@ -361,26 +361,26 @@ class TallyMessages(wiring.Component):
         # The message so far, before this beat: its bytes (after a mark ``utf-8-sig`` drops,
         # so that they are CPython's positions), whether it is past the counters, its first
         # error and its totals.
-        position = Signal(bits + 2)
+        position = Signal(bits + 1)
         overflow = Signal()
         found = Signal()
         kind = Signal(ErrorKind)
-        start = Signal(bits + 1)
-        end = Signal(bits + 1)
+        start = Signal(bits)
+        end = Signal(bits)
         totals = [Signal(result[name].shape, name=name) for name in _TOTALS]
 
-        ending = Signal(bits + 2)
+        ending = Signal(bits + 1)
         m.d.comb += ending.eq(position + beat.count
                               - Mux(beat.mark, 3 if self._after_mark else 0, 0))
-        past = overflow | ending[bits + 1] | (ending[bits] & (ending[:bits] != 0))
+        past = overflow | ending[bits]
         # The counts stop once the message is past the counters (the beat that passes them
         # still adds, within the counters' room).
         new_totals = [Mux(overflow, total, (total + beat[name])[:len(total)])
                       for name, total in zip(_TOTALS, totals)]
         here = beat.found & ~found
         new_kind = Mux(here, beat.kind, kind)
-        new_start = Mux(here, (position + beat.start)[:bits + 1], start)
-        new_end = Mux(here, (position + beat.end)[:bits + 1], end)
+        new_start = Mux(here, (position + beat.start)[:bits], start)
+        new_end = Mux(here, (position + beat.end)[:bits], end)
 
         with m.If(takes):
             m.d.sync += [

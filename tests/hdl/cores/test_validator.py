@@ -58,14 +58,15 @@ def test_a_beat_every_clock(width):
 
 
 def test_overflow():
-    """Counters of ``bits`` hold a message of 2 ** bits bytes; a longer one says so."""
+    """Counters of ``bits`` hold a message of fewer than 2 ** bits bytes; a longer one says
+    so."""
     from amaranth.sim import Simulator
     from utfhw.sim.payload import pack_units
     from utfhw.sim.stream import stream_get, stream_put
     from utfhw.sim.validation import read_verdict
 
-    dut = Validator(source="utf-8", width=4, bits=4)
-    messages = [b"A" * 16, b"A" * 17, b"\xff" * 16, b"B"]
+    dut = Validator(source="utf-8", width=4, bits=5)
+    messages = [b"A" * 31, b"A" * 32, b"\xff" * 31, b"B"]
     payloads = [payload for message in messages
                 for payload in pack_units(dut.i.payload.shape(), message)]
     got = []
@@ -86,8 +87,8 @@ def test_overflow():
     verdicts = [read_verdict(layout, payload, "utf-8") for payload in got
                 if payload & last_bit]
     assert [verdict["overflow"] for verdict in verdicts] == [False, True, False, False]
-    assert verdicts[0]["code_points"] == 16 and verdicts[0]["valid"]
-    assert (verdicts[2]["utf8_bytes"], verdicts[2]["start"]) == (48, 0)
+    assert verdicts[0]["code_points"] == 31 and verdicts[0]["valid"]
+    assert (verdicts[2]["utf8_bytes"], verdicts[2]["start"]) == (93, 0)
     # The message after one that overflowed is counted afresh.
     assert verdicts[3]["code_points"] == 1
 
