@@ -52,8 +52,9 @@ class Validator(wiring.Component):
     Capacity: four beats, one a stage.
 
     Backpressure: all stages stop together while the output is held: ``i.ready`` is
-    ``o.ready`` or a free stage, so it follows ``o.ready`` within the clock; nothing is lost or
-    duplicated, and ``o.valid`` does not depend on ``o.ready``.
+    ``o.ready`` or an empty output register, one LUT from ``o.ready`` to every stage's enable,
+    so it follows ``o.ready`` within the clock; nothing is lost or duplicated, and ``o.valid``
+    does not depend on ``o.ready``.
 
     Parameters
     ----------

@@ -4,8 +4,9 @@ and counts (:class:`ReduceVerdicts`), what they add to the message (:class:`Weig
 the message's (:class:`TallyMessages`).
 
 A validator does not rewrite its input, so the stages pass each beat on whole, one clock each,
-and all of them stop together when the output is held: each is a register stage whose
-``i.ready`` is ``o.ready`` or an empty output register.
+and all of them stop together when the output is held: each is a register stage
+(:func:`register_stage`) that moves when the next one takes, and the last moves when the
+core's output is taken or empty.
 """
 
 from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, Value, signed, unsigned
@@ -38,11 +39,18 @@ MARK_WEIGHT = (-1, -1, -3)
 _TOTALS = ("code_points", "utf16_units", "utf8_bytes")
 
 
-def register_stage(m, stage):
-    """Drive ``stage.i.ready`` and ``stage.o.valid`` as a register stage: the output register
-    loads while it is empty or being taken. Returns the signal that is high when an input beat
-    is taken (the payload and any state load then)."""
-    m.d.comb += stage.i.ready.eq(stage.o.ready | ~stage.o.valid)
+def register_stage(m, stage, *, squeeze=False):
+    """Drive ``stage.i.ready`` and ``stage.o.valid`` as a register stage, and return the signal
+    that is high when an input beat is taken (the payload and any state load then).
+
+    The output register loads whenever the next stage takes (``o.ready``), so that every
+    stage but the last moves on one enable, ``o.ready`` of the core's last stage or its empty
+    output register, which that stage alone (``squeeze``) makes: one LUT from the core's
+    ``o.ready`` to every register's enable, rather than one a stage."""
+    if squeeze:
+        m.d.comb += stage.i.ready.eq(stage.o.ready | ~stage.o.valid)
+    else:
+        m.d.comb += stage.i.ready.eq(stage.o.ready)
     with m.If(stage.i.ready):
         m.d.sync += stage.o.valid.eq(stage.i.valid)
     takes = Signal()
@@ -77,7 +85,7 @@ class LaneChecks(wiring.Component):
     It keeps the last :attr:`behind` bytes of the message's beats so far, so that each lane is
     decided from the bytes up to it; a form's checks give :meth:`verdicts` and the table of
     their errors, :attr:`ERRORS`. Every beat goes on whole, one a clock; ``i.ready`` is
-    ``o.ready`` or an empty output.
+    ``o.ready`` (see :func:`register_stage`).
 
     Parameters
     ----------
@@ -214,7 +222,7 @@ class ReduceVerdicts(wiring.Component):
 
     The first error is the lowest lane whose verdict is ``bad`` (a tree of choices, as deep as
     the log of the lanes); each count is a tree of adders. Every beat goes on, one a clock;
-    ``i.ready`` is ``o.ready`` or an empty output.
+    ``i.ready`` is ``o.ready`` (see :func:`register_stage`).
 
     Parameters
     ----------
@@ -325,7 +333,9 @@ class TallyMessages(wiring.Component):
 
     A message's positions count its bytes from 0 (from after a dropped mark, with
     ``positions_after_mark``). From ``2 ** bits`` bytes on the counts stop and ``overflow``
-    says so: the top bit of the position, so that no long comparison follows its adder. Every beat goes on, one a clock; ``i.ready`` is ``o.ready`` or an empty output.
+    says so: the top bit of the position, so that no long comparison follows its adder. Every
+    beat goes on, one a clock; ``i.ready`` is ``o.ready`` or an empty output (see
+    :func:`register_stage`).
 
     Parameters
     ----------
@@ -354,7 +364,7 @@ class TallyMessages(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes = register_stage(m, self)
+        takes = register_stage(m, self, squeeze=True)
         beat, out = self.i.payload, self.o.payload
         result = ValidationResult(self.bits)
         bits = self.bits
