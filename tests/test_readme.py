@@ -185,7 +185,7 @@ def test_readme_latencies_are_the_cores():
                      r"core, (\d+) to (\d+) for the wide core, by pair and width, (\w+) for "
                      r"the validator\)", text)
     assert said is not None
-    words = {"two": 2, "four": 4, "eight": 8}
+    words = {"two": 2, "five": 5, "eight": 8}
     from utfhw.hdl.cores.validator import Validator
     assert words[said[5]] == Validator.latency
     assert words[said[1]] == CoreSpec("utf-8", "utf-32").build().latency

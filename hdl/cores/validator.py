@@ -8,7 +8,7 @@ from amaranth.lib.wiring import In, Out, connect
 from ..forms import CODECS
 from ..unicode.layout import ByteLanes, ValidatedBytes
 from ..unicode.params import WIDTHS, check_choice, check_integer, check_width
-from ..wide.validate import ReduceVerdicts, TallyMessages, WeighBeats
+from ..wide.validate import GatherGroups, ReduceVerdicts, TallyMessages, WeighBeats
 
 
 __all__ = ["VALIDATOR_SOURCES", "validator_widths", "check_validator_width", "Validator"]
@@ -38,18 +38,19 @@ class Validator(wiring.Component):
 
     1. *check* (the form's :class:`~utfhw.hdl.wide.validate.LaneChecks`): each lane decided
        from the bytes before it, which it keeps from the message's earlier beats;
-    2. *reduce* (:class:`~utfhw.hdl.wide.validate.ReduceVerdicts`): the beat's first error and
-       counts;
-    3. *weigh* (:class:`~utfhw.hdl.wide.validate.WeighBeats`): what they add to the message;
-    4. *tally* (:class:`~utfhw.hdl.wide.validate.TallyMessages`): the message's, given with
+    2. *reduce* (:class:`~utfhw.hdl.wide.validate.ReduceVerdicts`): each group of eight
+       lanes' first error and counts;
+    3. *gather* (:class:`~utfhw.hdl.wide.validate.GatherGroups`): the beat's;
+    4. *weigh* (:class:`~utfhw.hdl.wide.validate.WeighBeats`): what they add to the message;
+    5. *tally* (:class:`~utfhw.hdl.wide.validate.TallyMessages`): the message's, given with
        its last beat.
 
-    Latency: :attr:`latency` (4) clocks from an input beat to the same beat out.
+    Latency: :attr:`latency` (5) clocks from an input beat to the same beat out.
 
     Throughput: a beat on every clock, whatever the bytes, while ``o.ready`` is high. A
     message of ``n`` bytes takes ``ceil(n / width)`` clocks (one if empty).
 
-    Capacity: four beats, one a stage.
+    Capacity: five beats, one a stage.
 
     Backpressure: all stages stop together while the output is held: ``i.ready`` is
     ``o.ready`` or an empty output register, one LUT from ``o.ready`` to every stage's enable,
@@ -81,9 +82,9 @@ class Validator(wiring.Component):
         If ``source``, ``width`` or ``bits`` is not one of the values above.
     """
     #: Clocks from an input beat to the same beat out.
-    latency = 4
+    latency = 5
     #: The most beats it holds.
-    capacity = 4
+    capacity = 5
 
     def __init__(self, *, source="utf-8", width, bits=33):
         check_choice("source", source, VALIDATOR_SOURCES)
@@ -100,6 +101,7 @@ class Validator(wiring.Component):
         self._stages = [
             ("check", check),
             ("reduce", ReduceVerdicts(width=width)),
+            ("gather", GatherGroups(width=width)),
             ("weigh", WeighBeats(width=width, errors=check.ERRORS,
                                  positions_after_mark=after_mark)),
             ("tally", TallyMessages(width=width, bits=bits, positions_after_mark=after_mark)),

@@ -1,7 +1,8 @@
 """The stages of the validators that serve every form: each lane's verdict held beside the
 bytes before it (:class:`LaneChecks`, which each form's checks extend), the beat's first error
-and counts (:class:`ReduceVerdicts`), what they add to the message (:class:`WeighBeats`), and
-the message's (:class:`TallyMessages`).
+and counts, by groups of lanes (:class:`ReduceVerdicts`) and then of groups
+(:class:`GatherGroups`), what they add to the message (:class:`WeighBeats`), and the
+message's (:class:`TallyMessages`).
 
 A validator does not rewrite its input, so the stages pass each beat on whole, one clock each,
 and all of them stop together when the output is held: each is a register stage
@@ -18,8 +19,9 @@ from ..unicode.layout import (ByteLanes, ErrorKind, LaneVerdicts, ValidatedBytes
 from ..unicode.params import check_integer, check_width
 
 
-__all__ = ["WEIGHTS", "MARK_WEIGHT", "register_stage", "below", "LaneChecks", "BeatVerdict",
-           "BeatWeight", "ReduceVerdicts", "WeighBeats", "TallyMessages"]
+__all__ = ["WEIGHTS", "MARK_WEIGHT", "GROUP_LANES", "register_stage", "below", "LaneChecks",
+           "GroupVerdicts", "BeatVerdict", "BeatWeight", "ReduceVerdicts", "GatherGroups",
+           "WeighBeats", "TallyMessages"]
 
 
 #: What each count of a :data:`~utfhw.hdl.unicode.layout.LaneVerdict` adds to the message's
@@ -196,6 +198,38 @@ class BeatVerdict(data.StructLayout):
         })
 
 
+#: Lanes a group of :class:`ReduceVerdicts` reduces alone: a tree of at most three levels.
+GROUP_LANES = 8
+
+
+def _groups(width):
+    """The groups of the ``width + 1`` lane verdicts of a beat, as ranges of lanes."""
+    return [range(start, min(start + GROUP_LANES, width + 1))
+            for start in range(0, width + 1, GROUP_LANES)]
+
+
+class GroupVerdicts(data.StructLayout):
+    """A beat of ``width`` bytes with, for each group of :data:`GROUP_LANES` lane verdicts,
+    its first error (``found`` at ``lane`` of the beat, of that lane's ``error``) and how many
+    of its lanes have each count of :data:`WEIGHTS`."""
+    def __init__(self, width):
+        check_width(width)
+        self.width = width
+        group = data.StructLayout({
+            "found": unsigned(1),
+            "lane":  range(width + 1),
+            "error": unsigned(3),
+            **{name: range(GROUP_LANES + 1) for name in WEIGHTS},
+        })
+        super().__init__({
+            "data":   unsigned(8 * width),
+            "count":  range(width + 1),
+            "mark":   unsigned(1),
+            "groups": data.ArrayLayout(group, len(_groups(width))),
+            "last":   unsigned(1),
+        })
+
+
 class BeatWeight(data.StructLayout):
     """A beat of ``width`` bytes with what it adds to its message: its first error (``found``,
     its ``kind``, and CPython's ``start`` and ``end`` from the beat's first byte, after any mark
@@ -218,11 +252,9 @@ class BeatWeight(data.StructLayout):
 
 
 class ReduceVerdicts(wiring.Component):
-    """Each beat's lane verdicts reduced to its first error and its counts, a clock later.
-
-    The first error is the lowest lane whose verdict is ``bad`` (a tree of choices, as deep as
-    the log of the lanes); each count is a tree of adders. Every beat goes on, one a clock;
-    ``i.ready`` is ``o.ready`` (see :func:`register_stage`).
+    """Each beat's lane verdicts reduced, a group of :data:`GROUP_LANES` lanes at a time, to
+    each group's first error and counts, a clock later: trees of at most three levels of
+    choices and of adders, so that the stage's depth does not grow with the width.
 
     Parameters
     ----------
@@ -232,13 +264,58 @@ class ReduceVerdicts(wiring.Component):
     Attributes
     ----------
     i : :py:`In(stream.Signature(LaneVerdicts(width)))`
-    o : :py:`Out(stream.Signature(BeatVerdict(width)))`
+    o : :py:`Out(stream.Signature(GroupVerdicts(width)))`
     """
     def __init__(self, *, width):
         check_width(width)
         self.width = width
         super().__init__({
             "i": In(stream.Signature(LaneVerdicts(width))),
+            "o": Out(stream.Signature(GroupVerdicts(width))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        takes = register_stage(m, self)
+        beat, out = self.i.payload, self.o.payload
+        with m.If(takes):
+            m.d.sync += [
+                out.data.eq(beat.data),
+                out.count.eq(beat.count),
+                out.last.eq(beat.last),
+                out.mark.eq(beat.mark),
+            ]
+            for group, lanes in zip(out.groups, _groups(self.width)):
+                verdicts = [beat.lanes[lane] for lane in lanes]
+                found, chosen = _first([(verdict.bad, Cat(Const(lane, range(self.width + 1)),
+                                                          verdict.error))
+                                        for lane, verdict in zip(lanes, verdicts)])
+                m.d.sync += [group.found.eq(found), Cat(group.lane, group.error).eq(chosen)]
+                for name in WEIGHTS:
+                    m.d.sync += group[name].eq(_popcount([verdict[name]
+                                                          for verdict in verdicts]))
+        return m
+
+
+class GatherGroups(wiring.Component):
+    """Each beat's groups gathered into its first error and its counts, a clock later: at
+    W = 64, a choice among nine groups and sums of nine small counts.
+
+    Parameters
+    ----------
+    width : :class:`int`
+        Bytes a beat.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(GroupVerdicts(width)))`
+    o : :py:`Out(stream.Signature(BeatVerdict(width)))`
+    """
+    def __init__(self, *, width):
+        check_width(width)
+        self.width = width
+        super().__init__({
+            "i": In(stream.Signature(GroupVerdicts(width))),
             "o": Out(stream.Signature(BeatVerdict(width))),
         })
 
@@ -246,9 +323,8 @@ class ReduceVerdicts(wiring.Component):
         m = Module()
         takes = register_stage(m, self)
         beat, out = self.i.payload, self.o.payload
-        lanes = [beat.lanes[lane] for lane in range(self.width + 1)]
-        found, chosen = _first([(lane.bad, Cat(Const(index, range(self.width + 1)), lane.error))
-                                for index, lane in enumerate(lanes)])
+        groups = [beat.groups[index] for index in range(len(_groups(self.width)))]
+        found, chosen = _first([(group.found, Cat(group.lane, group.error)) for group in groups])
         with m.If(takes):
             m.d.sync += [
                 out.data.eq(beat.data),
@@ -259,7 +335,10 @@ class ReduceVerdicts(wiring.Component):
                 Cat(out.lane, out.error).eq(chosen),
             ]
             for name in WEIGHTS:
-                m.d.sync += out[name].eq(_popcount([lane[name] for lane in lanes]))
+                total = groups[0][name]
+                for group in groups[1:]:
+                    total = total + group[name]
+                m.d.sync += out[name].eq(total)
         return m
 
 

@@ -798,7 +798,7 @@ def test_validator_passes_its_input_through(tmp_path, source, width):
     the stream rules and nothing lost."""
     from utfhw.formal.properties import PassThrough
     from utfhw.hdl.cores.validator import Validator
-    result = check(PassThrough(Validator(source=source, width=width)), mode="prove", depth=4,
+    result = check(PassThrough(Validator(source=source, width=width)), mode="prove", depth=6,
                    directory=tmp_path)
     assert result.passed, result.failures
 
@@ -818,7 +818,7 @@ def test_validator_pass_through_catches_a_changed_byte(tmp_path):
 
     validator = Validator(source="utf-8", width=4)
     validator._stages[1] = ("reduce", ChangesAByte(width=4))
-    result = check(PassThrough(validator), mode="prove", depth=4, directory=tmp_path)
+    result = check(PassThrough(validator), mode="prove", depth=6, directory=tmp_path)
     assert not result.passed
     assert any("unchanged" in failure or "of its place" in failure
                for failure in result.failures), result.failures
