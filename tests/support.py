@@ -365,3 +365,16 @@ def random_messages(rng, width, count):
 #: Every message of one to three class-edge bytes.
 CLASS_MESSAGES = [bytes(message) for length in (1, 2, 3)
                   for message in itertools.product(TRICKY_BYTES, repeat=length)]
+
+
+def cpython_verdict(message, source):
+    """What CPython says of ``message``, as the fields of a Validation."""
+    text = message.decode(source, "replace")
+    verdict = {"valid": True, "start": None, "end": None, "reason": None,
+               "code_points": len(text), "utf16_units": len(text.encode("utf-16-le")) // 2,
+               "utf8_bytes": len(text.encode("utf-8"))}
+    try:
+        message.decode(source)
+    except UnicodeDecodeError as error:
+        verdict.update(valid=False, start=error.start, end=error.end, reason=error.reason)
+    return verdict

@@ -60,6 +60,12 @@ def register_stage(m, stage, *, squeeze=False):
     return takes
 
 
+def _pass_on(beat, out, *, mark=True):
+    """The statements that carry a beat's bytes, count, last (and mark) to the next stage."""
+    moves = [out.data.eq(beat.data), out.count.eq(beat.count), out.last.eq(beat.last)]
+    return moves + ([out.mark.eq(beat.mark)] if mark else [])
+
+
 def below(value, constant):
     """``value < constant`` for a constant, as logic of ``value``'s bits (a comparison with a
     constant would become a carry chain of its own): some bit where the constant has a one
@@ -279,12 +285,7 @@ class ReduceVerdicts(wiring.Component):
         takes = register_stage(m, self)
         beat, out = self.i.payload, self.o.payload
         with m.If(takes):
-            m.d.sync += [
-                out.data.eq(beat.data),
-                out.count.eq(beat.count),
-                out.last.eq(beat.last),
-                out.mark.eq(beat.mark),
-            ]
+            m.d.sync += _pass_on(beat, out)
             for group, lanes in zip(out.groups, _groups(self.width)):
                 verdicts = [beat.lanes[lane] for lane in lanes]
                 found, chosen = _first([(verdict.bad, Cat(Const(lane, range(self.width + 1)),
@@ -326,11 +327,7 @@ class GatherGroups(wiring.Component):
         groups = [beat.groups[index] for index in range(len(_groups(self.width)))]
         found, chosen = _first([(group.found, Cat(group.lane, group.error)) for group in groups])
         with m.If(takes):
-            m.d.sync += [
-                out.data.eq(beat.data),
-                out.count.eq(beat.count),
-                out.last.eq(beat.last),
-                out.mark.eq(beat.mark),
+            m.d.sync += _pass_on(beat, out) + [
                 out.found.eq(found),
                 Cat(out.lane, out.error).eq(chosen),
             ]
@@ -381,10 +378,7 @@ class WeighBeats(wiring.Component):
         aheads = Array(Const(ahead, 3) for _, _, ahead in errors)
         shift = Mux(beat.mark, 3 if self._after_mark else 0, 0)
         with m.If(takes):
-            m.d.sync += [
-                out.data.eq(beat.data),
-                out.count.eq(beat.count),
-                out.last.eq(beat.last),
+            m.d.sync += _pass_on(beat, out, mark=False) + [
                 out.found.eq(beat.found),
                 out.mark.eq(beat.mark),
                 out.kind.eq(kinds[beat.error]),
@@ -472,12 +466,7 @@ class TallyMessages(wiring.Component):
         new_end = Mux(here, (position + beat.end)[:bits], end)
 
         with m.If(takes):
-            m.d.sync += [
-                out.data.eq(beat.data),
-                out.count.eq(beat.count),
-                out.last.eq(beat.last),
-                out.result.eq(0),
-            ]
+            m.d.sync += _pass_on(beat, out, mark=False) + [out.result.eq(0)]
             with m.If(beat.last):
                 m.d.sync += [
                     out.result.valid.eq(~(found | beat.found)),

@@ -15,23 +15,10 @@ from utfhw.hdl.forms import CODECS, plain_codec
 from utfhw.sim import validate_messages
 from utfhw.sim.verilator import verilator_available
 
-from support import EDGES_25, corpus_messages
+from support import EDGES_25, corpus_messages, cpython_verdict
 
 
 pytestmark = pytest.mark.skipif(not verilator_available(), reason="Verilator is not installed")
-
-
-def cpython_verdict(message, source):
-    """What CPython says of ``message``, as the fields of a Validation."""
-    text = message.decode(source, "replace")
-    verdict = {"valid": True, "start": None, "end": None, "reason": None,
-               "code_points": len(text), "utf16_units": len(text.encode("utf-16-le")) // 2,
-               "utf8_bytes": len(text.encode("utf-8"))}
-    try:
-        message.decode(source)
-    except UnicodeDecodeError as error:
-        verdict.update(valid=False, start=error.start, end=error.end, reason=error.reason)
-    return verdict
 
 
 def check(messages, source, width, *, stall=0.3, seed=0):

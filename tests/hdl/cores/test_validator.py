@@ -11,18 +11,7 @@ from utfhw.hdl import Validator
 from utfhw.hdl.forms import CODECS
 from utfhw.sim import validate, validate_messages
 
-
-def cpython_verdict(message, source):
-    """What CPython says of ``message``, as the fields of a Validation."""
-    text = message.decode(source, "replace")
-    verdict = {"valid": True, "start": None, "end": None, "reason": None,
-               "code_points": len(text), "utf16_units": len(text.encode("utf-16-le")) // 2,
-               "utf8_bytes": len(text.encode("utf-8"))}
-    try:
-        message.decode(source)
-    except UnicodeDecodeError as error:
-        verdict.update(valid=False, start=error.start, end=error.end, reason=error.reason)
-    return verdict
+from support import cpython_verdict
 
 
 def check_verdicts(messages, results, source):
