@@ -15,7 +15,8 @@ from .checker import PropertyBench
 __all__ = ["StreamProperties", "DecoderProperties", "EncoderProperties", "PipelineProperties",
            "WideStreamProperties", "WideProperties", "FixedLatency", "WindowAccounting",
            "RepackerAccounting", "QueueAccounting", "WideEquivalence", "ReadyView",
-           "AXIStreamRules", "ResetToInitial", "ResetEquivalence", "PassThrough", "handshake_outputs",
+           "AXIStreamRules", "ResetToInitial", "ResetEquivalence", "PassThrough",
+           "ValidatorEquivalence", "handshake_outputs",
            "reset_registers", "visible_output"]
 
 
@@ -694,30 +695,11 @@ class WideProperties(WideStreamProperties):
                                "every output beat but a message's last is full")
 
 
-class WideEquivalence(wiring.Component):
-    """The wide core and the scalar :class:`~utfhw.hdl.cores.transcoder.Transcoder` fed the same
-    bytes: they must emit the same units, with the same error kinds, in the same order.
-
-    The bench sends one message of ``beats`` beats to ``wide`` (bytes and the last beat's count
-    are free inputs, every earlier beat full), then the same bytes one unit a clock to
-    ``scalar``,
-    and keeps the scalar's units. Each unit the wide core gives is asserted equal to the
-    scalar's unit at the same place, the wide core's last beat to come when the scalar's has
-    and to close the same number of units, and that last beat to come within ``deadline``
-    clocks (so the check cannot pass by the wide core saying nothing).
-
-    Parameters
-    ----------
-    wide, scalar : wiring.Component
-        Cores with streams ``i`` and ``o``; the wide one takes
-        :class:`~utfhw.hdl.unicode.layout.ByteLanes`, the scalar one
-        :class:`~utfhw.hdl.unicode.layout.UnitBytes` of the source's unit. Both outputs are
-        always ready.
-    beats : int
-        Input beats of the message.
-    deadline : int
-        Clocks from reset by which the wide core's last beat must have come.
-    """
+class _OneMessage(wiring.Component):
+    """A bench that sends one message of ``beats`` beats to ``wide`` (bytes and the last beat's
+    count are free inputs, every earlier beat full), then the same bytes one code unit a clock
+    to ``scalar`` (one empty beat if none; the last beat with the bytes that are left), both
+    outputs always ready, and leaves the comparison to :meth:`compare`."""
     def __init__(self, wide, scalar, *, beats, deadline):
         self.wide = wide
         self.scalar = scalar
@@ -752,8 +734,6 @@ class WideEquivalence(wiring.Component):
             for index in range(width):
                 m.d.sync += kept[sent * width + index].eq(self.data[8 * index:8 * index + 8])
 
-        # Then the same bytes one code unit a clock into the scalar core (one empty beat if
-        # none; the last beat with the bytes that are left).
         unit = scalar.i.payload.shape().width
         fed = Signal(range(width * beats + unit + 1))
         fed_all = Signal()
@@ -769,6 +749,44 @@ class WideEquivalence(wiring.Component):
             with m.If(fed + unit >= length):
                 m.d.sync += fed_all.eq(1)
 
+        wide_done = Signal()
+        with m.If(wide.o.valid & wide.o.payload.last):
+            m.d.comb += Assert(~wide_done, "one last beat")
+            m.d.sync += wide_done.eq(1)
+        clock = Signal(range(self.deadline + 2))
+        m.d.sync += clock.eq(Mux(clock > self.deadline, clock, clock + 1))
+        with m.If(clock == self.deadline):
+            m.d.comb += Assert(wide_done, "the wide core's last beat within the deadline")
+        self.compare(m, length)
+        return m
+
+    def compare(self, m, length):
+        raise NotImplementedError
+
+
+class WideEquivalence(_OneMessage):
+    """The wide core and the scalar :class:`~utfhw.hdl.cores.transcoder.Transcoder` fed the same
+    bytes: they must emit the same units, with the same error kinds, in the same order.
+
+    The bench sends one message of ``beats`` beats to ``wide``, then the same bytes one unit a
+    clock to ``scalar``, and keeps the scalar's units. Each unit the wide core gives is
+    asserted equal to the scalar's unit at the same place, the wide core's last beat to come
+    when the scalar's has and to close the same number of units, and that last beat to come
+    within ``deadline`` clocks (so the check cannot pass by the wide core saying nothing).
+
+    Parameters
+    ----------
+    wide, scalar : wiring.Component
+        Cores with streams ``i`` and ``o``; the wide one takes
+        :class:`~utfhw.hdl.unicode.layout.ByteLanes`, the scalar one
+        :class:`~utfhw.hdl.unicode.layout.UnitBytes` of the source's unit.
+    beats : int
+        Input beats of the message.
+    deadline : int
+        Clocks from reset by which the wide core's last beat must have come.
+    """
+    def compare(self, m, length):
+        wide, scalar, beats = self.wide, self.scalar, self.beats
         # The scalar core's units, in order.
         # Each input beat gives at most a beat of units (from UTF-8 to UTF-8, a beat for each of
         # its clocks), and a mark-writing target three more.
@@ -790,7 +808,6 @@ class WideEquivalence(wiring.Component):
         # The wide core's units against them.
         out = wide.o.payload
         seen = Signal(range(most + len(out.lanes) + 1))
-        wide_done = Signal()
         with m.If(wide.o.valid):
             for lane in range(len(out.lanes)):
                 with m.If(lane < out.count):
@@ -803,14 +820,110 @@ class WideEquivalence(wiring.Component):
             m.d.sync += seen.eq(seen + out.count)
             with m.If(out.last):
                 m.d.comb += [Assert(scalar_done, "the message ends after the scalar one"),
-                             Assert(seen + out.count == produced, "as many units"),
-                             Assert(~wide_done, "one last beat")]
-                m.d.sync += wide_done.eq(1)
-        clock = Signal(range(self.deadline + 2))
-        m.d.sync += clock.eq(Mux(clock > self.deadline, clock, clock + 1))
-        with m.If(clock == self.deadline):
-            m.d.comb += Assert(wide_done, "the wide core's last beat within the deadline")
-        return m
+                             Assert(seen + out.count == produced, "as many units")]
+
+
+#: Bytes of a well-formed code point in each source form (the validator's positions count
+#: them): UTF-8's shortest form, UTF-16's one or two units, one UTF-32 unit, one byte.
+_SOURCE_BYTES = {
+    "utf-8": _utf8_length,
+    "utf-16": lambda code_point: 2 * _utf16_length(code_point),
+    "utf-32": lambda code_point: 4,
+    "latin-1": lambda code_point: 1,
+    "ascii": lambda code_point: 1,
+}
+
+
+class ValidatorEquivalence(_OneMessage):
+    """A validator's verdict and the scalar decoder's first error, for the same bytes.
+
+    The bench sends one message of ``beats`` beats to the validator, then the same bytes one
+    unit a clock to ``scalar``, a :class:`~utfhw.hdl.cores.transcoder.Transcoder` from the
+    validator's source to ``utf-32-le`` with ``errors="replace"`` (so each of its units is one
+    code point, or a replacement with its error kind). From the scalar's units it keeps the
+    message's lengths (code points, UTF-16 units and UTF-8 bytes, a replacement counting as
+    U+FFFD) and its first error: the kind, and the bytes of the code points before it (its
+    ``start``). The validator's result must say the same: ``valid`` exactly when there is no
+    error, the kind and ``start`` of the first, and the three lengths.
+
+    The scalar's units carry no byte positions, so the first error's ``end`` is checked
+    where the units fix it: when the message has no other error, the bytes after the first
+    error are those of the code points that follow it, and ``end`` is the message's length
+    less them. Otherwise ``start < end <= length``.
+
+    Parameters
+    ----------
+    validator : :class:`~utfhw.hdl.cores.validator.Validator`
+    scalar : :class:`~utfhw.hdl.cores.transcoder.Transcoder`
+        From the validator's source to ``utf-32-le``, ``errors="replace"``.
+    beats, deadline : int
+        As for :class:`WideEquivalence`.
+    """
+    def compare(self, m, length):
+        result = self.wide.o.payload.result
+        bits = len(result.start)
+        source_bytes = _SOURCE_BYTES[CODECS[self.wide.source].form.name]
+
+        # The scalar's lengths and first error, lane by lane.
+        totals = {name: Signal(bits + 2, name=f"scalar_{name}")
+                  for name in ("code_points", "utf16_units", "utf8_bytes", "start", "after")}
+        found = Signal()            # an error seen
+        more = Signal()             # a second error seen
+        kind = Signal(ErrorKind)
+        kept_state = dict(totals, found=found, more=more, kind=kind)
+        now = dict(kept_state)
+        out = self.scalar.o.payload
+        for lane in range(len(out.lanes)):
+            code_point = out.lanes[lane].data
+            error = out.lanes[lane].error != ErrorKind.NONE
+            there = self.scalar.o.valid & (lane < out.count)
+            step = {
+                "code_points": now["code_points"] + 1,
+                "utf16_units": now["utf16_units"] + _utf16_length(code_point),
+                "utf8_bytes": now["utf8_bytes"] + _utf8_length(code_point),
+                "start": Mux(now["found"] | error, now["start"],
+                             now["start"] + source_bytes(code_point)),
+                "after": Mux(now["found"] & ~error, now["after"] + source_bytes(code_point),
+                             now["after"]),
+                "found": now["found"] | error,
+                "more": now["more"] | (now["found"] & error),
+                "kind": Mux(~now["found"] & error, out.lanes[lane].error, now["kind"]),
+            }
+            following = {}
+            for name, value in step.items():
+                following[name] = Signal.like(now[name], name=f"{name}_{lane}")
+                m.d.comb += following[name].eq(Mux(there, value, now[name]))
+            now = following
+        m.d.sync += [kept_state[name].eq(value) for name, value in now.items()]
+        scalar_done = Signal()
+        with m.If(self.scalar.o.valid & out.last):
+            m.d.sync += scalar_done.eq(1)
+
+        # The validator's result, kept from its last beat.
+        kept = Signal.like(result)
+        have = Signal()
+        with m.If(self.wide.o.valid & self.wide.o.payload.last):
+            m.d.sync += [kept.eq(result), have.eq(1)]
+        with m.If(have & scalar_done):
+            m.d.comb += [
+                Assert(kept.valid == ~found, "valid exactly when the decoder finds no error"),
+                Assert(kept.kind.as_value() == Mux(found, kind, ErrorKind.NONE),
+                       "the decoder's first error kind"),
+                Assert(kept.start == Mux(found, totals["start"], 0),
+                       "start: the bytes of the code points before the first error"),
+                Assert(kept.code_points == totals["code_points"], "the decoder's code points"),
+                Assert(kept.utf16_units == totals["utf16_units"], "its UTF-16 units"),
+                Assert(kept.utf8_bytes == totals["utf8_bytes"], "its UTF-8 bytes"),
+                Assert(~kept.overflow, "no overflow"),
+            ]
+            with m.If(~found):
+                m.d.comb += Assert(kept.end == 0, "end 0 when valid")
+            with m.Elif(~more):
+                m.d.comb += Assert(kept.end == length - totals["after"],
+                                   "end: the bytes of the code points after the one error")
+            with m.Else():
+                m.d.comb += Assert((kept.start < kept.end) & (kept.end <= length),
+                                   "end after start, within the message")
 
 
 class ReadyView(wiring.Component):

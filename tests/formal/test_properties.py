@@ -11,7 +11,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In
 
 from conftest import FULL_SWEEP
-from utfhw.hdl.forms import FORMS
+from utfhw.hdl.forms import CODECS as CORE_CODECS, FORMS
 from utfhw.hdl.scalar.single_byte import ReplaceUnencodable, SingleByteDecoder, SingleByteEncoder
 from utfhw.hdl import (UTF8Decoder, UTF8Encoder, UTF16Decoder, UTF16Encoder, UTF32Decoder,
                        UTF32Encoder, ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper,
@@ -28,13 +28,14 @@ from utfhw.formal.properties import (AXIStreamRules, DecoderProperties, EncoderP
                                   FixedLatency,
                                   PipelineProperties, QueueAccounting, ReadyView,
                                   RepackerAccounting, ResetEquivalence, ResetToInitial,
-                                  StreamProperties, WideEquivalence, WideProperties,
-                                  WindowAccounting)
+                                  StreamProperties, ValidatorEquivalence, WideEquivalence,
+                                  WideProperties, WindowAccounting)
 from utfhw.hdl.lanes.compact import Compactor
 from utfhw.hdl.lanes.queue import CreditQueue
 from utfhw.hdl.lanes.repack import Repacker
 from utfhw.hdl.forms.utf8.wide import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
 from utfhw.hdl.lanes.window import LaneWindow
+from utfhw.hdl.cores.validator import Validator
 from utfhw.hdl.cores.wide import WideTranscoder, WideUTF8ToUTF16
 from utfhw.hdl.wide.encode import EncodeLanes
 from utfhw.hdl.forms.utf16.wide import ClassifyUTF16Lanes, DecodeUTF16Positions
@@ -822,3 +823,54 @@ def test_validator_pass_through_catches_a_changed_byte(tmp_path):
     assert not result.passed
     assert any("unchanged" in failure or "of its place" in failure
                for failure in result.failures), result.failures
+
+
+def validator_equivalence(validator, beats=2):
+    unit = CORE_CODECS[validator.source].unit_bytes
+    depth = beats + beats * validator.width // unit + Transcoder.latency + 4
+    bench = ValidatorEquivalence(validator, Transcoder(source=validator.source,
+                                                       target="utf-32-le"),
+                                 beats=beats, deadline=beats + validator.latency + 2)
+    return bench, depth
+
+
+@pytest.mark.parametrize("source", ["utf-8", "utf-16-le", "utf-32-be", "ascii"])
+def test_validator_verdict_is_the_scalar_decoders(tmp_path, source):
+    """A validator at width 4 and the scalar decoder (a Transcoder to UTF-32), fed the same
+    message of two beats of any bytes, the last of any length: the same first error (kind
+    and start), its end where the decoder's units fix it, and the same lengths."""
+    bench, depth = validator_equivalence(Validator(source=source, width=4, bits=6))
+    result = check(bench, mode="bmc", depth=depth, directory=tmp_path)
+    assert result.passed, result.failures
+
+
+def changes_result(field, when, change):
+    """A tamper that gives the result's ``field`` as ``change(field)`` when ``when(result)``."""
+    def tamper(m, inner, outer):
+        payload = Signal.like(inner.payload)
+        m.d.comb += payload.eq(inner.payload)
+        result = inner.payload.result
+        with m.If(when(result)):
+            m.d.comb += payload.result[field].eq(change(result[field]))
+        passes_through(m, inner, outer, payload=payload)
+    return tamper
+
+
+@pytest.mark.parametrize("source,tamper,expected", [
+    ("utf-8", changes_result("kind", lambda r: r.kind == ErrorKind.INVALID_CONTINUATION_BYTE,
+                             lambda kind: ErrorKind.UNEXPECTED_END_OF_DATA), "first error kind"),
+    ("utf-8", changes_result("end", lambda r: r.end > r.start + 1, lambda end: end - 1),
+     "end: the bytes"),
+    ("utf-16-le", changes_result("start", lambda r: r.start != 0, lambda start: start - 2),
+     "start: the bytes"),
+    ("utf-32-be", changes_result("utf8_bytes", lambda r: r.utf8_bytes > 4,
+                                 lambda count: count - 1), "UTF-8 bytes"),
+    ("ascii", changes_result("valid", lambda r: r.code_points == 5, lambda valid: ~valid),
+     "valid exactly when"),
+], ids=["kind", "end", "start", "length", "valid"])
+def test_validator_verdict_broken_variant_fails(tmp_path, source, tamper, expected):
+    bench, depth = validator_equivalence(Tampered(tamper, Validator(source=source, width=4,
+                                                                     bits=6)))
+    result = check(bench, mode="bmc", depth=depth, directory=tmp_path)
+    assert not result.passed
+    assert any(expected in failure for failure in result.failures), result.failures
