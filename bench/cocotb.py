@@ -10,6 +10,9 @@ The bench reads its settings from the environment:
 ``UTFHW_SOURCE``, ``UTFHW_TARGET``, ``UTFHW_ERRORS``, ``UTFHW_WIDTH``
     The pipeline the Verilog was generated for (defaults: ``utf-8``, ``utf-16-le``,
     ``replace``, and no width: the ``Transcoder``), as given to ``utfhw generate``.
+``UTFHW_VALIDATE``
+    ``1`` for the validator of ``UTFHW_SOURCE`` at ``UTFHW_WIDTH`` (``--validate``): its
+    beats are scored by :mod:`utfhw.bench.golden` against CPython's verdict.
 ``UTFHW_STALL``, ``UTFHW_SEED``
     Stall probability on each side (default 0.3) and the random seed (default 0).
 ``UTFHW_MESSAGES``
@@ -55,7 +58,15 @@ def settings():
         "width": int(os.environ["UTFHW_WIDTH"]) if os.environ.get("UTFHW_WIDTH") else None,
         "empty_beats": os.environ.get("UTFHW_EMPTY_BEATS", "1") == "1",
         "verbose": os.environ.get("UTFHW_VERBOSE", "0") == "1",
+        "validate": os.environ.get("UTFHW_VALIDATE", "0") == "1",
     }
+
+
+def bench_spec(config):
+    """The :class:`~utfhw.hdl.cores.CoreSpec` the settings name."""
+    from ..hdl.cores import CoreSpec
+    return CoreSpec.of(config["source"], config["target"], errors=config["errors"],
+                       width=config["width"], validate=config["validate"])
 
 
 def quiet_loggers(verbose, *names):
@@ -82,15 +93,13 @@ if cocotb is not None:
     @cocotb.test()
     async def transcodes_like_the_reference_model(dut):
         """Every output beat equals the reference model's, under random stalls."""
-        from ..hdl.cores import CoreSpec
         from ..sim.payload import pack_units
         from .golden import Scoreboard
         from .stimulus import stress_messages
 
         config = settings()
         quiet_loggers(config["verbose"])
-        spec = CoreSpec.of(config["source"], config["target"], errors=config["errors"],
-                           width=config["width"])
+        spec = bench_spec(config)
         messages = stress_messages(spec.source, config["seed"], config["messages"])
         payloads = [payload for message in messages
                     for payload in pack_units(spec.input_layout, message)]
@@ -142,7 +151,7 @@ if cocotb is not None:
 
 def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icarus",
         interface="stream", build_dir=None, stall=0.3, seed=0, messages=None, verbose=False,
-        judge_as=None, width=None, empty_beats=True):
+        judge_as=None, width=None, empty_beats=True, validate=False):
     """Generate the pipeline's Verilog with ``interface``'s ports (one of :data:`INTERFACES`),
     build it with cocotb's runner on ``simulator`` (one of :data:`SIMULATORS`) and run the
     interface's bench on it; with ``width``, the wide core's; without ``empty_beats``, the
@@ -161,7 +170,7 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
     from ..hdl.unicode.params import check_choice, check_errors
 
     check_errors(errors)
-    spec = CoreSpec.of(source, target, errors=errors, width=width)
+    spec = CoreSpec.of(source, target, errors=errors, width=width, validate=validate)
     check_choice("simulator", simulator, SIMULATORS)
     check_choice("interface", interface, INTERFACES)
     try:
@@ -226,7 +235,8 @@ def _run_in(build_dir, *, spec, simulator, interface, stall, seed, messages, ver
     environment = {"UTFHW_SOURCE": spec.source, "UTFHW_TARGET": spec.target,
                    "UTFHW_ERRORS": spec.errors, "UTFHW_STALL": str(stall),
                    "UTFHW_SEED": str(seed), "UTFHW_EMPTY_BEATS": str(int(empty_beats)),
-                   "UTFHW_VERBOSE": str(int(verbose))}
+                   "UTFHW_VERBOSE": str(int(verbose)),
+                   "UTFHW_VALIDATE": str(int(spec.kind == "validator"))}
     if spec.width is not None:
         environment["UTFHW_WIDTH"] = str(spec.width)
     if messages:

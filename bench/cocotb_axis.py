@@ -16,7 +16,7 @@ variables as :mod:`utfhw.bench.cocotb`; run it with ``utfhw cocotb --interface a
 
 import random
 
-from .cocotb import quiet_loggers, settings
+from .cocotb import bench_spec, quiet_loggers, settings
 from .stimulus import stress_messages
 
 
@@ -43,12 +43,10 @@ if cocotb is not None:
     async def transcodes_like_the_reference_model(dut):
         """Every output unit and error kind equals the reference model's, under random
         pauses on both sides."""
-        from ..hdl.cores import CoreSpec
         from .golden import Scoreboard
 
         config = settings()
-        spec = CoreSpec.of(config["source"], config["target"], errors=config["errors"],
-                           width=config["width"])
+        spec = bench_spec(config)
         messages = [message for message in stress_messages(spec.source, config["seed"],
                                                         config["messages"]) if message]
         rng = random.Random(config["seed"])

@@ -58,6 +58,8 @@ def write_fusesoc_core(directory, module, *, spec, interface="stream", empty_bea
     directory.mkdir(parents=True, exist_ok=True)
     source, target, errors = spec.source, spec.target, spec.hardware_errors
     name = module.name
+    what = (f"validator of {source}, {spec.width} bytes a clock" if spec.kind == "validator"
+            else f"{source} to {target} (errors={errors})")
     (directory / f"{name}.v").write_text(module.text)
     (directory / f"{name}.json").write_text(json.dumps(module.ports, indent=2) + "\n")
     (directory / "find_verilator.sh").write_text(FIND_VERILATOR)
@@ -65,7 +67,7 @@ def write_fusesoc_core(directory, module, *, spec, interface="stream", empty_bea
     lines = [
         "CAPI=2:",
         f"name: {core_vlnv(name)}",
-        f"description: {source} to {target} (errors={errors}), exact to CPython, from utfhw",
+        f"description: {what}, exact to CPython, from utfhw",
         "",
         "filesets:",
         "  rtl:",

@@ -7,7 +7,10 @@ core's own ports: ``o__payload`` an integer, lanes, ``count`` and ``last`` field
 ``"axis"`` (``m_axis_tdata``, ``m_axis_tkeep``, ``m_axis_tlast``, ``m_axis_tuser``). Units are
 in wire order, ``[7:0]`` first on the wire: ``A`` in UTF-32-BE is the lane value
 ``0x41000000``. The beats come from the reference model (:mod:`utfhw.model`), which the tests
-hold to the cores beat for beat and to CPython byte for byte.
+hold to the cores beat for beat and to CPython byte for byte. A validator's are its input
+beats, with CPython's verdict on the message as the
+:class:`~utfhw.hdl.unicode.layout.ValidationResult` of its last beat (``o__payload``'s
+``result``, or ``m_axis_tuser`` on the ``m_axis_tlast`` beat; 0 on the other beats).
 
 What a beat leaves open is not compared: lanes at or above ``count`` (stream), the bytes and
 error kinds of lanes ``m_axis_tkeep`` does not keep (AXI4-Stream).
@@ -21,11 +24,12 @@ from ..hdl.unicode.layout import ErrorKind
 from ..hdl.unicode.params import check_choice
 from ..model.reference import decode_items
 from ..model.wide import expected_beats as _model_beats
-from ..sim.payload import LaneFormat
+from ..sim.payload import LaneFormat, VerdictFormat
+from ..sim.validation import read_result
 
 
 __all__ = ["AxisBeat", "INTERFACES", "expected_beats", "check_beats", "BeatMismatch",
-           "Scoreboard"]
+           "Scoreboard", "cpython_result"]
 
 
 #: The bits of a lane's ``tuser`` that hold its error kind.
@@ -77,6 +81,9 @@ def expected_beats(messages, spec, *, interface="stream", empty_beats=True):
     integer (lanes above ``count`` 0), with ``"axis"`` an :class:`AxisBeat` (lanes not kept 0).
     ``empty_beats=False`` is a module made with ``--no-empty-beats``."""
     check_choice("interface", interface, INTERFACES)
+    if spec.kind == "validator":
+        return [[_verdict_beat(beat, spec, interface) for beat in _verdict_beats(spec, message)]
+                for message in messages]
     lanes = LaneFormat(spec.output_layout)
     result = []
     for message in messages:
@@ -88,6 +95,111 @@ def expected_beats(messages, spec, *, interface="stream", empty_beats=True):
             result.append([_axis_beat(units, last, unit_bytes=unit_bytes)
                            for units, last in beats])
     return result
+
+
+def cpython_result(message, spec):
+    """The bits of the :class:`~utfhw.hdl.unicode.layout.ValidationResult` the validator
+    ``spec`` names must give for ``message``: CPython's verdict, ``message.decode(source)``'s
+    error (its kind, from the reason, and ``start`` and ``end``) and the lengths of
+    ``message.decode(source, "replace")``."""
+    layout = spec.output_layout["result"].shape
+    message = bytes(message)
+    if len(message) >= 1 << layout.bits:
+        raise ValueError(f"a message of {len(message)} bytes is past the validator's count "
+                         f"(fewer than 2**{layout.bits} bytes)")
+    text = message.decode(spec.source, "replace")
+    fields = {"valid": 1, "code_points": len(text),
+              "utf16_units": len(text.encode("utf-16-le")) // 2,
+              "utf8_bytes": len(text.encode("utf-8"))}
+    try:
+        message.decode(spec.source)
+    except UnicodeDecodeError as error:
+        kinds = {reason: kind for kind, reason in CODECS[spec.source].form.error_kinds.items()}
+        fields.update(valid=0, kind=kinds[error.reason].value, start=error.start, end=error.end)
+    return sum(value << layout[name].offset for name, value in fields.items())
+
+
+def _verdict_beats(spec, message):
+    """A validator's output beats for one message: ``(data, result, last)``, its bytes
+    ``spec.width`` a beat (one empty beat if none) and the result's bits on the last."""
+    message = bytes(message)
+    width = spec.width
+    chunks = [message[start:start + width] for start in range(0, len(message), width)] or [b""]
+    result = cpython_result(message, spec)
+    return [(chunk, result if index == len(chunks) - 1 else 0, index == len(chunks) - 1)
+            for index, chunk in enumerate(chunks)]
+
+
+def _verdict_beat(beat, spec, interface):
+    data, result, last = beat
+    if interface == "axis":
+        return AxisBeat(int.from_bytes(data, "little"), (1 << len(data)) - 1, last, result)
+    layout = spec.output_layout
+    return (int.from_bytes(data, "little") | (len(data) << layout["count"].offset)
+            | (result << layout["result"].offset) | (int(last) << layout["last"].offset))
+
+
+def _as_verdict_beat(beat, spec, interface):
+    """A validator DUT's beat as ``(data, result, last, flags)``: ``flags`` the bits of
+    ``m_axis_tuser`` above the result (a protocol error)."""
+    if interface == "stream":
+        if isinstance(beat, int):
+            (data, result), last = VerdictFormat(spec.output_layout).unpack(beat)
+        else:
+            (data, result), last = beat
+        return data, result, last, 0
+    tdata, tkeep, tlast, tuser = (beat.tdata, beat.tkeep, beat.tlast, beat.tuser) \
+        if isinstance(beat, AxisBeat) else beat
+    bits = spec.output_layout["result"].shape.size
+    kept = bin(tkeep).count("1")
+    data = tdata.to_bytes(spec.width, "little")[:kept]
+    if tkeep != (1 << kept) - 1:
+        data = ("tkeep", hex(tkeep))
+    return data, tuser & ((1 << bits) - 1), bool(tlast), tuser >> bits
+
+
+def _describe_result(bits, spec):
+    fields = read_result(spec.output_layout["result"].shape, bits, spec.source)
+    return ", ".join(f"{name}={fields[name]}" for name in (
+        "valid", "start", "end", "reason", "code_points", "utf16_units", "utf8_bytes",
+        "overflow"))
+
+
+def _check_verdict_beats(messages, got, spec, interface):
+    """:func:`check_beats` for a validator."""
+    position = 0
+    for index, message in enumerate(messages):
+        for number, (data, result, last) in enumerate(_verdict_beats(spec, message)):
+            where = f"message {index}, beat {number}"
+            if position >= len(got):
+                raise BeatMismatch(f"{where}: expected {len(data)} bytes last={last}, but the "
+                                   f"DUT's beats ended after {len(got)}\n  "
+                                   f"{_cpython(message, spec.source)}",
+                                   message=index, beat=number, lane=None)
+            data_got, result_got, last_got, flags = _as_verdict_beat(got[position], spec,
+                                                                      interface)
+            position += 1
+            if data_got != data:
+                raise BeatMismatch(f"{where}: the bytes passed through changed: expected "
+                                   f"{data.hex(' ') or 'none'}, got "
+                                   f"{data_got.hex(' ') if isinstance(data_got, bytes) else data_got}",
+                                   message=index, beat=number, lane=None)
+            if last_got != last:
+                raise BeatMismatch(f"{where}, last: expected {last}, got {last_got}",
+                                   message=index, beat=number, lane=None)
+            if flags:
+                raise BeatMismatch(f"{where}, tuser: bits {flags:#x} above the result (a "
+                                   f"protocol error?)", message=index, beat=number, lane=None)
+            if result_got != result:
+                raise BeatMismatch(f"{where}, the result: expected {_describe_result(result, spec)}"
+                                   f"\n  got {_describe_result(result_got, spec)}"
+                                   f"\n  {_cpython(message, spec.source)}",
+                                   message=index, beat=number, lane=None)
+    if position < len(got):
+        raise BeatMismatch(f"{len(got) - position} beat(s) more than the {position} the "
+                           f"golden model gives for {len(messages)} message(s)",
+                           message=len(messages), beat=0, lane=None)
+    return position
 
 
 def _as_units(beat, spec, interface, lanes):
@@ -156,8 +268,10 @@ def check_beats(messages, got, spec, *, interface="stream", empty_beats=True):
     Returns the number of beats checked; raises :exc:`BeatMismatch` at the first difference.
     """
     check_choice("interface", interface, INTERFACES)
-    lanes = LaneFormat(spec.output_layout)
     got = list(got)
+    if spec.kind == "validator":
+        return _check_verdict_beats(messages, got, spec, interface)
+    lanes = LaneFormat(spec.output_layout)
     position = 0
     for index, message in enumerate(messages):
         expected = _beats(spec, message, empty_beats)
@@ -224,7 +338,8 @@ class Scoreboard:
         self.spec, self.interface, self.empty_beats, self.log = \
             spec, interface, empty_beats, log
         self._messages, self._beats = [], []
-        self._lanes = LaneFormat(spec.output_layout)
+        self._format = (VerdictFormat if spec.kind == "validator" else LaneFormat)(
+            spec.output_layout)
         self.checked = self.beats = 0
 
     def expect(self, message):
@@ -234,8 +349,12 @@ class Scoreboard:
     def add_beat(self, beat):
         """One output beat, as :func:`check_beats` takes it."""
         self._beats.append(beat)
-        last = (beat.tlast if isinstance(beat, AxisBeat) else beat[2] if self.interface == "axis"
-                else _as_units(beat, self.spec, self.interface, self._lanes)[1])
+        if isinstance(beat, AxisBeat):
+            last = beat.tlast
+        elif self.interface == "axis":
+            last = beat[2]
+        else:
+            last = (self._format.unpack(beat) if isinstance(beat, int) else beat)[1]
         if last:
             self._check()
 
@@ -243,7 +362,8 @@ class Scoreboard:
         """One output frame of cocotbext-axi's ``AxiStreamSink.recv(compact=False)``: a
         message's beats, every byte of each beat with its ``tkeep`` and the beat's ``tuser``."""
         layout = self.spec.output_layout
-        size = layout.lane_count * CODECS[self.spec.target].unit_bytes
+        size = (self.spec.width if self.spec.kind == "validator"
+                else layout.lane_count * CODECS[self.spec.target].unit_bytes)
         count = len(frame.tdata) // size
         for index in range(count):
             first = index * size

@@ -16,10 +16,11 @@ import pathlib
 
 from ..hdl.axis import TUSER_BITS_PER_UNIT, TUSER_PROTOCOL_ERROR_BIT
 from ..hdl.unicode.params import check_choice, check_integer
-from ..sim.payload import LaneFormat, output_format, pack_units
+from ..sim.payload import output_format, pack_units
 from ..sim.stream import check_stall
 from .stimulus import stress_messages
-from ..model.wide import expected_beats
+from ..hdl.unicode.layout import ValidatedBytes
+from .golden import expected_beats as golden_beats
 from ..toolchain.tools import find_iverilog, find_verilator, require_program, run
 
 
@@ -221,8 +222,8 @@ class VerilogBench:
 def bench_files(name, core, messages, expected=None):
     """The bench's files for byte ``messages`` through ``core`` (module ``name``), as a dict
     from file name to text: ``bench.v``, ``inputs.hex`` and, given ``expected`` (each message's
-    output beats as :func:`~utfhw.model.reference.transcoder_beats` gives them), ``expected.hex``
-    and ``mask.hex`` for a bench that checks itself."""
+    output payloads, as :func:`~utfhw.bench.golden.expected_beats` gives them for the stream
+    ports), ``expected.hex`` and ``mask.hex`` for a bench that checks itself."""
     input_layout = core.i.payload.shape()
     output_layout = core.o.payload.shape()
     if output_layout["last"].offset != output_layout.size - 1:
@@ -236,11 +237,9 @@ def bench_files(name, core, messages, expected=None):
         input_last=input_layout["last"].offset)}
     files["inputs.hex"] = _hex_lines(payloads, input_layout.size)
     if beats:
-        lanes = LaneFormat(output_layout)
-        files["expected.hex"] = _hex_lines(
-            [lanes.pack(items, last) for items, last in beats], output_layout.size)
-        files["mask.hex"] = _hex_lines([_care_mask(output_layout, len(items))
-                                        for items, _ in beats], output_layout.size)
+        files["expected.hex"] = _hex_lines(beats, output_layout.size)
+        files["mask.hex"] = _hex_lines([_care_mask(output_layout, beat) for beat in beats],
+                                       output_layout.size)
     return files
 
 
@@ -249,17 +248,20 @@ def _hex_lines(values, bits):
     return "".join(f"{value:0{digits}x}\n" for value in values) or "0\n"
 
 
-def _care_mask(layout, count):
-    """The bits of an output beat with ``count`` units that are not don't-care: the count, last
-    and the lanes below the count."""
-    mask = 0
-    for name in ("count", "last"):
-        field = layout[name]
-        mask |= ((1 << field.width) - 1) << field.offset
-    lanes = layout["lanes"]
+def _care_mask(layout, payload):
+    """The bits of an output ``payload`` that are not don't-care: the count, last, and the
+    lanes (or a validator's bytes) below the count; a validator's result on every beat (zero
+    but on a message's last)."""
+    def field(name):
+        return ((1 << layout[name].width) - 1) << layout[name].offset
+
+    mask = field("count") | field("last")
+    count = (payload & field("count")) >> layout["count"].offset
+    if isinstance(layout, ValidatedBytes):
+        return mask | field("result") | ((1 << (8 * count)) - 1) << layout["data"].offset
     item = layout.item.size
     for lane in range(count):
-        mask |= ((1 << item) - 1) << (lanes.offset + lane * item)
+        mask |= ((1 << item) - 1) << (layout["lanes"].offset + lane * item)
     return mask
 
 
@@ -329,11 +331,9 @@ def stress_bench_files(spec, module, *, empty_beats=True):
     """The files of a self-checking bench for ``module``, generated from the core ``spec``
     (a :class:`~utfhw.hdl.cores.CoreSpec`) with the stream ports, with or without
     ``empty_beats``: it sends a stress input and the byte order mark cases with random stalls,
-    and checks every output beat against the model's (:func:`bench_files`)."""
+    and checks every output beat against the golden model's (:func:`bench_files`)."""
     messages = stress_messages(spec.source)
-    expected = [expected_beats(message, spec.source, spec.target, spec.hardware_errors,
-                               width=spec.width, empty_beats=empty_beats)
-                for message in messages]
+    expected = golden_beats(messages, spec, empty_beats=empty_beats)
     return bench_files(module.name, module.top, messages, expected)
 
 

@@ -5,8 +5,8 @@ import sys
 from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS
 from ..bench.cocotb import SIMULATORS, run as run_cocotb
 from ..verilog.generate import INTERFACES
-from .options import (add_codec_arguments, add_empty_beats_argument, add_width_argument,
-                      check_core_options, probability)
+from .options import (add_codec_arguments, add_empty_beats_argument, add_validate_argument,
+                      add_width_argument, check_core_options, probability)
 
 
 def add_parser(commands):
@@ -32,18 +32,20 @@ def add_parser(commands):
     parser.add_argument("--verbose", action="store_true",
                         help="also log the bus models' frames and the build's commands")
     add_empty_beats_argument(parser)
+    add_validate_argument(parser)
     return parser
 
 
 def run(subparser, args):
-    check_core_options(subparser, args)
+    spec = check_core_options(subparser, args)
     try:
-        tests, failures = run_cocotb(source=args.source, target=args.target,
+        tests, failures = run_cocotb(source=spec.source, target=spec.target,
                                      errors=args.errors, simulator=args.sim,
                                      interface=args.interface,
                                      build_dir=args.build_dir, stall=args.stall,
                                      seed=args.seed, messages=args.messages, width=args.width,
-                                     empty_beats=args.empty_beats, verbose=args.verbose)
+                                     empty_beats=args.empty_beats, verbose=args.verbose,
+                                     validate=args.validate)
     except RuntimeError as error:
         subparser.exit(1, f"utfhw: error: {error}\n")
     print(f"utfhw: cocotb ran {tests} test(s), {failures} failed", file=sys.stderr)

@@ -9,7 +9,7 @@ from ..verilog.generate import INTERFACES, generate_module
 from ..toolchain.tools import ToolchainError
 from .files import check_output_folder, write_output
 from .options import (add_codec_arguments, add_core_arguments, add_empty_beats_argument,
-                      check_core_options)
+                      add_validate_argument, check_core_options)
 
 
 def add_parser(commands):
@@ -33,12 +33,7 @@ def add_parser(commands):
                              "(s_axis_*, m_axis_*; see README)")
     add_empty_beats_argument(parser)
     add_core_arguments(parser)
-    parser.add_argument("--validate", action="store_true",
-                        help="the validator of the --from codec instead, --width bytes a clock: "
-                             "its input passed through with CPython's verdict on each message "
-                             "and its lengths (no --to)")
-    # A validator has no target: --to is only given to transcoders.
-    parser.set_defaults(target=None)
+    add_validate_argument(parser)
     return parser
 
 
@@ -46,9 +41,6 @@ def run(subparser, args):
     if (args.output is None) == (args.fusesoc is None):
         subparser.error("give -o FILE or --fusesoc DIR (one of them)")
     if args.fusesoc is not None:
-        if args.validate:
-            subparser.error("--fusesoc writes a transcoder's core; a validator's is not "
-                            "written yet (give -o FILE)")
         return _generate_fusesoc(subparser, args)
     extension = os.path.splitext(args.output)[1]
     if extension not in (".v", ".il"):

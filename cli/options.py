@@ -101,6 +101,15 @@ def add_core_arguments(parser):
                              "speed (utf-8 to utf-16-le or utf-16-be only)")
 
 
+def add_validate_argument(parser):
+    parser.add_argument("--validate", action="store_true",
+                        help="the validator of the --from codec instead, --width bytes a clock: "
+                             "its input passed through with CPython's verdict on each message "
+                             "and its lengths (no --to)")
+    # A validator has no target: --to is only given to transcoders.
+    parser.set_defaults(target=None)
+
+
 def add_empty_beats_argument(parser):
     parser.add_argument("--no-empty-beats", dest="empty_beats", action="store_false",
                         help="no output beat that carries no unit (all of m_axis_tkeep low), "

@@ -43,6 +43,23 @@ def test_bench_fails_on_wrong_output(tmp_path):
                judge_as={"UTFHW_TARGET": "utf-16-be"}) == (1, 1)
 
 
+@needs_icarus
+@pytest.mark.parametrize("source,width,interface", [("utf-16-le", 8, "stream"),
+                                                    ("utf-8", 16, "axis")])
+def test_bench_passes_on_a_validator(tmp_path, source, width, interface):
+    assert run(source=source, target=None, validate=True, width=width, interface=interface,
+               build_dir=tmp_path, seed=2) == (1, 0)
+
+
+@needs_icarus
+@pytest.mark.parametrize("interface", ["stream", "axis"])
+def test_bench_fails_on_a_validator_judged_as_another(tmp_path, interface):
+    """A UTF-16-LE validator's verdicts scored as UTF-16-BE's fail."""
+    assert run(source="utf-16-le", target=None, validate=True, width=4, interface=interface,
+               build_dir=tmp_path, judge_as={"UTFHW_SOURCE": "utf-16-be",
+                                             "UTFHW_TARGET": "utf-16-be"}) == (1, 1)
+
+
 @needs_verilator
 # The second pair (marks both ways; Icarus runs it in CI) in the full sweep.
 @pytest.mark.parametrize("source,target,errors", [("utf-8", "utf-16-le", "replace")] + (

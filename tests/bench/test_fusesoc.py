@@ -38,6 +38,7 @@ def fusesoc_run(tmp_path, target, core, environment=None):
      "utfhw:transcoders:utf16le_to_utf8_w4"),
     (["--from", "utf-32-be", "--to", "latin-1", "--width", "16"],
      "utfhw:transcoders:utf32be_to_latin1_w16"),
+    (["--validate", "--from", "utf-8", "--width", "16"], "utfhw:transcoders:utf8_validator_w16"),
 ])
 def test_sim_target_passes(tmp_path, arguments, core):
     said = generate(tmp_path / "core", *arguments)
@@ -48,13 +49,18 @@ def test_sim_target_passes(tmp_path, arguments, core):
 
 
 @pytest.mark.skipif(shutil.which("iverilog") is None, reason="Icarus Verilog is not installed")
-def test_sim_target_fails_on_a_wrong_design(tmp_path):
-    """The bench checks: the core's Verilog swapped for another pair's fails."""
-    generate(tmp_path / "core", "--from", "utf-8", "--to", "utf-16-le")
-    generate(tmp_path / "other", "--from", "utf-8", "--to", "utf-16-be", "--name",
-             "utf8_to_utf16le")
-    shutil.copy(tmp_path / "other" / "utf8_to_utf16le.v", tmp_path / "core")
-    result = fusesoc_run(tmp_path, "sim", "utfhw:transcoders:utf8_to_utf16le")
+@pytest.mark.parametrize("arguments,other,name", [
+    (["--from", "utf-8", "--to", "utf-16-le"], ["--from", "utf-8", "--to", "utf-16-be"],
+     "utf8_to_utf16le"),
+    (["--validate", "--from", "utf-16-le", "--width", "4"],
+     ["--validate", "--from", "utf-16-be", "--width", "4"], "utf16le_validator_w4"),
+], ids=["transcoder", "validator"])
+def test_sim_target_fails_on_a_wrong_design(tmp_path, arguments, other, name):
+    """The bench checks: the core's Verilog swapped for another's fails."""
+    generate(tmp_path / "core", *arguments)
+    generate(tmp_path / "other", *other, "--name", name)
+    shutil.copy(tmp_path / "other" / f"{name}.v", tmp_path / "core")
+    result = fusesoc_run(tmp_path, "sim", f"utfhw:transcoders:{name}")
     assert "utfhw_testbench: FAIL" in result.stdout, result.stdout + result.stderr
 
 

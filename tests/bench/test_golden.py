@@ -8,7 +8,8 @@ from utfhw.bench.stimulus import stress_messages
 from utfhw.hdl.cores import CoreSpec
 from utfhw.hdl.axis import TUSER_BITS_PER_UNIT, TUSER_PROTOCOL_ERROR_BIT
 from utfhw.sim import simulate_messages
-from utfhw.sim.payload import LaneFormat
+from utfhw.sim.payload import LaneFormat, VerdictFormat
+from utfhw.sim.validation import read_result, validate_messages
 
 
 SPECS = [CoreSpec("utf-8", "utf-16-le", kind="wide", width=1),
@@ -87,3 +88,43 @@ def test_the_docs_first_example_runs():
     namespace = {}
     exec(compile(first, "docs/golden.md", "exec"), namespace)
     assert namespace["spec"] == CoreSpec("utf-16-le", "utf-8", kind="wide", width=16)
+
+
+@pytest.mark.parametrize("source,width", [("utf-8", 4), ("utf-16", 8), ("ascii", 16)])
+def test_a_validators_golden_beats_are_the_cores(source, width):
+    """For a validator, the golden model's beats are the input's, and the result on each
+    message's last beat is what the core says (in Amaranth's simulator, with stalls)."""
+    spec = CoreSpec.of(source, None, validate=True, width=width)
+    messages = stress_messages(source, seed=4)[:10]
+    run = validate_messages(messages, source, width=width, stall=0.2, backend="amaranth")
+    result = spec.output_layout["result"]
+    for message, beats, verdict in zip(messages, expected_beats(messages, spec), run.results):
+        assert b"".join(VerdictFormat(spec.output_layout).unpack(beat)[0][0]
+                        for beat in beats) == message == verdict.output
+        expected = read_result(result.shape, beats[-1] >> result.offset, source)
+        assert expected == {name: getattr(verdict, name) for name in expected}
+    axis = [beat for beats in expected_beats(messages, spec, interface="axis") for beat in beats]
+    assert check_beats(messages, axis, spec, interface="axis") == len(axis)
+
+
+def test_the_checker_finds_each_difference_of_a_validator():
+    spec = CoreSpec.of("utf-8", None, validate=True, width=4)
+    messages = [b"A\xe2\x82\xac\xffB", b""]
+    good = [beat for beats in expected_beats(messages, spec) for beat in beats]
+    assert check_beats(messages, good, spec) == len(good) == 3
+
+    def fails(beats):
+        with pytest.raises(BeatMismatch) as error:
+            check_beats(messages, beats, spec)
+        return str(error.value)
+
+    assert "bytes passed through changed: expected 41 e2 82 ac, got 40 e2 82 ac" in \
+        fails([good[0] ^ 1, *good[1:]])
+    start = spec.output_layout["result"].offset + spec.output_layout["result"].shape["start"].offset
+    wrong = fails([good[0], good[1] ^ (1 << start), good[2]])
+    assert "the result: expected valid=False, start=4, end=5, reason=invalid start byte" in wrong
+    assert "got valid=False, start=5" in wrong
+    last = 1 << spec.output_layout["last"].offset
+    assert "last: expected False, got True" in fails([good[0] | last, *good[1:]])
+    assert "ended after" in fails(good[:-1])
+    assert "more than" in fails(good + good[-1:])

@@ -300,6 +300,21 @@ def test_cocotb_command_wide(tmp_path):
         refused.stderr
 
 
+def test_cocotb_command_validator(tmp_path):
+    pytest.importorskip("cocotb_tools.runner")
+    if shutil.which("iverilog") is None:
+        pytest.skip("Icarus Verilog is not installed")
+    result = run("cocotb", "--validate", "--from", "utf-32-le", "--width", "8",
+                 "--build-dir", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "utfhw: cocotb ran 1 test(s), 0 failed" in result.stderr
+    refused = run("cocotb", "--validate", "--from", "utf-8", "--to", "utf-16-le",
+                  "--width", "8")
+    assert refused.returncode == 2
+    assert "utfhw cocotb: error: a validator passes its source through: --to must be " \
+           "utf-8, not utf-16-le" in refused.stderr
+
+
 def test_cocotb_command_messages_relative_and_no_folder_left(tmp_path):
     """--messages and --build-dir are read relative to the caller's folder, and without
     --build-dir the temporary build folder is gone afterwards."""
