@@ -3,7 +3,8 @@ one leading EF BB BF, ``utf-16`` and ``utf-32`` take the byte order of a leading
 whole message (little-endian without one); as targets, they begin every message with the mark
 (little-endian). The model against CPython on every short message of mark-edge units, the
 beats in Amaranth's simulator against the model, and the generated Verilog in Verilator
-against CPython at widths 4 and 32 with messages back to back, so that every message reads
+against CPython at widths 4 and 16 (every width to 64 with ``UTFHW_SWEEP=full``) with
+messages back to back, so that every message reads
 and writes its own mark."""
 
 import itertools
@@ -20,8 +21,9 @@ from utfhw.sim.backends import simulate
 from utfhw.bench.stimulus import stress_input
 from utfhw.model.wide import wide_beats
 
-from support import (MARK_CASES, check_a_beat_every_clock, check_verilated, check_wide_beats,
-                     check_wide_strict, cpython_strict_error, error_fields, joined)
+from support import (MARK_CASES, WIDE_WIDTH, check_a_beat_every_clock, check_verilated,
+                     check_wide_beats, check_wide_strict, cpython_strict_error, error_fields,
+                     joined)
 
 
 TARGETS = ("utf-16-le", "utf-32-be")
@@ -91,16 +93,16 @@ def test_beats_as_the_model_gives(source, target, width, errors):
     check_wide_beats(mark_messages(rng, source, 40), source, target, width, errors)
 
 
-VERILATED_WIDTHS = [4, 8, 16, 32, 64] if FULL_SWEEP else [4, 32]
+VERILATED_WIDTHS = [4, 8, 16, 32, 64] if FULL_SWEEP else [4, WIDE_WIDTH]
 
 
-# At width 32, in CI, UTF-16 alone (a core from UTF-8 takes half a minute to convert and build
-# at that width; UTF-32 reads its mark at width 32 in test_back_to_back_writing_the_mark).
+# At the wide width, in CI, UTF-16 alone (a core from UTF-8 takes long to convert and build
+# there; UTF-32 reads its mark at that width in test_back_to_back_writing_the_mark).
 @pytest.mark.parametrize("source,target,width", [
     (source, target, width)
     for source, target in (("utf-8-sig", "utf-16-be"), ("utf-16", "utf-32-le"),
                            ("utf-32", "utf-16-le"))
-    for width in VERILATED_WIDTHS if FULL_SWEEP or width != 32 or source == "utf-16"])
+    for width in VERILATED_WIDTHS if FULL_SWEEP or width != WIDE_WIDTH or source == "utf-16"])
 def test_back_to_back_with_stalls(source, target, width):
     """Thousands of short messages back to back, each with its own mark or none, with and
     without stalls: a message's order never leaks into the next."""

@@ -10,7 +10,7 @@ import pytest
 from utfhw.hdl.unicode.layout import ByteLanes, ErrorKind
 from utfhw.hdl.wide.single_byte import DecodeSingleByteLanes
 
-from support import adversarial_message, check_verilated, joined, run_valid_stream
+from support import WIDE_WIDTH, adversarial_message, check_verilated, joined, run_valid_stream
 
 
 @pytest.mark.parametrize("codec,last", [("latin-1", 0xFF), ("ascii", 0x7F)])
@@ -51,8 +51,8 @@ def slots_offset(dut):
 
 # A core of each front end to and from the one-byte forms, the handlers taking turns.
 @pytest.mark.parametrize("source,target,width,stall,errors", [
-    ("latin-1", "utf-8", 4, 0.3, "replace"), ("ascii", "utf-16-le", 32, 0.5, "ignore"),
-    ("utf-8", "latin-1", 32, 0.3, "replace"), ("utf-16-be", "ascii", 4, 0.0, "ignore"),
+    ("latin-1", "utf-8", 4, 0.3, "replace"), ("ascii", "utf-16-le", WIDE_WIDTH, 0.5, "ignore"),
+    ("utf-8", "latin-1", WIDE_WIDTH, 0.3, "replace"), ("utf-16-be", "ascii", 4, 0.0, "ignore"),
     ("utf-32", "latin-1", 4, 0.4, "ignore"), ("ascii", "utf-8-sig", 4, 0.2, "replace")])
 def test_wide_core_in_verilator(source, target, width, stall, errors):
     """Adversarial messages of every length around the width, and the 256 bytes, back to back

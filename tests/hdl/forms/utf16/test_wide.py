@@ -1,7 +1,7 @@
 """The wide core from UTF-16 (ClassifyUTF16Lanes, the lane window and DecodeUTF16Positions, in
 WideTranscoder): the unit rule of the model against CPython on every message of up to four
 units over the surrogate and BMP edges with odd tails, the beats in Amaranth's simulator against
-the model, and the generated Verilog in Verilator against CPython at widths 4 and 32 (every
+the model, and the generated Verilog in Verilator against CPython at widths 4 and 16 (every
 width with ``UTFHW_SWEEP=full``)."""
 
 import itertools
@@ -17,8 +17,8 @@ from utfhw.hdl.forms.utf16.wide import ClassifyUTF16Lanes, DecodeUTF16Positions
 from utfhw.model.reference import transcoder_beats
 from utfhw.model.wide import utf16_positions
 
-from support import (check_a_beat_every_clock, check_verilated, check_wide_beats,
-                     check_wide_strict, corpus_messages, joined)
+from support import (SAMPLED_BACKENDS, WIDE_WIDTH, check_a_beat_every_clock, check_verilated,
+                     check_wide_beats, check_wide_strict, corpus_messages, joined)
 
 
 SOURCES = {"utf-16-le": "little", "utf-16-be": "big"}
@@ -121,17 +121,17 @@ def test_a_beat_every_clock(target):
                              8)
 
 
-VERILATED_WIDTHS = [width for width in WIDTHS if width >= 2] if FULL_SWEEP else [4, 32]
+VERILATED_WIDTHS = [width for width in WIDTHS if width >= 2] if FULL_SWEEP else [4, WIDE_WIDTH]
 
 
-# The width-32 cores CI builds from UTF-16 (each build takes seconds, more than its checks):
+# The wide-width cores CI builds from UTF-16 (each build takes seconds, more than its checks):
 # UTF-16-LE to UTF-8 with replace, and UTF-16-BE to UTF-16-LE with both handlers.
 @pytest.mark.parametrize("source,target,errors,width", [
     (source, target, errors, width)
     for source, target, errors in [("utf-16-le", "utf-16-be", "replace"),
                                    ("utf-16-be", "utf-32-le", "ignore"),
                                    ("utf-16-le", "utf-8", "replace")]
-    for width in VERILATED_WIDTHS if FULL_SWEEP or width != 32 or target == "utf-8"])
+    for width in VERILATED_WIDTHS if FULL_SWEEP or width != WIDE_WIDTH or target == "utf-8"])
 def test_every_pair_of_units_at_every_lane(source, target, errors, width):
     """Every message of one to three edge units (odd tails included), each after 0 to
     ``width / 2 - 1`` units of ASCII, of high surrogates and of low ones, so that it meets every
@@ -156,7 +156,7 @@ def test_every_pair_of_units_at_every_lane(source, target, errors, width):
 @pytest.mark.parametrize("source,target,stall,width", [
     (source, target, stall, width)
     for source, target, stall in [("utf-16-le", "utf-32-be", 0.0), ("utf-16-be", "utf-16-le", 0.5)]
-    for width in VERILATED_WIDTHS if FULL_SWEEP or width != 32 or source == "utf-16-be"])
+    for width in VERILATED_WIDTHS if FULL_SWEEP or width != WIDE_WIDTH or source == "utf-16-be"])
 def test_adversarial_with_stalls(source, target, width, stall):
     """Messages of edge units of every length around the width, odd bytes at their ends, empty
     and one-byte messages; stalls on both sides."""
@@ -167,7 +167,7 @@ def test_adversarial_with_stalls(source, target, width, stall):
                         stall=stall, seed=width)
 
 
-@pytest.mark.parametrize("width", [4, 32])
+@pytest.mark.parametrize("width", [4, WIDE_WIDTH])
 def test_corpus(corpus, width):
     """Every file of the corpus as UTF-16 (its text, decoded as UTF-8 with replacement), and
     its bytes read as UTF-16 as they are."""
@@ -179,11 +179,11 @@ def test_multi_megabyte_message():
     rng = random.Random(2)
     units = [unit.to_bytes(2, "big") for unit in EDGE_UNITS]
     data = b"".join(rng.choice(units) for _ in range((8 if FULL_SWEEP else 2) << 20))
-    run = check_verilated(data, [len(data)], "utf-16-be", "utf-16-le", width=32)
-    assert run.input_beats == len(data) // 32
+    run = check_verilated(data, [len(data)], "utf-16-be", "utf-16-le", width=WIDE_WIDTH)
+    assert run.input_beats == len(data) // WIDE_WIDTH
 
 
-@pytest.mark.parametrize("backend", ["amaranth", "verilator"])
+@pytest.mark.parametrize("backend", SAMPLED_BACKENDS)
 def test_strict(backend):
     """CPython's start, end and reason, found from the wide core's units."""
     rng = random.Random(backend)

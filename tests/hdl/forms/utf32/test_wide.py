@@ -1,6 +1,6 @@
 """The wide core from UTF-32 (DecodeUTF32Lanes and EncodeLanes, in WideTranscoder): the unit rule
 of the model against CPython at the edges of the scalar range, the beats in Amaranth's simulator
-against the model, and the generated Verilog in Verilator against CPython at widths 4 and 32
+against the model, and the generated Verilog in Verilator against CPython at widths 4 and 16
 (every width with ``UTFHW_SWEEP=full``): every scalar value, messages at every lane offset,
 adversarial streams with stalls, the corpus, a multi-megabyte message and strict errors."""
 
@@ -18,8 +18,9 @@ from utfhw.hdl.wide.encode import EncodeLanes
 from utfhw.hdl.forms.utf32.wide import DecodeUTF32Lanes
 from utfhw.model.wide import utf32_unit
 
-from support import (check_a_beat_every_clock, check_verilated, check_wide_beats,
-                     check_wide_strict, corpus_messages, cpython_strict_error, joined)
+from support import (SAMPLED_BACKENDS, WIDE_WIDTH, check_a_beat_every_clock, check_verilated,
+                     check_wide_beats, check_wide_strict, corpus_messages, cpython_strict_error,
+                     joined)
 
 
 SOURCES = {"utf-32-le": "little", "utf-32-be": "big"}
@@ -115,11 +116,11 @@ def test_a_beat_every_clock(target):
                              8)
 
 
-VERILATED_WIDTHS = [width for width in WIDTHS if width >= 4] if FULL_SWEEP else [4, 32]
+VERILATED_WIDTHS = [width for width in WIDTHS if width >= 4] if FULL_SWEEP else [4, WIDE_WIDTH]
 
 
 # Each encoder at both widths in the full sweep; in CI at one, the widths taking turns (to
-# UTF-8 at 32, whose core the adversarial test builds too).
+# UTF-8 at the wide width, whose core the adversarial test builds too).
 @pytest.mark.parametrize("source,target,width", [
     (source, target, width)
     for index, (source, target) in enumerate([("utf-32-le", "utf-16-le"),
@@ -142,14 +143,14 @@ def test_every_scalar_value(source, target, width):
                     width=width, stall=0.2, seed=width)
 
 
-# At width 32, in CI, to UTF-8 alone: the width-32 cores CI builds from UTF-32 are UTF-32-BE to
+# At the wide width, in CI, to UTF-8 alone: the wide cores CI builds from UTF-32 are UTF-32-BE to
 # UTF-8 with both handlers and UTF-32-LE to UTF-16-LE with replace (each build takes seconds,
 # more than its checks).
 @pytest.mark.parametrize("source,target,stall,width", [
     (source, target, stall, width)
     for source, target, stall in [("utf-32-le", "utf-16-be", 0.0), ("utf-32-be", "utf-8", 0.5),
                                   ("utf-32-le", "utf-32-le", 0.3)]
-    for width in VERILATED_WIDTHS if FULL_SWEEP or width != 32 or target == "utf-8"])
+    for width in VERILATED_WIDTHS if FULL_SWEEP or width != WIDE_WIDTH or target == "utf-8"])
 def test_adversarial_with_stalls(source, target, width, stall):
     """Messages of edge units of every length around the width, partial units at their ends,
     empty and one-byte messages, the corpus's texts as UTF-32 and its files' bytes as they
@@ -161,7 +162,7 @@ def test_adversarial_with_stalls(source, target, width, stall):
                         stall=stall, seed=width)
 
 
-@pytest.mark.parametrize("width", [4, 32])
+@pytest.mark.parametrize("width", [4, WIDE_WIDTH])
 def test_corpus(corpus, width):
     """Every file of the corpus as UTF-32 (its text, decoded as UTF-8 with replacement), and
     its bytes read as UTF-32 as they are."""
@@ -173,11 +174,11 @@ def test_multi_megabyte_message():
     rng = random.Random(2)
     units = edge_units("little")
     data = b"".join(rng.choice(units) for _ in range((4 if FULL_SWEEP else 1) << 20))
-    run = check_verilated(data, [len(data)], "utf-32-le", "utf-16-le", width=32)
-    assert run.input_beats == len(data) // 32
+    run = check_verilated(data, [len(data)], "utf-32-le", "utf-16-le", width=WIDE_WIDTH)
+    assert run.input_beats == len(data) // WIDE_WIDTH
 
 
-@pytest.mark.parametrize("backend", ["amaranth", "verilator"])
+@pytest.mark.parametrize("backend", SAMPLED_BACKENDS)
 def test_strict(backend):
     """CPython's start, end and reason, found from the wide core's units."""
     units = edge_units("little")
