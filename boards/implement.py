@@ -42,6 +42,12 @@ SYNTHESIS_FAILED = "synthesis failed"
 # Runs of Yosys on one design before its failure is taken as final.
 _SYNTHESIS_ATTEMPTS = 3
 
+#: Where a family's synthesis maps with ABC9 by default, the option that maps with ABC instead,
+#: and the name the counts then carry (``counts["mapper"]``): the last try for a design on which
+#: YoWASP's Yosys stops in ABC9 every time (the validator from UTF-16-LE at width 32 on the
+#: ECP5-85F, at c732cd3: "Running ABC command", then exit status 1 with no message, three times).
+ABC_FALLBACK = {"ecp5": ("-noabc9", "abc")}
+
 # What nextpnr says of cells that fit the device's count but that it cannot place (on an
 # iCE40 a logic cell holds one LUT4 and one flip-flop, which not every design's pairs allow).
 _PLACEMENT_FAILURES = ("Unable to find legal placement", "no BELs remaining")
@@ -93,10 +99,10 @@ def _check_versions(versions, family):
                                    f"{versions.get(tool)!r} as the report's")
 
 
-def _synthesis_script(family):
+def _synthesis_script(family, options=""):
     return (f"read_rtlil top.il; hierarchy -top top; "
             f"setattr -mod -set keep_hierarchy 1 top.core; "
-            f"{FAMILIES[family][0]} -top top -json {family}.json; "
+            f"{FAMILIES[family][0]} {options}{' ' if options else ''}-top top -json {family}.json; "
             f"tee -q -o {family}-stat.json stat -json")
 
 
@@ -142,7 +148,9 @@ def synthesise(netlist, family, versions):
     """Synthesise ``netlist`` (a :class:`Netlist`) for ``family`` with Yosys.
 
     Returns ``{"counts": {"lut4", "ff", "bram"}, "json": the netlist for nextpnr, compressed}``,
-    or ``{"failed": Yosys's message}`` when it failed every attempt.
+    or ``{"failed": Yosys's message}`` when it failed every attempt. After three failed
+    attempts it maps with ABC where the family has :data:`ABC_FALLBACK`, and the counts say
+    so (``"mapper": "abc"``).
 
     Raises
     ------
@@ -155,6 +163,7 @@ def synthesise(netlist, family, versions):
         directory = pathlib.Path(directory)
         (directory / "top.il").write_text(netlist.text)
         command = [environment["YOSYS"], "-q", "-p", _synthesis_script(family)]
+        mapper = None
         for attempt in range(_SYNTHESIS_ATTEMPTS):
             try:
                 _run(command, directory, environment)
@@ -162,9 +171,20 @@ def synthesise(netlist, family, versions):
             except BuildError as error:
                 # YoWASP's Yosys sometimes stops without a message inside its ABC9 mapper on
                 # a large design, and maps the same design when run again.
-                if attempt == _SYNTHESIS_ATTEMPTS - 1:
+                if attempt < _SYNTHESIS_ATTEMPTS - 1:
+                    continue
+                if family not in ABC_FALLBACK:
                     return {"failed": str(error)[-2000:]}
-        return {"counts": _cell_counts(directory / f"{family}-stat.json", family),
+                option, mapper = ABC_FALLBACK[family]
+                try:
+                    _run([environment["YOSYS"], "-q", "-p", _synthesis_script(family, option)],
+                         directory, environment)
+                except BuildError as error:
+                    return {"failed": str(error)[-2000:]}
+        counts = _cell_counts(directory / f"{family}-stat.json", family)
+        if mapper is not None:
+            counts["mapper"] = mapper
+        return {"counts": counts,
                 "json": zlib.compress((directory / f"{family}.json").read_bytes(), 6)}
 
 

