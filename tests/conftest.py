@@ -39,3 +39,49 @@ def corpus():
         pytest.fail(f"the third-party corpus is not at {path} (it comes with the checkout; "
                     f"UTFHW_CORPUS names another folder)")
     return path
+
+
+# What a run checked, by test file, for docs/verification.md: ``python -m pytest --counts FILE``
+# writes it as JSON (tests/counts.py makes the document's table from it). A test says what it
+# checked beyond its own pass with the ``tally`` fixture.
+
+def pytest_addoption(parser):
+    parser.addoption("--counts", metavar="FILE",
+                     help="write the tests passed, failed and skipped and what they checked "
+                          "(their tallies), by test file, as JSON to FILE")
+
+
+@pytest.fixture
+def tally(request):
+    """``tally(what, count)``: this test checked ``count`` more ``what`` (``"messages"``), for
+    ``--counts``."""
+    def add(what, count):
+        request.node.user_properties.append((f"tally:{what}", count))
+    return add
+
+
+_COUNTS = {}
+
+
+def pytest_runtest_logreport(report):
+    # On the xdist controller (or a run without it), each test's outcome: that of its call, or
+    # of its setup when that skipped or failed.
+    if report.when != "call" and not (report.when == "setup" and not report.passed):
+        return
+    entry = _COUNTS.setdefault(report.nodeid.split("::")[0],
+                               {"passed": 0, "failed": 0, "skipped": 0, "tallies": {}})
+    entry[report.outcome] += 1
+    for name, value in report.user_properties:
+        if name.startswith("tally:") and report.passed:
+            what = name.split(":", 1)[1]
+            entry["tallies"][what] = entry["tallies"].get(what, 0) + value
+
+
+def pytest_sessionfinish(session):
+    path = session.config.getoption("--counts")
+    if path is None or hasattr(session.config, "workerinput"):
+        return
+    import json
+    document = {"sweep": "full" if FULL_SWEEP else "bounded",
+                "files": dict(sorted(_COUNTS.items()))}
+    pathlib.Path(path).write_text(json.dumps(document, indent=1) + "\n")

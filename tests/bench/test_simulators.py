@@ -5,8 +5,8 @@ without one, gives the reference model's output beats, and no output is X after 
 CI runs a fixed set of modules that covers every source, every target, both handlers, the
 pipelined core and the wide core at three widths to UTF-16, two to UTF-32, four to UTF-8 (two
 from UTF-8), two from UTF-32, two from UTF-16, two from mark-reading codecs and two to
-mark-writing codecs; ``UTFHW_SWEEP=full`` runs every module, in Icarus at W = 32 and 64 a
-sample (``ICARUS_SAMPLE``)."""
+mark-writing codecs, in Icarus each in one dialect (three in both); ``UTFHW_SWEEP=full`` runs
+every module in every simulator, in Icarus at W = 32 and 64 a sample (``ICARUS_SAMPLE``)."""
 
 import functools
 import itertools
@@ -86,10 +86,19 @@ ICARUS_SAMPLE = {(source, target, errors) for source, target, errors, *_ in
                                         ("utf-32-be", "utf-16-le", "replace")]}
 
 
+# In CI Icarus runs each module of the sample in one dialect, the two taking turns, and these in
+# both: the first, the pair Icarus as SystemVerilog once got wrong, and the widest core.
+BOTH_DIALECTS = {FIXED[0], ("utf-16", "utf-8-sig", "ignore", False, None),
+                 ("utf-8", "utf-16-le", "replace", False, 16)}
+
+
 def simulated_in(simulator, module):
     if simulator == "verilator":
         return module in VERILATED
     source, target, errors, _, width = module
+    if not FULL_SWEEP and module not in BOTH_DIALECTS and \
+            simulator != ("icarus-2005", "icarus-2012")[MODULES.index(module) % 2]:
+        return False
     return width not in ICARUS_SAMPLED_WIDTHS or (source, target, errors) in ICARUS_SAMPLE
 
 

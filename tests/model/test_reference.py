@@ -71,9 +71,10 @@ BOUNDED_FIRST_BYTES = [0x00, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE
 
 
 @pytest.mark.slow
-def test_every_three_byte_input():
+def test_every_three_byte_input(tally):
     full = FULL_SWEEP
     first_bytes = range(256) if full else BOUNDED_FIRST_BYTES
+    tally("three-byte inputs", len(first_bytes) << 16)
     with multiprocessing.Pool(os.cpu_count() or 1) as pool:
         failures = [failure for chunk in pool.map(_check_three_byte_inputs, first_bytes)
                     for failure in chunk]

@@ -21,7 +21,8 @@ from support import EDGES_25, corpus_messages, cpython_verdict
 pytestmark = pytest.mark.skipif(not verilator_available(), reason="Verilator is not installed")
 
 
-def check(messages, source, width, *, stall=0.3, seed=0):
+def check(messages, source, width, tally, *, stall=0.3, seed=0):
+    tally("messages validated", len(messages))
     run = validate_messages(messages, source, width=width, backend="verilator", stall=stall,
                             seed=seed)
     assert len(run.results) == len(messages)
@@ -63,22 +64,22 @@ def cases():
 
 
 @pytest.mark.parametrize("source,width", list(cases()))
-def test_every_source(source, width):
+def test_every_source(source, width, tally):
     messages = stress_messages(source, seed=width) + [b"", b"\x00"[:CODECS[source].unit_bytes]]
     rng = random.Random(width)
     messages += [stress_input(source, rng.randrange(0, 3 * width + 5), seed=seed)
                  for seed in range(300)]
-    check(offsets(messages, width, FILLERS[source], every=FULL_SWEEP), source, width,
+    check(offsets(messages, width, FILLERS[source], every=FULL_SWEEP), source, width, tally,
           stall=0.3, seed=width)
 
 
 @pytest.mark.parametrize("width", [64] if FULL_SWEEP else [16])
-def test_corpus_and_a_long_message(corpus, width):
+def test_corpus_and_a_long_message(corpus, width, tally):
     """The corpus, each file a message, and a 4 MB message of text and malformed bytes, from
     UTF-8 at W = 64 (16 in CI) without stalls: a beat a clock."""
     messages = corpus_messages(corpus, "utf-8")
     long = stress_input("utf-8", 4 << 20, seed=7)
-    run = check(messages + [long], "utf-8", width, stall=0.0)
+    run = check(messages + [long], "utf-8", width, tally, stall=0.0)
     beats = sum(max(1, -(-len(message) // width)) for message in messages + [long])
     assert run.input_beats == beats
     # One clock a beat, and the latency once.
@@ -86,11 +87,11 @@ def test_corpus_and_a_long_message(corpus, width):
 
 
 @pytest.mark.parametrize("length", [1, 2, 3, 4, 5] if FULL_SWEEP else [1, 2, 3])
-def test_every_short_utf8_message(length):
+def test_every_short_utf8_message(length, tally):
     """Every UTF-8 message of ``length`` bytes over Table 3-7's class edges (EDGES_25), at
     every lane offset of a beat of four, each its own message, back to back."""
     messages = [bytes(message) for message in itertools.product(EDGES_25, repeat=length)]
-    check(offsets(messages, 4, b"A"), "utf-8", 4, stall=0.1)
+    check(offsets(messages, 4, b"A"), "utf-8", 4, tally, stall=0.1)
 
 
 UTF16_EDGES = [0x0041, 0x007F, 0x0080, 0x07FF, 0x0800, 0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF,
@@ -100,22 +101,22 @@ UTF32_EDGES = [0x41, 0x7F, 0x80, 0x7FF, 0x800, 0xD7FF, 0xD800, 0xDFFF, 0xE000, 0
 
 
 @pytest.mark.parametrize("source", ["utf-16-le", "utf-16-be", "utf-16"])
-def test_every_short_utf16_message(source):
+def test_every_short_utf16_message(source, tally):
     """Every message of one to three UTF-16 units over their class edges, then with an odd
     byte, at every lane offset of a beat of four."""
     order = "big" if source.endswith("be") else "little"
     units = [unit.to_bytes(2, order) for unit in UTF16_EDGES]
     messages = [b"".join(parts) + tail for length in (1, 2, 3)
                 for parts in itertools.product(units, repeat=length) for tail in (b"", b"\x41")]
-    check(offsets(messages, 4, FILLERS[source]) + messages, source, 4, stall=0.1)
+    check(offsets(messages, 4, FILLERS[source]) + messages, source, 4, tally, stall=0.1)
 
 
 @pytest.mark.parametrize("source", ["utf-32-le", "utf-32"])
-def test_every_short_utf32_message(source):
+def test_every_short_utf32_message(source, tally):
     """Every message of one or two UTF-32 units over their class edges, then with one to
     three bytes more, at every lane offset of a beat of eight."""
     units = [unit.to_bytes(4, "little") for unit in UTF32_EDGES]
     messages = [b"".join(parts) + tail for length in (1, 2)
                 for parts in itertools.product(units, repeat=length)
                 for tail in (b"", b"\x41", b"\x41\x00\x00")]
-    check(offsets(messages, 8, FILLERS[source]) + messages, source, 8, stall=0.1)
+    check(offsets(messages, 8, FILLERS[source]) + messages, source, 8, tally, stall=0.1)

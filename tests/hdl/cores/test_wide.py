@@ -18,7 +18,7 @@ from utfhw.model.wide import wide_beats
 
 from support import (CLASS_MESSAGES, SAMPLED_BACKENDS, TRICKY_BYTES, check_a_beat_every_clock,
                      check_verilated, check_wide_beats, check_wide_strict,
-                     every_two_bytes_messages, joined, random_messages)
+                     every_two_bytes_messages, handlers, joined, random_messages)
 
 
 TARGETS = {"little": "utf-16-le", "big": "utf-16-be"}
@@ -167,7 +167,7 @@ def test_adversarial_with_stalls(width, stall, target):
         cut = rng.choice([0, 1, width - 1, width, width + 1, 2 * width, rng.randrange(300)])
         messages.append(data[:cut])
         data = data[cut:]
-    for errors in ("replace", "ignore"):
+    for errors in handlers(width, stall, target):
         check_verilated(*joined(messages), "utf-8", target, errors=errors, width=width,
                         stall=stall, seed=width)
 

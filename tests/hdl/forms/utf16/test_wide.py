@@ -18,7 +18,7 @@ from utfhw.model.reference import transcoder_beats
 from utfhw.model.wide import utf16_positions
 
 from support import (SAMPLED_BACKENDS, WIDE_WIDTH, check_a_beat_every_clock, check_verilated,
-                     check_wide_beats, check_wide_strict, corpus_messages, joined)
+                     check_wide_beats, check_wide_strict, corpus_messages, handlers, joined)
 
 
 SOURCES = {"utf-16-le": "little", "utf-16-be": "big"}
@@ -162,7 +162,7 @@ def test_adversarial_with_stalls(source, target, width, stall):
     and one-byte messages; stalls on both sides."""
     rng = random.Random(f"{source}{width}{stall}")
     messages = random_messages(rng, SOURCES[source], width, 800)
-    for errors in ("replace", "ignore"):
+    for errors in handlers(source, target, width, stall):
         check_verilated(*joined(messages), source, target, errors=errors, width=width,
                         stall=stall, seed=width)
 

@@ -20,7 +20,7 @@ from utfhw.model.wide import utf32_unit
 
 from support import (SAMPLED_BACKENDS, WIDE_WIDTH, check_a_beat_every_clock, check_verilated,
                      check_wide_beats, check_wide_strict, corpus_messages, cpython_strict_error,
-                     joined)
+                     handlers, joined)
 
 
 SOURCES = {"utf-32-le": "little", "utf-32-be": "big"}
@@ -157,7 +157,7 @@ def test_adversarial_with_stalls(source, target, width, stall):
     are; stalls on both sides."""
     rng = random.Random(f"{source}{width}{stall}")
     messages = random_messages(rng, SOURCES[source], width, 800)
-    for errors in ("replace", "ignore"):
+    for errors in handlers(source, target, width, stall):
         check_verilated(*joined(messages), source, target, errors=errors, width=width,
                         stall=stall, seed=width)
 

@@ -20,7 +20,7 @@ from utfhw.bench.stimulus import stress_input
 from utfhw.model.wide import wide_beats, wide_clocks
 
 from support import (MARK_CASES, check_a_beat_every_clock, check_verilated, check_wide_beats,
-                     check_wide_strict, joined)
+                     check_wide_strict, handlers, joined)
 from support import CLASS_MESSAGES, SWEEPS, random_messages
 
 
@@ -147,7 +147,7 @@ def test_adversarial_with_stalls(source, width, stall):
         cut = rng.choice([0, 1, width - 1, width, width + 1, 2 * width, rng.randrange(300)])
         messages.append(rng.choice([b"", b"", b"\xef\xbb\xbf"]) + data[:cut])
         data = data[cut:]
-    for errors in ("replace", "ignore"):
+    for errors in handlers(source, width, stall):
         check_verilated(*joined(messages), source, "utf-8", errors=errors, width=width,
                         stall=stall, seed=width)
 

@@ -1,0 +1,94 @@
+"""docs/verification.md's table of what the test suite checks, from what its runs reported.
+
+Run the suite with ``--counts`` and give this script the file it wrote::
+
+    python -m pytest --counts run.json
+    python tests/counts.py run.json
+
+The run's counts go into ``docs/test-counts.json`` under its sweep (``bounded``, the README's
+test command, or ``full``, with ``UTFHW_SWEEP=full``), with the commit it ran at, and the table
+between the markers in ``docs/verification.md`` is made again from that file
+(``tests/test_counts.py`` holds the two equal).
+"""
+
+import json
+import pathlib
+import subprocess
+import sys
+
+
+REPOSITORY = pathlib.Path(__file__).resolve().parent.parent
+DATA = REPOSITORY / "docs" / "test-counts.json"
+DOCUMENT = REPOSITORY / "docs" / "verification.md"
+BEGIN = "<!-- test counts: made by tests/counts.py from docs/test-counts.json -->"
+END = "<!-- end of test counts -->"
+SWEEPS = ("bounded", "full")
+
+
+def _tested(entry):
+    if entry is None:
+        return "not run"
+    text = f"{entry['passed']:,} passed"
+    if entry["failed"]:
+        text += f", {entry['failed']:,} failed"
+    if entry["skipped"]:
+        text += f", {entry['skipped']:,} skipped"
+    return text
+
+
+def _checked(entry):
+    if entry is None or not entry["tallies"]:
+        return ""
+    return ", ".join(f"{count:,} {what}" for what, count in sorted(entry["tallies"].items()))
+
+
+def render(data):
+    """The table's Markdown for ``data`` (``docs/test-counts.json``'s contents)."""
+    runs = {sweep: data.get(sweep) for sweep in SWEEPS}
+    lines = ["What the last run of each sweep reported: "
+             + "; ".join(f"`{sweep}` at `{run['commit']}`" if run else f"`{sweep}` not run yet"
+                         for sweep, run in runs.items()) + ".", "",
+             "| test file | CI (bounded) | checked | `UTFHW_SWEEP=full` | checked |",
+             "|---|---|---|---|---|"]
+    files = sorted({name for run in runs.values() if run for name in run["files"]})
+    for name in files:
+        entries = [run["files"].get(name) if run else None for run in runs.values()]
+        lines.append(f"| `{name}` | " + " | ".join(
+            f"{_tested(entry)} | {_checked(entry)}" for entry in entries) + " |")
+    totals = []
+    for run in runs.values():
+        if run is None:
+            totals.append(None)
+            continue
+        total = {"passed": 0, "failed": 0, "skipped": 0, "tallies": {}}
+        for entry in run["files"].values():
+            for key in ("passed", "failed", "skipped"):
+                total[key] += entry[key]
+        totals.append(total)
+    lines.append("| all | " + " | ".join(f"{_tested(total)} | " for total in totals) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def section(text):
+    """The table as it stands in the document ``text``."""
+    start, end = text.index(BEGIN) + len(BEGIN) + 1, text.index(END)
+    return text[start:end]
+
+
+def main(arguments):
+    if len(arguments) != 1:
+        sys.exit("usage: python tests/counts.py RUN.json (written by python -m pytest --counts)")
+    run = json.loads(pathlib.Path(arguments[0]).read_text())
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPOSITORY,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    data = json.loads(DATA.read_text()) if DATA.exists() else {}
+    data[run["sweep"]] = {"commit": commit, "files": run["files"]}
+    DATA.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    text = DOCUMENT.read_text()
+    DOCUMENT.write_text(text.replace(BEGIN + "\n" + section(text), BEGIN + "\n" + render(data)))
+    print(f"counts.py: the {run['sweep']} run at {commit} is in {DATA.name} and "
+          f"{DOCUMENT.name}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
