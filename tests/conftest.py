@@ -82,6 +82,10 @@ def pytest_sessionfinish(session):
     if path is None or hasattr(session.config, "workerinput"):
         return
     import json
+    import subprocess
+    described = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPOSITORY,
+                                capture_output=True, text=True)
     document = {"sweep": "full" if FULL_SWEEP else "bounded",
+                "commit": described.stdout.strip() if described.returncode == 0 else None,
                 "files": dict(sorted(_COUNTS.items()))}
     pathlib.Path(path).write_text(json.dumps(document, indent=1) + "\n")

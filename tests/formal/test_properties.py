@@ -796,8 +796,10 @@ def test_reset_equivalence_catches_a_stale_register(tmp_path):
     assert check(ResetEquivalence(make), mode="bmc", depth=6, directory=tmp_path / "fresh").passed
 
 
+# ASCII at 16 takes the solver 20 s: in the full sweep; CI proves it at 4.
 @pytest.mark.parametrize("source,width", [("utf-8", 4), ("utf-8-sig", 1), ("utf-16", 2),
-                                          ("utf-32-be", 4), ("latin-1", 8), ("ascii", 16)])
+                                          ("utf-32-be", 4), ("latin-1", 8),
+                                          ("ascii", 16 if FULL_SWEEP else 4)])
 def test_validator_passes_its_input_through(tmp_path, source, width):
     """A validator's output beats are its input beats, unchanged: proven by k-induction, with
     the stream rules and nothing lost."""

@@ -19,10 +19,12 @@ from utfhw.bench.verilog import axis_adapter, build_bench
 from utfhw.model.wide import expected_beats
 from utfhw.verilog.generate import generate_module, make_top
 
+from support import WIDE_WIDTH
+
 
 #: One core of each kind: scalar pairs of each source form, the pipelined core, and the wide
-#: cores at the narrowest width, at 4 and at 32, UTF-8 to UTF-8 and a mark-writing target among
-#: them.
+#: cores at the narrowest width, at 4 and at the wide width (16 in CI, 32 in the full sweep),
+#: UTF-8 to UTF-8 and a mark-writing target among them.
 KINDS = [
     ("utf-8", "utf-16-le", None, False),
     ("utf-16", "utf-8", None, False),
@@ -32,7 +34,7 @@ KINDS = [
     ("utf-16-le", "utf-16", 2, False),
     ("utf-8", "utf-16-le", 4, False),
     ("utf-32-le", "utf-8", 4, False),
-    ("utf-8", "utf-8", 32, False),
+    ("utf-8", "utf-8", WIDE_WIDTH, False),
 ]
 #: The kinds whose random resets run with ``ignore``, the others with ``replace``.
 IGNORING = [("utf-16", "utf-8", None), ("utf-8", "utf-8", 1), ("utf-32-le", "utf-8", 4)]
@@ -109,7 +111,7 @@ def bench_messages(source, target, width, size):
 # Icarus takes half a minute for the widest core: W = 8 stands for it here. Every kind as
 # SystemVerilog, a scalar, the pipelined and a wide core as Verilog-2005 too.
 @pytest.mark.parametrize("source,target,width,pipelined,simulator", [
-    (source, target, 8 if width == 32 else width, pipelined, simulator)
+    (source, target, 8 if width == WIDE_WIDTH else width, pipelined, simulator)
     for source, target, width, pipelined in KINDS
     for simulator in ("icarus-2005", "icarus-2012")
     if simulator == "icarus-2012" or pipelined or width in (None, 4) and source == "utf-8"])
