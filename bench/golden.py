@@ -180,9 +180,9 @@ def _check_verdict_beats(messages, got, spec, interface):
                                                                       interface)
             position += 1
             if data_got != data:
+                shown = data_got.hex(" ") if isinstance(data_got, bytes) else data_got
                 raise BeatMismatch(f"{where}: the bytes passed through changed: expected "
-                                   f"{data.hex(' ') or 'none'}, got "
-                                   f"{data_got.hex(' ') if isinstance(data_got, bytes) else data_got}",
+                                   f"{data.hex(' ') or 'none'}, got {shown or 'none'}",
                                    message=index, beat=number, lane=None)
             if last_got != last:
                 raise BeatMismatch(f"{where}, last: expected {last}, got {last_got}",
