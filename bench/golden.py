@@ -134,9 +134,7 @@ def _verdict_beat(beat, spec, interface):
     data, result, last = beat
     if interface == "axis":
         return AxisBeat(int.from_bytes(data, "little"), (1 << len(data)) - 1, last, result)
-    layout = spec.output_layout
-    return (int.from_bytes(data, "little") | (len(data) << layout["count"].offset)
-            | (result << layout["result"].offset) | (int(last) << layout["last"].offset))
+    return VerdictFormat(spec.output_layout).pack((data, result), last)
 
 
 def _as_verdict_beat(beat, spec, interface):

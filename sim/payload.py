@@ -62,8 +62,8 @@ class LaneFormat:
 
 
 class VerdictFormat:
-    """Unpacks raw payloads of a :class:`~utfhw.hdl.unicode.layout.ValidatedBytes` layout, a
-    validator's output beats."""
+    """Packs and unpacks raw payloads of a :class:`~utfhw.hdl.unicode.layout.ValidatedBytes`
+    layout, a validator's output beats."""
     def __init__(self, layout):
         self._width = layout.width
         self._count_offset = layout["count"].offset
@@ -71,6 +71,13 @@ class VerdictFormat:
         self._result_offset = layout["result"].offset
         self._result_mask = (1 << layout["result"].width) - 1
         self._last_offset = layout["last"].offset
+
+    def pack(self, item, last):
+        """The raw payload of a beat of ``item``, ``(data, result)``: its bytes and its
+        result's bits; the inverse of :meth:`unpack`."""
+        data, result = item
+        return (int.from_bytes(data, "little") | (len(data) << self._count_offset)
+                | (result << self._result_offset) | (int(last) << self._last_offset))
 
     def unpack(self, bits):
         """``((data, result), last)``: the beat's bytes and its result's bits (0 but on a

@@ -1,5 +1,7 @@
+import json
 import os
 import pathlib
+import subprocess
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -81,8 +83,6 @@ def pytest_sessionfinish(session):
     path = session.config.getoption("--counts")
     if path is None or hasattr(session.config, "workerinput"):
         return
-    import json
-    import subprocess
     described = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPOSITORY,
                                 capture_output=True, text=True)
     document = {"sweep": "full" if FULL_SWEEP else "bounded",

@@ -55,16 +55,9 @@ def render(data):
         entries = [run["files"].get(name) if run else None for run in runs.values()]
         lines.append(f"| `{name}` | " + " | ".join(
             f"{_tested(entry)} | {_checked(entry)}" for entry in entries) + " |")
-    totals = []
-    for run in runs.values():
-        if run is None:
-            totals.append(None)
-            continue
-        total = {"passed": 0, "failed": 0, "skipped": 0, "tallies": {}}
-        for entry in run["files"].values():
-            for key in ("passed", "failed", "skipped"):
-                total[key] += entry[key]
-        totals.append(total)
+    totals = [run and {key: sum(entry[key] for entry in run["files"].values())
+                       for key in ("passed", "failed", "skipped")}
+              for run in runs.values()]
     lines.append("| all | " + " | ".join(f"{_tested(total)} | " for total in totals) + " |")
     return "\n".join(lines) + "\n"
 

