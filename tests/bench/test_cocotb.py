@@ -9,6 +9,8 @@ from conftest import FULL_SWEEP
 from utfhw.bench.cocotb import run
 from utfhw.toolchain.tools import find_program
 
+from support import WIDE_WIDTH
+
 pytest.importorskip("cocotb_tools.runner")
 
 
@@ -45,7 +47,7 @@ def test_bench_fails_on_wrong_output(tmp_path):
 
 @needs_icarus
 @pytest.mark.parametrize("source,width,interface", [("utf-16-le", 8, "stream"),
-                                                    ("utf-8", 16, "axis")])
+                                                    ("utf-8", WIDE_WIDTH, "axis")])
 def test_bench_passes_on_a_validator(tmp_path, source, width, interface):
     assert run(source=source, target=None, validate=True, width=width, interface=interface,
                build_dir=tmp_path, seed=2) == (1, 0)

@@ -334,7 +334,8 @@ def test_default_solver():
 # state them are not tied to the beats inside the pipeline by an invariant.
 
 @pytest.mark.parametrize("source,target,width", [("utf-8", "utf-16-le", 4),
-                                                 ("utf-8", "utf-16-le", 32),
+                                                 *([("utf-8", "utf-16-le", 32)] if FULL_SWEEP
+                                                   else []),
                                                  ("utf-32-le", "utf-16-be", 4),
                                                  ("utf-16-be", "utf-32-le", 4),
                                                  ("utf-8", "utf-8", 4)])
@@ -532,12 +533,12 @@ def wide_equivalence(core, beats):
 # UTF-16-LE), seconds at width 2: CI checks UTF-8 to UTF-16-LE at width 2 over three beats (a
 # four-byte character across a beat), the full sweep at width 4 as well, with UTF-8 to UTF-32,
 # UTF-16 to UTF-8 and UTF-8 to UTF-8, and every pair over three beats too.
-EQUIVALENT_PAIRS = [("utf-32-le", "utf-16-be"), ("utf-32-be", "utf-32-le"),
-                    ("utf-16-le", "utf-32-be"), ("utf-16-be", "utf-16-le"),
-                    ("utf-16", "utf-32-le"), ("utf-32", "utf-16-be"), ("utf-32-le", "utf-8"),
-                    ("utf-32-be", "utf-16"), ("latin-1", "utf-16-be"), ("utf-32-le", "ascii"),
-                    ("ascii", "utf-32-le"), ("utf-16-le", "latin-1")] + (
-    [("utf-8", "utf-16-le"), ("utf-8", "utf-32-be"), ("utf-16-be", "utf-8"), ("utf-8", "utf-8")]
+EQUIVALENT_PAIRS = [("utf-32-le", "utf-16-be"), ("utf-16-le", "utf-32-be"),
+                    ("utf-16", "utf-32-le"), ("utf-32-le", "utf-8"), ("utf-32-be", "utf-16"),
+                    ("latin-1", "utf-16-be"), ("utf-32-le", "ascii"), ("ascii", "utf-32-le"),
+                    ("utf-16-le", "latin-1")] + (
+    [("utf-32-be", "utf-32-le"), ("utf-16-be", "utf-16-le"), ("utf-32", "utf-16-be"),
+     ("utf-8", "utf-16-le"), ("utf-8", "utf-32-be"), ("utf-16-be", "utf-8"), ("utf-8", "utf-8")]
     if FULL_SWEEP else [])
 EQUIVALENCES = [(source, target, 4, beats) for source, target in EQUIVALENT_PAIRS
                 for beats in ([2, 3] if FULL_SWEEP else [2])] + [("utf-8", "utf-16-le", 2, 3)]
@@ -587,29 +588,37 @@ def ends_beats_short(m, inner, outer):
     passes_through(m, inner, outer, payload=payload)
 
 
+#: Broken variants CI leaves to the full sweep: each breaks what another one in CI breaks too,
+#: in another core.
+FULL_ONLY = pytest.mark.skipif(not FULL_SWEEP, reason="UTFHW_SWEEP=full")
+
+
 def wide(tamper, width=1, target="utf-16-le", source="utf-8"):
     return Tampered(tamper, WideTranscoder(source=source, target=target, width=width))
 
 
 @pytest.mark.parametrize("bench,expected", [
     (lambda: wide_equivalence(wide(mislabels_truncation), 2), "unit and error kind"),
-    (lambda: wide_equivalence(wide(mislabels_truncation, target="utf-32-be"), 2),
-     "unit and error kind"),
+    pytest.param(lambda: wide_equivalence(wide(mislabels_truncation, target="utf-32-be"), 2),
+                 "unit and error kind", marks=FULL_ONLY),
     (lambda: wide_equivalence(wide(drops_the_last_unit, 4, "utf-16-be", "utf-32-le"), 2),
      "as many units"),
-    (lambda: wide_equivalence(wide(mislabels_unpaired, 4, "utf-32-le", "utf-16-be"), 2),
-     "unit and error kind"),
+    pytest.param(lambda: wide_equivalence(wide(mislabels_unpaired, 4, "utf-32-le", "utf-16-be"),
+                                          2),
+                 "unit and error kind", marks=FULL_ONLY),
     (lambda: wide_equivalence(wide(mislabels_out_of_range, 4, "utf-8", "utf-32-le"), 2),
      "unit and error kind"),
     (lambda: wide_equivalence(wide(mislabels_unencodable, 4, "latin-1", "utf-16-le"), 2),
      "unit and error kind"),
-    (lambda: wide_equivalence(wide(mislabels_ordinal, 4, "utf-32-le", "ascii"), 2),
-     "unit and error kind"),
+    pytest.param(lambda: wide_equivalence(wide(mislabels_ordinal, 4, "utf-32-le", "ascii"), 2),
+                 "unit and error kind", marks=FULL_ONLY),
     (lambda: wide_equivalence(wide(says_nothing), 2), "last beat within the deadline"),
-    (lambda: wide_equivalence(wide(drops_the_last_unit), 2), "as many units"),
+    pytest.param(lambda: wide_equivalence(wide(drops_the_last_unit), 2), "as many units",
+                 marks=FULL_ONLY),
     # The message's last beat, short, now looks like a short beat within the message.
     (lambda: WideProperties(wide(loses_last)), "but a message's last is full"),
-    (lambda: WideProperties(wide(ends_beats_short, 2)), "but a message's last is full"),
+    pytest.param(lambda: WideProperties(wide(ends_beats_short, 2)),
+                 "but a message's last is full", marks=FULL_ONLY),
     (lambda: FullBeats(Tampered(ends_beats_short,
                                 ReadyView(Repacker(item=ErrorKind, width=4)))),
      "but a message's last is full"),
@@ -796,10 +805,11 @@ def test_reset_equivalence_catches_a_stale_register(tmp_path):
     assert check(ResetEquivalence(make), mode="bmc", depth=6, directory=tmp_path / "fresh").passed
 
 
-# ASCII at 16 takes the solver 20 s: in the full sweep; CI proves it at 4.
-@pytest.mark.parametrize("source,width", [("utf-8", 4), ("utf-8-sig", 1), ("utf-16", 2),
-                                          ("utf-32-be", 4), ("latin-1", 8),
-                                          ("ascii", 16 if FULL_SWEEP else 4)])
+# ASCII at 16 takes the solver 20 s: in the full sweep; CI proves it at 4, and a validator of
+# each form but Latin-1 (whose stages are ASCII's) at one width.
+@pytest.mark.parametrize("source,width", [("utf-8", 4), ("utf-16", 2), ("utf-32-be", 4),
+                                          ("ascii", 16 if FULL_SWEEP else 4)]
+                         + ([("utf-8-sig", 1), ("latin-1", 8)] if FULL_SWEEP else []))
 def test_validator_passes_its_input_through(tmp_path, source, width):
     """A validator's output beats are its input beats, unchanged: proven by k-induction, with
     the stream rules and nothing lost."""

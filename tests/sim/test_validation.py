@@ -1,5 +1,5 @@
 """The validators through their generated Verilog, run by Verilator, against CPython: for
-every source codec, at its unit and UTF-8 at W = 16 (every width to 64 with ``UTFHW_SWEEP=full``), with
+every source codec, at its unit and UTF-8 at W = 8 (every width to 64 with ``UTFHW_SWEEP=full``), with
 stalls on both sides, back-to-back messages at every lane offset, the corpus and a
 multi-megabyte message; and every lane's decision over class-edge alphabets."""
 
@@ -15,7 +15,7 @@ from utfhw.hdl.forms import CODECS, plain_codec
 from utfhw.sim import validate_messages
 from utfhw.sim.verilator import verilator_available
 
-from support import EDGES_25, corpus_messages, cpython_verdict
+from support import EDGES_25, WIDE_WIDTH, corpus_messages, cpython_verdict
 
 
 pytestmark = pytest.mark.skipif(not verilator_available(), reason="Verilator is not installed")
@@ -48,10 +48,11 @@ FILLERS = {name: "A".encode(plain_codec(codec.form, codec.target_byteorder or "l
            for name, codec in CODECS.items()}
 
 # In CI each source but two at one width its other tests here build too (so that each build
-# serves several), UTF-8 at 16 as well (64 with the full sweep: its build alone takes a minute); UTF-32-BE and Latin-1 go through Amaranth's simulator
+# serves several), UTF-8 at the wide width as well (64 with the full sweep: its build alone
+# takes a minute); UTF-32-BE and Latin-1 go through Amaranth's simulator
 # (tests/hdl/cores/test_validator.py) and Icarus (tests/bench/test_simulators.py) there. Every
 # source at every width with the full sweep.
-CI_WIDTHS = {"utf-8": (4, 16), "utf-8-sig": (1,), "utf-16": (4,), "utf-16-le": (4,),
+CI_WIDTHS = {"utf-8": (4, WIDE_WIDTH), "utf-8-sig": (1,), "utf-16": (4,), "utf-16-le": (4,),
              "utf-16-be": (4,), "utf-32": (8,), "utf-32-le": (8,), "utf-32-be": (),
              "latin-1": (), "ascii": (1,)}
 
@@ -73,10 +74,10 @@ def test_every_source(source, width, tally):
           stall=0.3, seed=width)
 
 
-@pytest.mark.parametrize("width", [64] if FULL_SWEEP else [16])
+@pytest.mark.parametrize("width", [64] if FULL_SWEEP else [WIDE_WIDTH])
 def test_corpus_and_a_long_message(corpus, width, tally):
     """The corpus, each file a message, and a 4 MB message of text and malformed bytes, from
-    UTF-8 at W = 64 (16 in CI) without stalls: a beat a clock."""
+    UTF-8 at W = 64 (the wide width in CI) without stalls: a beat a clock."""
     messages = corpus_messages(corpus, "utf-8")
     long = stress_input("utf-8", 4 << 20, seed=7)
     run = check(messages + [long], "utf-8", width, tally, stall=0.0)

@@ -1,6 +1,6 @@
 """WideTranscoder (and WideUTF8ToUTF16, its UTF-16 instance), the core that takes ``width``
 bytes a clock: its parameters, its beats in Amaranth's simulator against the model of the wide
-core, and its generated Verilog in Verilator against CPython at widths 4 and 32 (every width
+core, and its generated Verilog in Verilator against CPython at widths 4 and 8 (every width
 with ``UTFHW_SWEEP=full``), to UTF-16 and to UTF-32."""
 
 import math
@@ -16,9 +16,10 @@ from utfhw.hdl.cores.wide import WIDE_TARGETS, WideTranscoder, WideUTF8ToUTF16
 from utfhw.bench.stimulus import stress_input
 from utfhw.model.wide import wide_beats
 
-from support import (CLASS_MESSAGES, SAMPLED_BACKENDS, TRICKY_BYTES, check_a_beat_every_clock,
-                     check_verilated, check_wide_beats, check_wide_strict,
-                     every_two_bytes_messages, handlers, joined, random_messages)
+from support import (CLASS_MESSAGES, SAMPLED_BACKENDS, TRICKY_BYTES, WIDE_WIDTH,
+                     check_a_beat_every_clock, check_verilated, check_wide_beats,
+                     check_wide_strict, every_two_bytes_messages, handlers, joined,
+                     random_messages)
 
 
 TARGETS = {"little": "utf-16-le", "big": "utf-16-be"}
@@ -107,7 +108,7 @@ def test_model_reads_a_wrong_core_as_wrong():
 
 
 @pytest.mark.parametrize("width,target", [(1, "utf-16-le"), (4, "utf-16-le"),
-                                          (16, "utf-16-le"), (4, "utf-32-le")])
+                                          (WIDE_WIDTH, "utf-16-le"), (4, "utf-32-le")])
 def test_a_beat_every_clock(width, target):
     """With the output always ready, adversarial input moves at ``width`` bytes a clock: one
     message of n bytes takes ceil(n / width) clocks plus the latency, or one clock more."""
@@ -115,22 +116,20 @@ def test_a_beat_every_clock(width, target):
     check_a_beat_every_clock([data, data[:width * 7 + 1], b"", b"\xe0"], "utf-8", target, width)
 
 
-# Through Verilator: widths 4 and 32 in CI, every width in the full sweep.
-VERILATED_WIDTHS = WIDTHS if FULL_SWEEP else (4, 32)
+# Through Verilator: widths 4 and the wide width in CI, every width in the full sweep.
+VERILATED_WIDTHS = WIDTHS if FULL_SWEEP else (4, WIDE_WIDTH)
 
 # Every message of one to three bytes drawn from the bytes at the edges of Table 3-7.
-# A wide core from UTF-8 takes half a minute to convert and build at width 32, so in CI the
-# width-32 tests share two of them: to UTF-16-LE with each handler (here with replace: this
-# test's messages at every lane take the time at 32, and ignore meets them at 4). The other
-# targets meet width 32 in the full sweep and from the other sources (the encoders are the
-# same).
+# In CI the wide-width tests share two cores, to UTF-16-LE with each handler (here with
+# replace: ignore meets these messages at 4). The other targets meet the wide width in the
+# full sweep and from the other sources (the encoders are the same).
 @pytest.mark.parametrize("width,errors,target", [
     *((width, errors, target) for width in VERILATED_WIDTHS
       for errors, target in (("replace", "utf-16-le"), ("ignore", "utf-16-be"))
-      if FULL_SWEEP or width != 32 or errors == "replace"),
+      if FULL_SWEEP or width != WIDE_WIDTH or errors == "replace"),
     *((width, errors, target) for width in VERILATED_WIDTHS
       for errors, target in (("replace", "utf-32-be"), ("ignore", "utf-32-le"))
-      if FULL_SWEEP or width != 32)])
+      if FULL_SWEEP or width != WIDE_WIDTH)])
 def test_short_messages_at_every_lane(width, errors, target):
     """Every 1-3-byte message of class-edge bytes, after 0 to ``width - 1`` bytes of ASCII, of
     an unfinished four-byte sequence and of stray continuation bytes, so that it meets every
@@ -154,9 +153,9 @@ def test_short_messages_at_every_lane(width, errors, target):
     (width, stall, target) for width in VERILATED_WIDTHS
     for stall, target in ((0.0, "utf-16-le"), (0.3, "utf-16-le"), (0.7, "utf-16-le"),
                           (0.3, "utf-32-le"))
-    # The widest core to UTF-16-LE with the even stalls and without (the builds are what take
+    # The wide core to UTF-16-LE with the even stalls and without (the builds are what take
     # the time).
-    if FULL_SWEEP or width != 32 or (stall, target) in ((0.0, "utf-16-le"), (0.3, "utf-16-le"))])
+    if FULL_SWEEP or width != WIDE_WIDTH or (stall, target) in ((0.0, "utf-16-le"), (0.3, "utf-16-le"))])
 def test_adversarial_with_stalls(width, stall, target):
     """Adversarial messages of every length around the width, empty and one-byte messages, with
     stalls on both sides."""
@@ -173,7 +172,7 @@ def test_adversarial_with_stalls(width, stall, target):
 
 
 @pytest.mark.parametrize("width,target", [(width, "utf-16-be") for width in VERILATED_WIDTHS]
-                         + [(32, "utf-32-be")] if FULL_SWEEP else [(32, "utf-16-le")])
+                         + [(32, "utf-32-be")] if FULL_SWEEP else [(WIDE_WIDTH, "utf-16-le")])
 def test_multi_megabyte_message(width, target):
     data = stress_input("utf-8", (16 if FULL_SWEEP else 2) << 20, seed=1)
     run = check_verilated(data, [len(data)], "utf-8", target, width=width)

@@ -1,7 +1,7 @@
 """The wide core from UTF-16 (ClassifyUTF16Lanes, the lane window and DecodeUTF16Positions, in
 WideTranscoder): the unit rule of the model against CPython on every message of up to four
 units over the surrogate and BMP edges with odd tails, the beats in Amaranth's simulator against
-the model, and the generated Verilog in Verilator against CPython at widths 4 and 16 (every
+the model, and the generated Verilog in Verilator against CPython at widths 4 and 8 (every
 width with ``UTFHW_SWEEP=full``)."""
 
 import itertools

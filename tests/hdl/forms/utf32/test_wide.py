@@ -1,6 +1,6 @@
 """The wide core from UTF-32 (DecodeUTF32Lanes and EncodeLanes, in WideTranscoder): the unit rule
 of the model against CPython at the edges of the scalar range, the beats in Amaranth's simulator
-against the model, and the generated Verilog in Verilator against CPython at widths 4 and 16
+against the model, and the generated Verilog in Verilator against CPython at widths 4 and 8
 (every width with ``UTFHW_SWEEP=full``): every scalar value, messages at every lane offset,
 adversarial streams with stalls, the corpus, a multi-megabyte message and strict errors."""
 

@@ -2,7 +2,7 @@
 ExpandReplacements, in WideTranscoder): the model's rule against CPython on every message of up
 to five bytes over the edges of Table 3-7, the beats in Amaranth's simulator against the model,
 the clocks a beat takes, and the generated Verilog in Verilator against CPython at widths 2, 4
-and 16 (every width with ``UTFHW_SWEEP=full``)."""
+and 8 (every width with ``UTFHW_SWEEP=full``)."""
 
 import itertools
 import math
@@ -19,8 +19,8 @@ from utfhw.sim.backends import simulate
 from utfhw.bench.stimulus import stress_input
 from utfhw.model.wide import wide_beats, wide_clocks
 
-from support import (MARK_CASES, check_a_beat_every_clock, check_verilated, check_wide_beats,
-                     check_wide_strict, handlers, joined)
+from support import (MARK_CASES, WIDE_WIDTH, check_a_beat_every_clock, check_verilated,
+                     check_wide_beats, check_wide_strict, handlers, joined)
 from support import CLASS_MESSAGES, SWEEPS, random_messages
 
 
@@ -108,14 +108,14 @@ def test_clocks_on_malformed_input(errors):
         assert clocks + latency <= result.cycles <= clocks + latency + 1, message.hex()
 
 
-# In CI each width's cores are built once for these tests (a build at 32 takes twice 16's).
-VERILATED_WIDTHS = list(WIDTHS) if FULL_SWEEP else [2, 4, 16]
-LONG_WIDTH = 32 if FULL_SWEEP else 16
+# In CI each width's cores are built once for these tests.
+VERILATED_WIDTHS = list(WIDTHS) if FULL_SWEEP else [2, 4, WIDE_WIDTH]
+LONG_WIDTH = WIDE_WIDTH
 
 
 @pytest.mark.parametrize("width,errors", [
     (width, errors) for width in VERILATED_WIDTHS for errors in ("replace", "ignore")
-    if FULL_SWEEP or (width, errors) not in ((2, "ignore"), (16, "ignore"))])
+    if FULL_SWEEP or (width, errors) not in ((2, "ignore"), (WIDE_WIDTH, "ignore"))])
 def test_short_messages_at_every_lane(width, errors):
     """Every 1-3-byte message of class-edge bytes, after 0 to ``max(width, 4) - 1`` bytes of ASCII, of
     an unfinished four-byte sequence and of stray continuation bytes, so that it meets every
@@ -136,7 +136,7 @@ def test_short_messages_at_every_lane(width, errors):
 @pytest.mark.parametrize("source,width,stall", [
     (source, width, stall) for width in VERILATED_WIDTHS
     for source, stall in (("utf-8", 0.0), ("utf-8", 0.5), ("utf-8-sig", 0.3))
-    if FULL_SWEEP or width != 16 or stall == 0.0])
+    if FULL_SWEEP or width != WIDE_WIDTH or stall == 0.0])
 def test_adversarial_with_stalls(source, width, stall):
     """Adversarial messages of every length around the width, empty and one-byte messages,
     marks at their starts, with stalls on both sides."""
@@ -164,7 +164,7 @@ def test_corpus(corpus, width):
 
 def test_multi_megabyte_message():
     """Text at one beat a clock (1 MB, 16 MB with ``UTFHW_SWEEP=full``), and adversarial input
-    as fast as its replacements allow (256 kB; 8 MB), at width 16 (32)."""
+    as fast as its replacements allow (256 kB; 8 MB), at the wide width."""
     text = "añ€😀 ascii, Ελληνικά, 中文, עברית. ".encode() * ((64 if FULL_SWEEP else 4) << 12)
     run = check_verilated(text, [len(text)], "utf-8", "utf-8", width=LONG_WIDTH)
     assert run.input_beats == math.ceil(len(text) / LONG_WIDTH)
