@@ -50,8 +50,7 @@ def test_random_messages(messages, pair, stall, seed):
 
 
 # `ignore` (40 s of CI's 2 cores) and the three-byte messages that start with 00 to BF (an ASCII
-# byte or a continuation byte, then two more bytes, which the scalar core meets in
-# tests/sim/test_verilator_sweeps.py) in the full sweep.
+# byte or a continuation byte, then a two-byte message) in the full sweep.
 @pytest.mark.parametrize("errors", ["replace", "ignore"] if FULL_SWEEP else ["replace"])
 def test_every_short_message_through_verilator(errors):
     """All 16,843,008 UTF-8 messages of 1 to 3 bytes, each its own message, through the
