@@ -22,17 +22,17 @@ from utfhw.model.wide import stream_clocks
 EVERY_PAIR = list(itertools.product(CODECS, CODECS))
 
 #: Where a test costs a Verilator build a pair, the pairs CI runs: every form to every form
-#: (UTF-8, UTF-16, UTF-32, Latin-1 and ASCII), the codecs taking turns so that each is a source
-#: and a target, marks read and written, and the UTF-16 and UTF-32 codecs to the other byte order;
+#: (UTF-8, UTF-16, UTF-32, Latin-1 and ASCII) once, the codecs taking turns so that each is a
+#: source and a target, marks read and written, and UTF-16 and UTF-32 to the other byte order;
 #: ``UTFHW_SWEEP=full`` runs every pair. Every pair goes through Amaranth's simulator in
 #: tests/hdl/cores/test_transcoder.py.
 BUILT_PAIRS = EVERY_PAIR if FULL_SWEEP else [
     ("utf-8", "utf-8"), ("utf-8", "utf-16-le"), ("utf-8", "utf-32"), ("utf-8", "latin-1"),
-    ("utf-8-sig", "ascii"), ("utf-8-sig", "utf-8-sig"),
+    ("utf-8-sig", "ascii"),
     ("utf-16", "utf-8"), ("utf-16-le", "utf-16-be"), ("utf-16-be", "utf-32-le"),
-    ("utf-16", "latin-1"), ("utf-16-be", "ascii"), ("utf-16-le", "utf-32"),
+    ("utf-16", "latin-1"), ("utf-16-be", "ascii"),
     ("utf-32", "utf-16"), ("utf-32-le", "utf-8-sig"), ("utf-32-be", "utf-32-le"),
-    ("utf-32-le", "latin-1"), ("utf-32", "ascii"), ("utf-32-be", "utf-16-le"),
+    ("utf-32-le", "latin-1"), ("utf-32", "ascii"),
     ("latin-1", "utf-8-sig"), ("latin-1", "utf-16-be"), ("latin-1", "utf-32-le"),
     ("latin-1", "latin-1"), ("latin-1", "ascii"),
     ("ascii", "utf-8"), ("ascii", "utf-16"), ("ascii", "utf-32-be"), ("ascii", "latin-1"),

@@ -68,7 +68,7 @@ def test_every_source(source, width, tally):
     messages = stress_messages(source, seed=width) + [b"", b"\x00"[:CODECS[source].unit_bytes]]
     rng = random.Random(width)
     messages += [stress_input(source, rng.randrange(0, 3 * width + 5), seed=seed)
-                 for seed in range(300)]
+                 for seed in range(300 if FULL_SWEEP else 100)]
     check(offsets(messages, width, FILLERS[source], every=FULL_SWEEP), source, width, tally,
           stall=0.3, seed=width)
 
