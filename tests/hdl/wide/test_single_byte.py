@@ -1,7 +1,7 @@
 """The wide stages of the one-byte forms (hdl/wide/single_byte.py) and the wide core from and
 to Latin-1 and ASCII: each lane's decision for every byte, and in Verilator against CPython
-at widths 4 and 32 with stalls (every such pair with ``UTFHW_SWEEP=full``, in
-tests/sim/test_verilator_sweeps.py)."""
+at width 4 and the wide width with stalls (every such pair at 4 and 32 with
+``UTFHW_SWEEP=full``, in tests/sim/test_verilator_sweeps.py)."""
 
 import random
 
