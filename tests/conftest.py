@@ -24,6 +24,9 @@ if _SWEEP not in ("", "full"):
     raise pytest.UsageError(f"UTFHW_SWEEP must be 'full' or unset, not {_SWEEP!r}")
 FULL_SWEEP = _SWEEP == "full"
 
+#: Marks a test or a case that only ``UTFHW_SWEEP=full`` runs.
+FULL_SWEEP_ONLY = pytest.mark.skipif(not FULL_SWEEP, reason="UTFHW_SWEEP=full")
+
 
 def pytest_report_header(config):
     return f"UTFHW_SWEEP: {'full' if FULL_SWEEP else 'bounded (set UTFHW_SWEEP=full for all)'}"

@@ -44,8 +44,14 @@ BUILT_PAIRS = EVERY_PAIR if FULL_SWEEP else [
 #: every width, and takes 32 where a test names one width.
 WIDE_WIDTH = 32 if FULL_SWEEP else 8
 
+#: Where a sweep runs every scalar value through a codec, the codecs CI takes: each form once,
+#: UTF-8 and UTF-16 reading and writing marks, UTF-32 in the other byte order;
+#: ``UTFHW_SWEEP=full`` takes every codec.
+SWEPT_CODECS = list(CODECS) if FULL_SWEEP else ["utf-8-sig", "utf-16", "utf-32-be", "latin-1",
+                                                "ascii"]
+
 def handlers(*key):
-    """The error handlers a Verilator test runs its core with: both with ``UTFHW_SWEEP=full``;
+    """The error handlers a test runs its core with: both with ``UTFHW_SWEEP=full``;
     in CI one, chosen by ``key`` (the test's parameters) so that the tests take turns (a core's
     build costs more than the checks it serves, and ignore differs from replace by one
     stage)."""
@@ -257,6 +263,13 @@ def every_two_bytes_messages():
             slices.append(bytes(data))
         joined_slices = b"".join(slices)
         yield joined_slices, [3] * (len(joined_slices) // 3)
+
+
+#: The slices of :func:`every_two_bytes_messages` CI takes, all nine with ``UTFHW_SWEEP=full``:
+#: the messages of one and two bytes, and the three-byte ones that start with C0 to FF (the
+#: leads of two-, three- and four-byte sequences and the bytes no sequence starts with). The
+#: others are an ASCII or continuation byte before a two-byte message.
+SHORT_MESSAGE_SLICES = range(9) if FULL_SWEEP else (0, 7, 8)
 
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent

@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from conftest import FULL_SWEEP
+from conftest import FULL_SWEEP, FULL_SWEEP_ONLY
 from utfhw.bench.cocotb import run
 from utfhw.toolchain.tools import find_program
 
@@ -74,7 +74,7 @@ def test_bench_passes_on_verilator(tmp_path, source, target, errors):
 # The bench's failing path is the same Python on every simulator: CI takes it on Icarus
 # (test_bench_fails_on_wrong_output), the full sweep on Verilator too.
 @needs_verilator
-@pytest.mark.skipif(not FULL_SWEEP, reason="UTFHW_SWEEP=full")
+@FULL_SWEEP_ONLY
 def test_bench_fails_on_wrong_output_on_verilator(tmp_path):
     assert run(source="utf-8", target="utf-16-le", simulator="verilator", build_dir=tmp_path,
                judge_as={"UTFHW_TARGET": "utf-16-be"}) == (1, 1)
@@ -104,7 +104,7 @@ def test_axis_bench_passes(tmp_path, source, target, errors):
 # on Verilator (the build is what takes the time).
 @needs_verilator
 @needs_cocotbext_axi
-@pytest.mark.skipif(not FULL_SWEEP, reason="UTFHW_SWEEP=full")
+@FULL_SWEEP_ONLY
 def test_axis_bench_passes_on_verilator(tmp_path):
     assert run(source="utf-8", target="utf-32-be", interface="axis", simulator="verilator",
                build_dir=tmp_path, seed=2) == (1, 0)

@@ -10,7 +10,7 @@ from amaranth.hdl import Assert, ClockDomain, ClockSignal, Module, Signal
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In
 
-from conftest import FULL_SWEEP
+from conftest import FULL_SWEEP, FULL_SWEEP_ONLY
 from utfhw.hdl.forms import CODECS as CORE_CODECS, FORMS
 from utfhw.hdl.scalar.single_byte import ReplaceUnencodable, SingleByteDecoder, SingleByteEncoder
 from utfhw.hdl import (UTF8Decoder, UTF8Encoder, UTF16Decoder, UTF16Encoder, UTF32Decoder,
@@ -588,37 +588,34 @@ def ends_beats_short(m, inner, outer):
     passes_through(m, inner, outer, payload=payload)
 
 
-#: Broken variants CI leaves to the full sweep: each breaks what another one in CI breaks too,
-#: in another core.
-FULL_ONLY = pytest.mark.skipif(not FULL_SWEEP, reason="UTFHW_SWEEP=full")
-
-
 def wide(tamper, width=1, target="utf-16-le", source="utf-8"):
     return Tampered(tamper, WideTranscoder(source=source, target=target, width=width))
 
 
+# The variants marked FULL_SWEEP_ONLY each break what another one in CI breaks too, in another
+# core.
 @pytest.mark.parametrize("bench,expected", [
     (lambda: wide_equivalence(wide(mislabels_truncation), 2), "unit and error kind"),
     pytest.param(lambda: wide_equivalence(wide(mislabels_truncation, target="utf-32-be"), 2),
-                 "unit and error kind", marks=FULL_ONLY),
+                 "unit and error kind", marks=FULL_SWEEP_ONLY),
     (lambda: wide_equivalence(wide(drops_the_last_unit, 4, "utf-16-be", "utf-32-le"), 2),
      "as many units"),
     pytest.param(lambda: wide_equivalence(wide(mislabels_unpaired, 4, "utf-32-le", "utf-16-be"),
                                           2),
-                 "unit and error kind", marks=FULL_ONLY),
+                 "unit and error kind", marks=FULL_SWEEP_ONLY),
     (lambda: wide_equivalence(wide(mislabels_out_of_range, 4, "utf-8", "utf-32-le"), 2),
      "unit and error kind"),
     (lambda: wide_equivalence(wide(mislabels_unencodable, 4, "latin-1", "utf-16-le"), 2),
      "unit and error kind"),
     pytest.param(lambda: wide_equivalence(wide(mislabels_ordinal, 4, "utf-32-le", "ascii"), 2),
-                 "unit and error kind", marks=FULL_ONLY),
+                 "unit and error kind", marks=FULL_SWEEP_ONLY),
     (lambda: wide_equivalence(wide(says_nothing), 2), "last beat within the deadline"),
     pytest.param(lambda: wide_equivalence(wide(drops_the_last_unit), 2), "as many units",
-                 marks=FULL_ONLY),
+                 marks=FULL_SWEEP_ONLY),
     # The message's last beat, short, now looks like a short beat within the message.
     (lambda: WideProperties(wide(loses_last)), "but a message's last is full"),
     pytest.param(lambda: WideProperties(wide(ends_beats_short, 2)),
-                 "but a message's last is full", marks=FULL_ONLY),
+                 "but a message's last is full", marks=FULL_SWEEP_ONLY),
     (lambda: FullBeats(Tampered(ends_beats_short,
                                 ReadyView(Repacker(item=ErrorKind, width=4)))),
      "but a message's last is full"),

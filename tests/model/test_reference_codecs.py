@@ -9,13 +9,10 @@ from utfhw.model.reference import CODECS, decode, encode, transcode, error_reaso
 from utfhw.hdl.forms import CODECS as CODECS_TABLE
 
 from conftest import FULL_SWEEP
-from support import byte_soup
+from support import SWEPT_CODECS, byte_soup
 
 
 SCALAR_VALUES = [*range(0xD800), *range(0xE000, 0x110000)]
-#: The codecs the exhaustive sweeps (seconds each) take in CI: each form once, UTF-8 and UTF-16
-#: reading marks, UTF-32 in the other byte order; every codec with ``UTFHW_SWEEP=full``.
-SWEPT = list(CODECS) if FULL_SWEEP else ["utf-8-sig", "utf-16", "utf-32-be", "latin-1", "ascii"]
 UNIT_CODECS = [codec for codec in CODECS if codec.startswith(("utf-16", "utf-32"))]
 
 
@@ -44,7 +41,7 @@ def check_decode(data, source):
     assert model_outcome(data, source) == cpython_outcome(data, source), (source, data.hex())
 
 
-@pytest.mark.parametrize("target", SWEPT)
+@pytest.mark.parametrize("target", SWEPT_CODECS)
 def test_every_scalar_value_encodes(target):
     for errors in ("replace", "ignore"):
         assert encode(SCALAR_VALUES, target, errors) == \
@@ -72,7 +69,7 @@ def test_empty_input_encodes(target):
     assert encode([], target) == "".encode(target)
 
 
-@pytest.mark.parametrize("source", SWEPT)
+@pytest.mark.parametrize("source", SWEPT_CODECS)
 def test_every_scalar_value_decodes(source):
     held = [value for value in SCALAR_VALUES
             if value <= CODECS_TABLE[source].form.last_code_point]
@@ -80,7 +77,7 @@ def test_every_scalar_value_decodes(source):
     assert decode(text.encode(source), source, "strict") == held
 
 
-@pytest.mark.parametrize("source", SWEPT)
+@pytest.mark.parametrize("source", SWEPT_CODECS)
 def test_every_short_input(source):
     for length in (0, 1, 2):
         for combination in itertools.product(range(256), repeat=length):

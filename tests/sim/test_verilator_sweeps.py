@@ -8,23 +8,22 @@ import random
 
 import pytest
 
-from conftest import FULL_SWEEP
+from conftest import FULL_SWEEP, FULL_SWEEP_ONLY
 from utfhw.hdl.cores import WIDE_PAIRS
 from utfhw.hdl.cores.wide import wide_widths
 from utfhw.model.reference import CODECS
 
-from support import BUILT_PAIRS, adversarial_message, check_verilated, every_two_bytes_messages, joined
+from support import (BUILT_PAIRS, SHORT_MESSAGE_SLICES, SWEPT_CODECS, adversarial_message,
+                     check_verilated, every_two_bytes_messages, joined)
 
 
-# In CI the messages of one and two bytes with each handler, and with replace the three-byte
-# ones that start with C0 to FF (the leads of two-, three- and four-byte sequences and the bytes
-# no sequence starts with; the others are an ASCII or continuation byte and a two-byte message,
-# which the pipelined core takes too in tests/hdl/cores/test_pipelined.py); every slice with
-# each handler with UTFHW_SWEEP=full. (The ignore pipelines differ by one stage, which drops
-# errors; tests/sim/test_verilator.py streams stress input from each source form through it.)
+# The slices of SHORT_MESSAGE_SLICES with replace, and in CI the messages of one and two bytes
+# with ignore (every slice with UTFHW_SWEEP=full). The ignore pipelines differ by one stage,
+# which drops errors; tests/sim/test_verilator.py streams stress input from each source form
+# through it.
 @pytest.mark.parametrize("chunk,errors", [
-    (chunk, errors) for chunk in range(9) for errors in ("replace", "ignore")
-    if FULL_SWEEP or chunk == 0 or errors == "replace" and chunk >= 7],
+    (chunk, errors) for chunk in SHORT_MESSAGE_SLICES for errors in ("replace", "ignore")
+    if FULL_SWEEP or chunk == 0 or errors == "replace"],
     ids=lambda value: value if isinstance(value, str) else "1-2 bytes" if value == 0 else
     f"3 bytes {32 * (value - 1):02X}-{32 * value - 1:02X}")
 def test_every_short_utf8_message(chunk, errors):
@@ -39,9 +38,7 @@ SCALARS = "".join(map(chr, itertools.chain(range(0xD800), range(0xE000, 0x110000
 FORMS = ["utf-8", "utf-16-le", "utf-32-le"]
 
 
-# In CI a codec of each form, marks written by two of them; every codec with UTFHW_SWEEP=full.
-@pytest.mark.parametrize("target", list(CODECS) if FULL_SWEEP else
-                         ["utf-8-sig", "utf-16", "utf-32-be", "latin-1", "ascii"])
+@pytest.mark.parametrize("target", SWEPT_CODECS)
 def test_every_scalar_through_every_encoder(target):
     """All 1,112,064 scalar values, one message, from UTF-32 into every target codec."""
     data = SCALARS.encode("utf-32-le")
@@ -111,7 +108,7 @@ def test_corpus_every_pair(corpus, source, target):
     check_verilated(*joined(corpus_messages(corpus, source)), source, target, stall=0.2, seed=5)
 
 
-@pytest.mark.skipif(not FULL_SWEEP, reason="UTFHW_SWEEP=full")
+@FULL_SWEEP_ONLY
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
 @pytest.mark.parametrize("width", [4, 32])
 @pytest.mark.parametrize("source,target", WIDE_PAIRS)

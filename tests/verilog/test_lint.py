@@ -2,6 +2,7 @@
 pipelined core, and the wide core at every width) passes ``verilator --lint-only -Wall`` with the waivers in ``utfhw.verilog.lint``,
 and compiles with Icarus Verilog as Verilog-2005 and as SystemVerilog where it is installed."""
 
+import itertools
 import shutil
 import subprocess
 
@@ -73,10 +74,10 @@ MODULES += [("utf-8", "utf-16-le", "replace", False, None, "axis", False),
 # The validators: every source at its unit and at 64 behind both interfaces in the full sweep;
 # in CI each source once, the unit and the wide width and the interfaces taking turns.
 VALIDATORS = [(source, width, interface) for index, source in enumerate(CODECS)
-              for width in sorted({CODECS[source].unit_bytes, WIDE_WIDTH, 64})
-              for interface in INTERFACES
-              if FULL_SWEEP or (width, interface) == (
-                  (CODECS[source].unit_bytes, WIDE_WIDTH)[index % 2], INTERFACES[index // 2 % 2])]
+              for width, interface in (
+                  itertools.product((CODECS[source].unit_bytes, 16, 64), INTERFACES) if FULL_SWEEP
+                  else [((CODECS[source].unit_bytes, WIDE_WIDTH)[index % 2],
+                         INTERFACES[index // 2 % 2])])]
 
 
 @pytest.mark.parametrize("source,width,interface", VALIDATORS)

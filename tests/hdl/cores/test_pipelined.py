@@ -15,7 +15,7 @@ from utfhw.verilog.generate import pipeline_hdl
 from utfhw.hdl.cores import make_core
 
 from support import SEQUENCES, TRICKY_BYTES, byte_soup, check_messages
-from support import check_verilated, every_two_bytes_messages
+from support import SHORT_MESSAGE_SLICES, check_verilated, every_two_bytes_messages
 
 
 PAIRS = [("utf-16-le", "replace"), ("utf-16-be", "replace"), ("utf-16-le", "ignore"),
@@ -49,14 +49,14 @@ def test_random_messages(messages, pair, stall, seed):
                    pipelined=True)
 
 
-# `ignore` (40 s of CI's 2 cores) and the three-byte messages that start with 00 to BF (an ASCII
-# byte or a continuation byte, then a two-byte message) in the full sweep.
+# `ignore` (40 s of CI's 2 cores) and the slices SHORT_MESSAGE_SLICES leaves out in the full
+# sweep.
 @pytest.mark.parametrize("errors", ["replace", "ignore"] if FULL_SWEEP else ["replace"])
 def test_every_short_message_through_verilator(errors):
     """All 16,843,008 UTF-8 messages of 1 to 3 bytes, each its own message, through the
     pipelined core's Verilog, against CPython (in nine runs, to keep memory small)."""
     for index, (data, lengths) in enumerate(every_two_bytes_messages()):
-        if FULL_SWEEP or index == 0 or index > 6:
+        if index in SHORT_MESSAGE_SLICES:
             run = check_verilated(data, lengths, "utf-8", "utf-16-le", errors=errors,
                                   pipelined=True)
             assert run.input_beats == len(data)

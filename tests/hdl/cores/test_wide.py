@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from conftest import FULL_SWEEP
+from conftest import FULL_SWEEP, FULL_SWEEP_ONLY
 from utfhw.hdl.cores import check_core, make_core
 from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.hdl.unicode.layout import ErrorKind
@@ -204,7 +204,7 @@ def test_strict(backend):
     check_wide_strict(cases, "utf-8", cores if backend == "verilator" else cores[2:], backend)
 
 
-@pytest.mark.skipif(not FULL_SWEEP, reason="UTFHW_SWEEP=full")
+@FULL_SWEEP_ONLY
 @pytest.mark.parametrize("width", [4, 32])
 @pytest.mark.parametrize("target", WIDE_TARGETS)
 def test_every_short_utf8_message(width, target):
