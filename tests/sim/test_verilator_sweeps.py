@@ -26,10 +26,11 @@ from support import (BUILT_PAIRS, SHORT_MESSAGE_SLICES, SWEPT_CODECS, adversaria
     if FULL_SWEEP or chunk == 0 or errors == "replace"],
     ids=lambda value: value if isinstance(value, str) else "1-2 bytes" if value == 0 else
     f"3 bytes {32 * (value - 1):02X}-{32 * value - 1:02X}")
-def test_every_short_utf8_message(chunk, errors):
+def test_every_short_utf8_message(chunk, errors, tally):
     """All 16,843,008 UTF-8 messages of 1 to 3 bytes, each its own message, to UTF-16-LE, in
     nine slices so that they spread over the test workers."""
     data, lengths = next(itertools.islice(every_two_bytes_messages(), chunk, None))
+    tally(f"1-3-byte UTF-8 messages with {errors}", len(lengths))
     run = check_verilated(data, lengths, "utf-8", "utf-16-le", errors=errors)
     assert run.input_beats == len(data)
 
