@@ -208,10 +208,10 @@ class _Runs:
                     missing.append((device, seed))
         return missing
 
-    def fail_family(self, index, family, outcome):
+    def fail_family(self, index, family, outcome, error):
         self.counts[index][family] = None
         for device in self.family_devices(family):
-            self.outcomes[index][device] = {"outcome": outcome}
+            self.outcomes[index][device] = {"outcome": outcome, "error": error[-500:]}
             self.resolve(len(self.seeds), f"{self.chosen[index].name} on the {device}: "
                                           f"{outcome}")
 
@@ -351,6 +351,9 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                 for family in families:
                     key = synthesis_key(result, family, versions)
                     kept = cache.get(key)
+                    if kept is not None and "failed" in kept:
+                        runs.fail_family(index, family, SYNTHESIS_FAILED, kept["failed"])
+                        continue
                     missing = (None if kept is None
                                else runs.missing(index, result, family, kept["counts"]))
                     if missing == []:
@@ -374,10 +377,12 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
             elif kind == "counts":
                 family, missing = tag[2:]
                 made = syntheses.pop((index, family))
-                if "failed" in result:
-                    runs.fail_family(index, family, SYNTHESIS_FAILED)
-                    return
+                # A failure is kept too: Yosys has had its attempts and ABC's (see
+                # :func:`~.implement.synthesise`), and the next report need not spend them again.
                 cache.put(synthesis_key(digests[index], family, versions), result)
+                if "failed" in result:
+                    runs.fail_family(index, family, SYNTHESIS_FAILED, result["failed"])
+                    return
                 if missing is None:
                     missing = runs.missing(index, digests[index], family, result["counts"])
                 for device, seed in missing:

