@@ -1,6 +1,7 @@
 """Stimulus for the benches: long inputs that mix text with bytes malformed in every encoding,
 and the messages a bench sends."""
 
+import functools
 import pathlib
 import random
 
@@ -22,15 +23,9 @@ def stress_input(source, length, seed=0):
 
     The stretches are drawn from a pool of a few thousand, so that megabytes (for the Verilator
     backend) take well under a second to make."""
-    rng = random.Random(seed)
-
-    def stretch():
-        if rng.random() < 0.5:
-            return bytes(rng.choices(_STRESS_BYTES, k=rng.randrange(1, 16)))
-        # Latin-1 and ASCII hold few of its characters: "?" for the others.
-        return "".join(rng.choices(_STRESS_TEXT, k=rng.randrange(1, 8))).encode(source, "replace")
-
-    pool = [stretch() for _ in range(_STRESS_POOL)]
+    pool, state = _pool(source, seed)
+    rng = random.Random()
+    rng.setstate(state)
     parts = []
     size = 0
     while size < length:
@@ -39,6 +34,22 @@ def stress_input(source, length, seed=0):
         parts.extend(drawn)
         size += sum(map(len, drawn))
     return b"".join(parts)[:length]
+
+
+# Tests ask for many short inputs of one codec and seed: the pool is made once for them, and
+# the generator goes on from where making it left it.
+@functools.lru_cache(maxsize=256)
+def _pool(source, seed):
+    """The stretches :func:`stress_input` draws from, and the state of its generator after."""
+    rng = random.Random(seed)
+
+    def stretch():
+        if rng.random() < 0.5:
+            return bytes(rng.choices(_STRESS_BYTES, k=rng.randrange(1, 16)))
+        # Latin-1 and ASCII hold few of its characters: "?" for the others.
+        return "".join(rng.choices(_STRESS_TEXT, k=rng.randrange(1, 8))).encode(source, "replace")
+
+    return tuple(stretch() for _ in range(_STRESS_POOL)), rng.getstate()
 
 
 def stress_messages(source, seed=0, extra=None):

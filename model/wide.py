@@ -22,6 +22,7 @@ tests check it against CPython over every message of a few bytes drawn from the 
 edges of Table 3-7. The error kinds are the ones the scalar cores give the same replacements.
 """
 
+import functools
 from dataclasses import dataclass
 
 from ..hdl.unicode.layout import ErrorKind, REPLACEMENT_CHARACTER
@@ -91,6 +92,13 @@ def position_unit(behind, byte, following, form="utf-16"):
     at ``i``."""
     if len(behind) != LOOKBEHIND:
         raise ValueError(f"behind must hold {LOOKBEHIND} bytes, not {len(behind)}")
+    return _window_unit(tuple(behind), byte, following, form)
+
+
+# A message of n bytes asks for n windows, and the tests' messages repeat their windows: each
+# is worked out once (the suite's long runs spent most of their time here).
+@functools.lru_cache(maxsize=1 << 20)
+def _window_unit(behind, byte, following, form):
     state = _state_before(behind)
     if _continues(state, byte):
         after = _advance(state, byte)
@@ -121,8 +129,8 @@ def _position_units(message, errors, form="utf-16"):
     units = []
     for index, byte in enumerate(message):
         position = index + LOOKBEHIND
-        emitted = position_unit(padded[position - LOOKBEHIND:position], byte,
-                                padded[position + 1], form)
+        emitted = _window_unit(tuple(padded[position - LOOKBEHIND:position]), byte,
+                               padded[position + 1], form)
         if emitted is not None and errors == "ignore" and emitted[1] != ErrorKind.NONE:
             emitted = None
         units.append(emitted)
