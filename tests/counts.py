@@ -1,4 +1,4 @@
-"""docs/verification.md's table of what the test suite checks, from what its runs reported.
+"""docs/verification.md's tables of what the test suite checks, from what its runs reported.
 
 Run the suite with ``--counts`` and give this script the file it wrote::
 
@@ -10,11 +10,18 @@ test command, or ``full``, with ``UTFHW_SWEEP=full``), with the commit it ran at
 describe`` in the run, or the second argument for a run that could not tell), and the table
 between the markers in ``docs/verification.md`` is made again from that file
 (``tests/test_counts.py`` holds the two equal).
+
+The full sweep takes days on two cores, so it is run in parts, each a selection of tests. A
+part's JUnit file (``--junitxml``) is added to the file's list of parts, with what it ran::
+
+    UTFHW_SWEEP=full python -m pytest --junitxml part.xml SELECTION
+    python tests/counts.py --part part.xml COMMIT "what the part ran" "the selection"
 """
 
 import json
 import pathlib
 import sys
+import xml.etree.ElementTree
 
 
 REPOSITORY = pathlib.Path(__file__).resolve().parent.parent
@@ -22,6 +29,8 @@ DATA = REPOSITORY / "docs" / "test-counts.json"
 DOCUMENT = REPOSITORY / "docs" / "verification.md"
 BEGIN = "<!-- test counts: made by tests/counts.py from docs/test-counts.json -->"
 END = "<!-- end of test counts -->"
+PARTS_BEGIN = "<!-- full sweep parts: made by tests/counts.py from docs/test-counts.json -->"
+PARTS_END = "<!-- end of full sweep parts -->"
 SWEEPS = ("bounded", "full")
 
 
@@ -62,13 +71,60 @@ def render(data):
     return "\n".join(lines) + "\n"
 
 
-def section(text):
+def read_part(path):
+    """A part of the full sweep from its JUnit file: its tests passed, failed and skipped, its
+    time in seconds and the day it started."""
+    suite = xml.etree.ElementTree.parse(path).getroot()
+    suite = suite.find("testsuite") if suite.tag == "testsuites" else suite
+    outcomes = {"passed": 0, "failed": 0, "skipped": 0}
+    for case in suite.iter("testcase"):
+        tags = {child.tag for child in case}
+        outcomes["failed" if tags & {"failure", "error"} else
+                 "skipped" if "skipped" in tags else "passed"] += 1
+    return {**outcomes, "seconds": round(float(suite.get("time"))),
+            "date": suite.get("timestamp", "")[:10]}
+
+
+def _duration(seconds):
+    if seconds is None:
+        return ""
+    hours, minutes = divmod(round(seconds / 60), 60)
+    return f"{hours} h {minutes} min" if hours else f"{minutes} min"
+
+
+def render_parts(parts):
+    """The table of the full sweep's parts."""
+    lines = ["| day | commit | what it ran | how | tests | time |", "|---|---|---|---|---|---|"]
+    for part in parts:
+        lines.append(f"| {part['date']} | `{part['commit']}` | {part['what']} | "
+                     f"`{part['selection']}` | {_tested(part)} | {_duration(part['seconds'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def section(text, begin=BEGIN, end=END):
     """The table as it stands in the document ``text``."""
-    start, end = text.index(BEGIN) + len(BEGIN) + 1, text.index(END)
+    start, end = text.index(begin) + len(begin) + 1, text.index(end)
     return text[start:end]
 
 
+def _write(data, begin, end, table):
+    DATA.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    text = DOCUMENT.read_text()
+    DOCUMENT.write_text(text.replace(begin + "\n" + section(text, begin, end), begin + "\n" + table))
+
+
 def main(arguments):
+    data = json.loads(DATA.read_text()) if DATA.exists() else {}
+    if arguments[:1] == ["--part"]:
+        if len(arguments) != 5:
+            sys.exit("usage: python tests/counts.py --part PART.xml COMMIT WHAT SELECTION")
+        path, commit, what, selection = arguments[1:]
+        data.setdefault("full parts", []).append(
+            {**read_part(path), "commit": commit, "what": what, "selection": selection})
+        _write(data, PARTS_BEGIN, PARTS_END, render_parts(data["full parts"]))
+        print(f"counts.py: the part at {commit} is in {DATA.name} and {DOCUMENT.name}",
+              file=sys.stderr)
+        return
     if len(arguments) not in (1, 2):
         sys.exit("usage: python tests/counts.py RUN.json [COMMIT] (RUN.json written by "
                  "python -m pytest --counts, which names the commit it ran at)")
@@ -76,11 +132,8 @@ def main(arguments):
     commit = run.get("commit") or (arguments[1] if len(arguments) == 2 else None)
     if not commit:
         sys.exit("counts.py: the run names no commit; give it")
-    data = json.loads(DATA.read_text()) if DATA.exists() else {}
     data[run["sweep"]] = {"commit": commit, "files": run["files"]}
-    DATA.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    text = DOCUMENT.read_text()
-    DOCUMENT.write_text(text.replace(BEGIN + "\n" + section(text), BEGIN + "\n" + render(data)))
+    _write(data, BEGIN, END, render(data))
     print(f"counts.py: the {run['sweep']} run at {commit} is in {DATA.name} and "
           f"{DOCUMENT.name}", file=sys.stderr)
 
