@@ -63,7 +63,8 @@ EVERY += [(source, target, errors, True, None) for source, target in PIPELINED_P
 EVERY += [(source, target, errors, False, width) for source, target in WIDE_PAIRS
           for errors in ("replace", "ignore") for width in wide_widths(source, target)]
 MODULES = EVERY if FULL_SWEEP else FIXED
-# Verilator's builds of a bench take fifteen to twenty seconds each, Icarus's one: in CI
+# A Verilator bench compiles its design's C++ (seconds for a small design, minutes at W = 64;
+# the first also Verilator's runtime, which the others link), an Icarus bench takes one: in CI
 # Verilator runs one module of the fixed sample, the wide core from UTF-8 to UTF-8 (every pair's
 # cores go through Verilator's own driver in tests/sim/test_verilator.py and the wide tests in
 # tests/hdl/, and an example bench runs in Verilator in tests/test_examples.py), Icarus all of
