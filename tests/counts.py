@@ -110,7 +110,8 @@ def section(text, begin=BEGIN, end=END):
 def _write(data, begin, end, table):
     DATA.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     text = DOCUMENT.read_text()
-    DOCUMENT.write_text(text.replace(begin + "\n" + section(text, begin, end), begin + "\n" + table))
+    table_now = begin + "\n" + section(text, begin, end)
+    DOCUMENT.write_text(text.replace(table_now, begin + "\n" + table))
 
 
 def main(arguments):
