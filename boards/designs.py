@@ -5,6 +5,10 @@ them."""
 import dataclasses
 from typing import Optional
 
+from amaranth.hdl import Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import Out
+
 from ..hdl.bridge import UARTBridge
 from ..hdl.bytestream import LaneSerializer, UnitAssembler
 from ..hdl.cores import CORE_KINDS, PIPELINED_PAIRS, CoreSpec
@@ -19,8 +23,8 @@ from ..hdl.unicode.layout import UTF16UnitLanes, UTF32UnitLanes
 from ..hdl.unicode.params import WIDTHS, check_choice
 
 
-__all__ = ["DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "ROUTERS", "STAGES", "WIDE_WIDTHS",
-           "WIDE_REPORT_PAIRS", "HEADLINE_SPEC", "PIPELINED_SPEC", "PAIRS", "Design",
+__all__ = ["DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "ROUTERS", "STAGES", "Beside",
+           "WIDE_WIDTHS", "WIDE_REPORT_PAIRS", "HEADLINE_SPEC", "PIPELINED_SPEC", "PAIRS", "Design",
            "design_name", "designs", "design_names", "matrix", "kinds_in", "fits"]
 
 
@@ -90,8 +94,35 @@ STAGES = {
     "UARTBridge(12 MHz)": lambda: UARTBridge(clk_freq=12e6),
 }
 
+#: Designs of more than one core, placed together as a board holds them: does the second fit
+#: beside the first, and what does each cost the other's clock.
+STAGES["UARTBridge(12 MHz) + Validator(utf-8, 8)"] = lambda: Beside(
+    bridge=UARTBridge(clk_freq=12e6),
+    validator=CoreSpec("utf-8", "utf-8", kind="validator", width=8).build())
+
 #: What ``designs()`` accepts.
 PAIRS = ("matrix", "all", "forms", "headline", "wide", "validator")
+
+
+class Beside(wiring.Component):
+    """Components side by side in one design, each with its own ports under its keyword's name
+    and nothing between them.
+
+    Parameters
+    ----------
+    **parts : :class:`~amaranth.lib.wiring.Component`
+        The components, by the names of their ports' groups.
+    """
+    def __init__(self, **parts):
+        self._parts = parts
+        super().__init__({name: Out(part.signature) for name, part in parts.items()})
+
+    def elaborate(self, platform):
+        m = Module()
+        for name, part in self._parts.items():
+            m.submodules[name] = part
+            wiring.connect(m, wiring.flipped(getattr(self, name)), part)
+        return m
 
 
 def design_name(spec):

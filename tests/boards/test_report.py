@@ -6,6 +6,8 @@ import os
 import time
 
 import pytest
+from amaranth.back.verilog import convert
+from amaranth.lib import wiring
 
 from utfhw.boards import designs, implement, results
 from utfhw.boards.designs import Design
@@ -80,6 +82,18 @@ def test_matrix_has_every_design_smallest_first():
                                       if kind not in ("transcoder", "pipelined")])
     assert [design.spec.width for design in designs.designs("matrix", widths=(8,))
             if design.spec is not None and design.spec.kind == "wide"] == [8] * len(forms) ** 2
+
+
+def test_beside_gives_each_part_its_own_ports():
+    bridge, validator = designs.STAGES["UARTBridge(12 MHz)"](), CoreSpec(
+        "utf-8", "utf-8", kind="validator", width=8).build()
+    both = designs.Beside(bridge=bridge, validator=validator)
+    assert dict(both.signature.members) == {"bridge": wiring.Out(bridge.signature),
+                                            "validator": wiring.Out(validator.signature)}
+    verilog = convert(both, name="both")
+    assert "\\both.bridge  bridge (" in verilog and "\\both.validator  validator (" in verilog
+    for port in ("bridge__rx", "bridge__tx", "validator__i__valid", "validator__o__ready"):
+        assert f"  input {port};" in verilog or f"  output {port};" in verilog, port
 
 
 def test_fits_bounds_flip_flops_by_lut4s():
