@@ -26,8 +26,8 @@ from .nextpnr import read_report
 
 
 __all__ = ["FORMAT", "DOES_NOT_FIT", "TIMED_OUT", "SYNTHESIS_FAILED", "Netlist", "netlist",
-           "tool_versions", "synthesis_key", "run_key", "synthesise", "place_and_route",
-           "critical_path", "ToolVersionError"]
+           "tool_versions", "synthesis_key", "run_key", "synthesise", "fallback_script",
+           "failure_stands", "place_and_route", "critical_path", "ToolVersionError"]
 
 #: The version of what a run records; a change makes every cached run stale.
 FORMAT = "1"
@@ -42,11 +42,14 @@ SYNTHESIS_FAILED = "synthesis failed"
 # Runs of Yosys on one design before its failure is taken as final.
 _SYNTHESIS_ATTEMPTS = 3
 
-#: Where a family's synthesis maps with ABC9 by default, the option that maps with ABC instead,
-#: and the name the counts then carry (``counts["mapper"]``): the last try for a design on which
-#: YoWASP's Yosys stops in ABC9 every time (the validator from UTF-16-LE at width 32 on the
-#: ECP5-85F, at c732cd3: "Running ABC command", then exit status 1 with no message, three times).
-ABC_FALLBACK = {"ecp5": ("-noabc9", "abc")}
+#: Where a family's synthesis maps with ABC9 by default, the commands that map with ABC instead
+#: (in place of the synthesis script's ``map_luts`` step) and the name the counts then carry
+#: (``counts["mapper"]``): the last try for a design on which YoWASP's Yosys stops in ABC9 every
+#: time (the validator from UTF-16-LE at width 32 on the ECP5-85F, at c732cd3: "Running ABC
+#: command", then exit status 1 with no message, three times). Yosys 0.70's ``synth_ecp5`` has
+#: no option for ABC: it takes ``-noabc9`` without a word and runs ABC9 all the same.
+ABC_FALLBACK = {"ecp5": ("check -latchonly -assert; techmap -map +/lattice/latches_map.v; "
+                         "abc -lut 4 -dress; clean", "abc")}
 
 # What nextpnr says of cells that fit the device's count but that it cannot place (on an
 # iCE40 a logic cell holds one LUT4 and one flip-flop, which not every design's pairs allow).
@@ -99,11 +102,31 @@ def _check_versions(versions, family):
                                    f"{versions.get(tool)!r} as the report's")
 
 
-def _synthesis_script(family, options=""):
+def _synthesis_script(family):
     return (f"read_rtlil top.il; hierarchy -top top; "
             f"setattr -mod -set keep_hierarchy 1 top.core; "
-            f"{FAMILIES[family][0]} {options}{' ' if options else ''}-top top -json {family}.json; "
+            f"{FAMILIES[family][0]} -top top -json {family}.json; "
             f"tee -q -o {family}-stat.json stat -json")
+
+
+def fallback_script(family):
+    """The synthesis script that maps with ABC (:data:`ABC_FALLBACK`), or ``None`` where the
+    family has none: the family's script up to its LUT mapping, ABC, then the rest."""
+    if family not in ABC_FALLBACK:
+        return None
+    synth, mapping = FAMILIES[family][0], ABC_FALLBACK[family][0]
+    return (f"read_rtlil top.il; hierarchy -top top; "
+            f"setattr -mod -set keep_hierarchy 1 top.core; "
+            f"{synth} -top top -run :map_luts; {mapping}; "
+            f"{synth} -top top -run map_cells: -json {family}.json; "
+            f"tee -q -o {family}-stat.json stat -json")
+
+
+def failure_stands(kept, family):
+    """Whether a synthesis the cache ``kept`` as failed stays failed: it had the tries this
+    family has now. One kept before the family had its ABC fallback (or another one) is run
+    again."""
+    return kept.get("fallback") == fallback_script(family)
 
 
 def _pnr_options(device, seed, router):
@@ -148,7 +171,8 @@ def synthesise(netlist, family, versions):
     """Synthesise ``netlist`` (a :class:`Netlist`) for ``family`` with Yosys.
 
     Returns ``{"counts": {"lut4", "ff", "bram"}, "json": the netlist for nextpnr, compressed}``,
-    or ``{"failed": Yosys's message}`` when it failed every attempt. After three failed
+    or ``{"failed": Yosys's message}`` when it failed every attempt (with ``"fallback"``, the
+    :func:`fallback_script` that failed too, where the family has one). After three failed
     attempts it maps with ABC where the family has :data:`ABC_FALLBACK`, and the counts say
     so (``"mapper": "abc"``).
 
@@ -173,14 +197,14 @@ def synthesise(netlist, family, versions):
                 # a large design, and maps the same design when run again.
                 if attempt < _SYNTHESIS_ATTEMPTS - 1:
                     continue
-                if family not in ABC_FALLBACK:
+                fallback = fallback_script(family)
+                if fallback is None:
                     return {"failed": str(error)[-2000:]}
-                option, mapper = ABC_FALLBACK[family]
+                mapper = ABC_FALLBACK[family][1]
                 try:
-                    _run([environment["YOSYS"], "-q", "-p", _synthesis_script(family, option)],
-                         directory, environment)
+                    _run([environment["YOSYS"], "-q", "-p", fallback], directory, environment)
                 except BuildError as error:
-                    return {"failed": str(error)[-2000:]}
+                    return {"failed": str(error)[-2000:], "fallback": fallback}
         counts = _cell_counts(directory / f"{family}-stat.json", family)
         if mapper is not None:
             counts["mapper"] = mapper

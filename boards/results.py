@@ -31,8 +31,10 @@ README_ROWS = (
     (PIPELINED_SPEC, "`PipelinedUTF8ToUTF16`", "UTF-8 to UTF-16, one byte per clock"),
     (CoreSpec("utf-8", "utf-16-le", kind="wide", width=16), "`WideTranscoder`, W = 16",
      "UTF-8 to UTF-16, 16 bytes per clock (and all 100 pairs)"),
-    (CoreSpec("utf-8", "utf-8", kind="wide", width=16), "`WideTranscoder`, W = 16",
-     "UTF-8 validation (UTF-8 to UTF-8), 16 bytes per clock"),
+    (CoreSpec("utf-8", "utf-8", kind="validator", width=16), "`Validator`, W = 16",
+     "UTF-8 validation, 16 bytes per clock, its input passed through (every source form)"),
+    (CoreSpec("utf-8", "utf-8", kind="validator", width=64), "`Validator`, W = 64",
+     "the same, 64 bytes per clock"),
 )
 
 #: The README's devices.

@@ -15,8 +15,9 @@ from typing import Optional
 from ..hdl.unicode.params import check_choice, check_integer
 from ..toolchain.cache import digest
 from .designs import DEVICES, FAMILIES, ROUTERS, SEEDS, fits
-from .implement import (DOES_NOT_FIT, SYNTHESIS_FAILED, TIMED_OUT, ToolVersionError, netlist,
-                        place_and_route, run_key, synthesis_key, synthesise, tool_versions)
+from .implement import (DOES_NOT_FIT, SYNTHESIS_FAILED, TIMED_OUT, ToolVersionError,
+                        failure_stands, netlist, place_and_route, run_key, synthesis_key,
+                        synthesise, tool_versions)
 from .runcache import RunCache, default_folder
 
 
@@ -352,8 +353,10 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                     key = synthesis_key(result, family, versions)
                     kept = cache.get(key)
                     if kept is not None and "failed" in kept:
-                        runs.fail_family(index, family, SYNTHESIS_FAILED, kept["failed"])
-                        continue
+                        if failure_stands(kept, family):
+                            runs.fail_family(index, family, SYNTHESIS_FAILED, kept["failed"])
+                            continue
+                        kept = None
                     missing = (None if kept is None
                                else runs.missing(index, result, family, kept["counts"]))
                     if missing == []:
