@@ -16,6 +16,10 @@ part's JUnit file (``--junitxml``) is added to the file's list of parts, with wh
 
     UTFHW_SWEEP=full python -m pytest --junitxml part.xml SELECTION
     python tests/counts.py --part part.xml COMMIT "what the part ran" "the selection"
+
+A part run in pieces (each its own ``--junitxml``, so that a stopped run keeps what finished)
+is given as its files joined by commas: their counts and times are added, and the day is the
+first one's.
 """
 
 import json
@@ -71,18 +75,22 @@ def render(data):
     return "\n".join(lines) + "\n"
 
 
-def read_part(path):
-    """A part of the full sweep from its JUnit file: its tests passed, failed and skipped, its
-    time in seconds and the day it started."""
-    suite = xml.etree.ElementTree.parse(path).getroot()
-    suite = suite.find("testsuite") if suite.tag == "testsuites" else suite
+def read_part(paths):
+    """A part of the full sweep from its JUnit files (one, or the pieces it was run in, joined
+    by commas): its tests passed, failed and skipped, its time in seconds and the day it
+    started."""
     outcomes = {"passed": 0, "failed": 0, "skipped": 0}
-    for case in suite.iter("testcase"):
-        tags = {child.tag for child in case}
-        outcomes["failed" if tags & {"failure", "error"} else
-                 "skipped" if "skipped" in tags else "passed"] += 1
-    return {**outcomes, "seconds": round(float(suite.get("time"))),
-            "date": suite.get("timestamp", "")[:10]}
+    seconds, days = 0.0, []
+    for path in str(paths).split(","):
+        suite = xml.etree.ElementTree.parse(path).getroot()
+        suite = suite.find("testsuite") if suite.tag == "testsuites" else suite
+        for case in suite.iter("testcase"):
+            tags = {child.tag for child in case}
+            outcomes["failed" if tags & {"failure", "error"} else
+                     "skipped" if "skipped" in tags else "passed"] += 1
+        seconds += float(suite.get("time"))
+        days.append(suite.get("timestamp", "")[:10])
+    return {**outcomes, "seconds": round(seconds), "date": min(days)}
 
 
 def _duration(seconds):
@@ -118,7 +126,8 @@ def main(arguments):
     data = json.loads(DATA.read_text()) if DATA.exists() else {}
     if arguments[:1] == ["--part"]:
         if len(arguments) != 5:
-            sys.exit("usage: python tests/counts.py --part PART.xml COMMIT WHAT SELECTION")
+            sys.exit("usage: python tests/counts.py --part PART.xml[,PIECE.xml...] COMMIT WHAT "
+                     "SELECTION")
         path, commit, what, selection = arguments[1:]
         data.setdefault("full parts", []).append(
             {**read_part(path), "commit": commit, "what": what, "selection": selection})

@@ -35,6 +35,10 @@ def test_a_run_writes_its_counts(tmp_path):
     assert {key: part[key] for key in ("passed", "failed", "skipped")} == \
         {"passed": 1, "failed": 1, "skipped": 1}
     assert part["seconds"] >= 0 and len(part["date"]) == 10
+    # A part run in pieces adds them up.
+    both = counts.read_part(f"{tmp_path / 'run.xml'},{tmp_path / 'run.xml'}")
+    assert {key: both[key] for key in ("passed", "failed", "skipped", "date")} == \
+        {"passed": 2, "failed": 2, "skipped": 2, "date": part["date"]}
     assert f"| {part['date']} | `abc` | a part | `test_one.py` | 1 passed, 1 failed, 1 skipped |" \
         in counts.render_parts([{**part, "commit": "abc", "what": "a part",
                                  "selection": "test_one.py"}])
