@@ -24,8 +24,8 @@ from ..hdl.unicode.params import WIDTHS, check_choice
 
 
 __all__ = ["DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "ROUTERS", "STAGES", "Beside",
-           "WIDE_WIDTHS", "WIDE_REPORT_PAIRS", "HEADLINE_SPEC", "PIPELINED_SPEC", "PAIRS", "Design",
-           "design_name", "designs", "design_names", "matrix", "kinds_in", "fits"]
+           "WIDE_WIDTHS", "WIDE_REPORT_PAIRS", "HEADLINE_SPEC", "PIPELINED_SPEC", "PAIRS",
+           "Design", "design_name", "designs", "design_names", "matrix", "kinds_in", "fits"]
 
 
 #: Device name: (family, nextpnr options, the frequency nextpnr is asked for in MHz).
@@ -92,13 +92,12 @@ STAGES = {
     "UARTReceiver(104)": lambda: UARTReceiver(divisor=104),
     "UARTTransmitter(104)": lambda: UARTTransmitter(divisor=104),
     "UARTBridge(12 MHz)": lambda: UARTBridge(clk_freq=12e6),
+    # Placed together, as a board holds them: does the validator fit beside the bridge, and
+    # what does each cost the other's clock.
+    "UARTBridge(12 MHz) + Validator(utf-8, 8)": lambda: Beside(
+        bridge=STAGES["UARTBridge(12 MHz)"](),
+        validator=CoreSpec("utf-8", "utf-8", kind="validator", width=8).build()),
 }
-
-#: Designs of more than one core, placed together as a board holds them: does the second fit
-#: beside the first, and what does each cost the other's clock.
-STAGES["UARTBridge(12 MHz) + Validator(utf-8, 8)"] = lambda: Beside(
-    bridge=UARTBridge(clk_freq=12e6),
-    validator=CoreSpec("utf-8", "utf-8", kind="validator", width=8).build())
 
 #: What ``designs()`` accepts.
 PAIRS = ("matrix", "all", "forms", "headline", "wide", "validator")

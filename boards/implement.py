@@ -102,11 +102,17 @@ def _check_versions(versions, family):
                                    f"{versions.get(tool)!r} as the report's")
 
 
-def _synthesis_script(family):
+def _script(family, synthesis):
+    """A Yosys script around ``synthesis``: read the netlist, keep the core's hierarchy, and
+    write the cells' counts."""
     return (f"read_rtlil top.il; hierarchy -top top; "
             f"setattr -mod -set keep_hierarchy 1 top.core; "
-            f"{FAMILIES[family][0]} -top top -json {family}.json; "
+            f"{synthesis}; "
             f"tee -q -o {family}-stat.json stat -json")
+
+
+def _synthesis_script(family):
+    return _script(family, f"{FAMILIES[family][0]} -top top -json {family}.json")
 
 
 def fallback_script(family):
@@ -115,11 +121,8 @@ def fallback_script(family):
     if family not in ABC_FALLBACK:
         return None
     synth, mapping = FAMILIES[family][0], ABC_FALLBACK[family][0]
-    return (f"read_rtlil top.il; hierarchy -top top; "
-            f"setattr -mod -set keep_hierarchy 1 top.core; "
-            f"{synth} -top top -run :map_luts; {mapping}; "
-            f"{synth} -top top -run map_cells: -json {family}.json; "
-            f"tee -q -o {family}-stat.json stat -json")
+    return _script(family, f"{synth} -top top -run :map_luts; {mapping}; "
+                           f"{synth} -top top -run map_cells: -json {family}.json")
 
 
 def failure_stands(kept, family):
