@@ -57,6 +57,7 @@ def _continues(state, byte):
     return low <= byte <= high
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _advance(state, byte):
     """The state after ``byte``: it continues the pending sequence, or starts afresh."""
     if _continues(state, byte):
@@ -69,6 +70,7 @@ def _advance(state, byte):
                   len(ranges) + 1)
 
 
+@functools.lru_cache(maxsize=1 << 20)
 def _state_before(behind):
     state = _START
     for byte in behind:
@@ -128,6 +130,10 @@ def _position_units(message, errors, form="utf-16"):
     padded = [None] * LOOKBEHIND + list(message) + [None]
     units = []
     for index, byte in enumerate(message):
+        if byte < 0x80:
+            # An ASCII byte continues no sequence, so it is its own unit whatever is behind it.
+            units.append((byte, ErrorKind.NONE))
+            continue
         position = index + LOOKBEHIND
         emitted = _window_unit(tuple(padded[position - LOOKBEHIND:position]), byte,
                                padded[position + 1], form)
@@ -360,11 +366,16 @@ def _beat_units(message, width, errors, source, form):
 
 def _beat_clocks(message, width, errors, source, form):
     """The clocks each beat of the stages takes: its parts (:func:`_stage_beats`)."""
+    positions = _positions(width, source, form)
+    beats = max(1, -(-len(message) // positions))
     if CODECS[source].form.name == form == "utf-8" and errors == "replace":
-        return [len(parts) for parts in _stage_beats(message, width, errors, source, form)]
-    # Elsewhere a beat is one part: counted without working out its units, which for a long
-    # message takes seconds.
-    return [1] * max(1, -(-len(message) // _positions(width, source, form)))
+        # A beat takes four parts where a position of it gives a U+FFFD: found from the
+        # replacements alone, without the units (the suite's wide runs spent most of their
+        # time working those out).
+        replaced = {offset // positions for offset, (_, kind)
+                    in _emissions(message, errors, source, "utf-32") if kind != ErrorKind.NONE}
+        return [EXPANDED_CHUNKS if beat in replaced else 1 for beat in range(beats)]
+    return [1] * beats
 
 
 def stream_clocks(messages, width, *, errors="replace", target="utf-16-le", source="utf-8"):
