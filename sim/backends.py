@@ -1,6 +1,7 @@
 """One message through the gateware on either simulator: :func:`simulate` and
 :func:`transcode`, the functions most users call."""
 
+import functools
 from dataclasses import dataclass, field
 
 from ..hdl.cores import CoreSpec
@@ -161,7 +162,7 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
         beats = run.beats or [[] for _ in messages]
         outputs, cycles, input_beats = list(run.messages()), run.cycles, run.input_beats
     else:
-        dut = spec.build()
+        dut = _core(spec)
         beats, cycles = run_messages(dut, messages, stall=stall, seed=seed, vcd=vcd,
                                      progress=progress)
         outputs = [units_to_bytes(message_beats, target) for message_beats in beats]
@@ -177,6 +178,13 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
     return Simulation(output=b"".join(outputs), outputs=outputs, cycles=cycles,
                       input_bytes=sum(map(len, messages)), input_beats=input_beats,
                       beats=beats if record_beats else [])
+
+
+@functools.lru_cache(maxsize=4)
+def _core(spec):
+    # One core object per spec while it is among the last run, so that Amaranth's simulator of
+    # it is made once (run_messages keeps the simulators of the last cores it ran).
+    return spec.build()
 
 
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,

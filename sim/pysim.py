@@ -1,5 +1,6 @@
 """Run cores in Amaranth's simulator, with a producer and a consumer that stall at random."""
 
+import collections
 import random
 
 from amaranth.sim import Simulator
@@ -56,16 +57,56 @@ def run_payloads(dut, payloads, *, messages=None, stall=0.0, seed=None, vcd=None
         await stream_get(ctx, dut.o, until_last=messages, stall=stall, rng=consumer_rng,
                          on_transfer=on_transfer)
 
+    if vcd is not None:
+        sim, job = _new_simulator(dut)
+        job.update(producer=producer, consumer=consumer)
+        with sim.write_vcd(str(vcd)):
+            sim.run()
+    else:
+        sim, job = _simulator(dut)
+        if job:
+            sim.reset()     # back to the initial state, its testbenches to run anew
+        job.update(producer=producer, consumer=consumer)
+        sim.run()
+    return last_output_cycle[0] - first_input_cycle[0] + 1
+
+
+# The simulators of the cores run last, by the core's identity. Making one elaborates the core
+# and compiles it to Python, which took most of a short run's time (a wide core at W = 8: about
+# half a second), and tests run one core with many inputs one after another.
+_RECENT = collections.OrderedDict()
+_RECENT_CORES = 4
+
+
+def _simulator(dut):
+    """A simulator of ``dut`` and its job, reused while ``dut`` is among the last cores run."""
+    key = id(dut)
+    if key in _RECENT and _RECENT[key][0] is dut:
+        _RECENT.move_to_end(key)
+        return _RECENT[key][1:]
+    sim, job = _new_simulator(dut)
+    _RECENT[key] = (dut, sim, job)
+    while len(_RECENT) > _RECENT_CORES:
+        _RECENT.popitem(last=False)
+    return sim, job
+
+
+def _new_simulator(dut):
+    """A simulator of ``dut`` whose producer and consumer run those of ``job`` (a dict),
+    which each run sets before it starts."""
+    job = {}
+
+    async def producer(ctx):
+        await job["producer"](ctx)
+
+    async def consumer(ctx):
+        await job["consumer"](ctx)
+
     sim = Simulator(dut)
     sim.add_clock(CLOCK_PERIOD)
     sim.add_testbench(producer)
     sim.add_testbench(consumer)
-    if vcd is not None:
-        with sim.write_vcd(str(vcd)):
-            sim.run()
-    else:
-        sim.run()
-    return last_output_cycle[0] - first_input_cycle[0] + 1
+    return sim, job
 
 
 def run_messages(dut, messages, *, stall=0.0, seed=None, vcd=None, progress=None):
