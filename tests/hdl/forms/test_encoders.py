@@ -2,6 +2,8 @@
 hdl/scalar/encoder.py): any code points and error kinds, beats that must split, every scalar value,
 against the reference model."""
 
+import functools
+
 import pytest
 from hypothesis import given, strategies as st
 
@@ -21,10 +23,16 @@ ENCODERS = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def _encoder(encoder_class):
+    # One object a class: run_payloads keeps its simulator, reset for each run.
+    return encoder_class()
+
+
 def run_encoder(encoder_class, beats, *, stall=0.0, seed=0):
-    """Drive ``(code points with error kinds, last)`` beats into a fresh encoder; return its
-    output beats as ``(units, last)``."""
-    dut = encoder_class()
+    """Drive ``(code points with error kinds, last)`` beats into an encoder from reset; return
+    its output beats as ``(units, last)``."""
+    dut = _encoder(encoder_class)
     input_format = LaneFormat(dut.i.payload.shape())
     output_format = LaneFormat(dut.o.payload.shape())
     output = []
