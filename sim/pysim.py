@@ -2,6 +2,7 @@
 
 import collections
 import random
+import threading
 
 from amaranth.sim import Simulator
 
@@ -71,23 +72,28 @@ def run_payloads(dut, payloads, *, messages=None, stall=0.0, seed=None, vcd=None
     return last_output_cycle[0] - first_input_cycle[0] + 1
 
 
-# The simulators of the cores run last, by the core's identity. Making one elaborates the core
-# and compiles it to Python, which took most of a short run's time (a wide core at W = 8: about
-# half a second), and tests run one core with many inputs one after another.
-_RECENT = collections.OrderedDict()
+# The simulators of the cores each thread ran last, by the core's identity. Making one
+# elaborates the core and compiles it to Python, which took most of a short run's time (a wide
+# core at W = 8: about half a second), and tests run one core with many inputs one after
+# another. A simulator runs one input at a time: threads keep their own.
+_recent = threading.local()
 _RECENT_CORES = 4
 
 
 def _simulator(dut):
-    """A simulator of ``dut`` and its job, reused while ``dut`` is among the last cores run."""
+    """A simulator of ``dut`` and its job, reused while ``dut`` is among the last cores this
+    thread ran."""
+    recent = getattr(_recent, "simulators", None)
+    if recent is None:
+        recent = _recent.simulators = collections.OrderedDict()
     key = id(dut)
-    if key in _RECENT and _RECENT[key][0] is dut:
-        _RECENT.move_to_end(key)
-        return _RECENT[key][1:]
+    if key in recent and recent[key][0] is dut:
+        recent.move_to_end(key)
+        return recent[key][1:]
     sim, job = _new_simulator(dut)
-    _RECENT[key] = (dut, sim, job)
-    while len(_RECENT) > _RECENT_CORES:
-        _RECENT.popitem(last=False)
+    recent[key] = (dut, sim, job)
+    while len(recent) > _RECENT_CORES:
+        recent.popitem(last=False)
     return sim, job
 
 
