@@ -1,13 +1,12 @@
 """One message through the gateware on either simulator: :func:`simulate` and
 :func:`transcode`, the functions most users call."""
 
-import functools
 from dataclasses import dataclass, field
 
 from ..hdl.cores import CoreSpec
 from ..hdl.unicode.params import check_choice
 from .payload import pack_units, units_to_bytes
-from .pysim import run_messages
+from .pysim import built_core, run_messages
 from ..hdl.forms import CODECS
 from .stream import check_stall
 from ..model.strict import strict_error
@@ -162,7 +161,7 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
         beats = run.beats or [[] for _ in messages]
         outputs, cycles, input_beats = list(run.messages()), run.cycles, run.input_beats
     else:
-        dut = _core(spec)
+        dut = built_core(spec)
         beats, cycles = run_messages(dut, messages, stall=stall, seed=seed, vcd=vcd,
                                      progress=progress)
         outputs = [units_to_bytes(message_beats, target) for message_beats in beats]
@@ -178,13 +177,6 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
     return Simulation(output=b"".join(outputs), outputs=outputs, cycles=cycles,
                       input_bytes=sum(map(len, messages)), input_beats=input_beats,
                       beats=beats if record_beats else [])
-
-
-@functools.lru_cache(maxsize=4)
-def _core(spec):
-    # One core object per spec while it is among the last run, so that Amaranth's simulator of
-    # it is made once (run_messages keeps the simulators of the last cores it ran).
-    return spec.build()
 
 
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace", stall=0.0,

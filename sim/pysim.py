@@ -1,6 +1,7 @@
 """Run cores in Amaranth's simulator, with a producer and a consumer that stall at random."""
 
 import collections
+import functools
 import random
 import threading
 
@@ -10,7 +11,7 @@ from .payload import LaneFormat, pack_units
 from .stream import check_stall, stream_get, stream_put
 
 
-__all__ = ["CLOCK_PERIOD", "run_payloads", "run_messages"]
+__all__ = ["CLOCK_PERIOD", "run_payloads", "run_messages", "built_core"]
 
 
 #: Clock period given to the simulator; only VCD timestamps depend on it.
@@ -78,6 +79,13 @@ def run_payloads(dut, payloads, *, messages=None, stall=0.0, seed=None, vcd=None
 # another. A simulator runs one input at a time: threads keep their own.
 _recent = threading.local()
 _RECENT_CORES = 4
+
+
+@functools.lru_cache(maxsize=_RECENT_CORES)
+def built_core(spec):
+    """``spec.build()`` (a :class:`~utfhw.hdl.cores.CoreSpec`), one object while the spec is
+    among the last ones asked for: :func:`run_payloads` then makes its simulator once."""
+    return spec.build()
 
 
 def _simulator(dut):

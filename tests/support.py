@@ -2,7 +2,6 @@
 messages for every codec, the oracle, and running many messages through a pipeline's generated
 Verilog in Verilator."""
 
-import functools
 import itertools
 import pathlib
 import random
@@ -135,14 +134,6 @@ def hardware_strict_error(beats, message, source, target, *, wide=False):
     return (type(error).__name__,) + error_fields(error)
 
 
-@functools.lru_cache(maxsize=4)
-def built_core(source, target, *, errors="replace", pipelined=False, width=None):
-    """The core of ``CoreSpec.of(...)``, one object while it is among the last four asked for:
-    Amaranth's simulator of it is then made once (:func:`utfhw.sim.pysim.run_messages` keeps
-    the simulators of the cores it ran last)."""
-    return CoreSpec.of(source, target, errors=errors, pipelined=pipelined, width=width).build()
-
-
 def check_messages(messages, source="utf-8", target="utf-16-le", *, errors="replace",
                    stall=0.0, seed=0, pipelined=False):
     """Run messages back to back through one Transcoder (or with ``pipelined``, the
@@ -150,10 +141,10 @@ def check_messages(messages, source="utf-8", target="utf-16-le", *, errors="repl
     and, from the "replace" core's beats, the strict error with CPython's. Returns the cycle
     count."""
     from utfhw.sim.payload import units_to_bytes
-    from utfhw.sim.pysim import run_messages
+    from utfhw.sim.pysim import built_core, run_messages
     from utfhw.model.reference import transcoder_beats
 
-    dut = built_core(source, target, errors=errors, pipelined=pipelined)
+    dut = built_core(CoreSpec.of(source, target, errors=errors, pipelined=pipelined))
     beats, cycles = run_messages(dut, messages, stall=stall, seed=seed)
     assert len(beats) == len(messages)
     for message, message_beats in zip(messages, beats):
@@ -333,10 +324,10 @@ def check_wide_beats(messages, source, target, width, errors):
     sides, and check each message's beats against the model of the wide core, and its bytes
     against CPython."""
     from utfhw.hdl.forms import CODECS
-    from utfhw.sim.pysim import run_messages
+    from utfhw.sim.pysim import built_core, run_messages
     from utfhw.model.wide import wide_beats
 
-    dut = built_core(source, target, errors=errors, width=width)
+    dut = built_core(CoreSpec.of(source, target, errors=errors, width=width))
     beats, _ = run_messages(dut, messages, stall=0.3, seed=width)
     unit_bytes = CODECS[target].unit_bytes
     for message, got in zip(messages, beats):
