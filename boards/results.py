@@ -10,16 +10,17 @@ from ..hdl.cores import CORE_KINDS, CoreSpec
 from ..hdl.forms import CODECS
 from ..toolchain.tools import find_program, run
 from .designs import CAPACITY, DEVICES, FAMILIES, HEADLINE_SPEC, PIPELINED_SPEC
-from .implement import DOES_NOT_FIT, SYNTHESIS_FAILED, TIMED_OUT
+from .implement import DOES_NOT_FIT, SYNTHESIS_FAILED, TIMED_OUT, run_key, synthesis_key
 from .runner import FAILED, NOT_RUN
 
 
 __all__ = ["SCHEMA", "gateware_commit", "results_data", "bytes_per_clock",
            "gigabytes_per_second", "worst_fmax", "markdown", "write_chart", "readme_section",
-           "update_readme", "data_text", "README_BEGIN", "README_END", "README_ROWS"]
+           "update_readme", "data_text", "recorded_runs", "README_BEGIN", "README_END",
+           "README_ROWS"]
 
-#: The version of the data file's layout.
-SCHEMA = 1
+#: The version of the data file's layout: 2 gave each row its netlist's digest.
+SCHEMA = 2
 
 #: The markers around the README's generated table.
 README_BEGIN = "<!-- figures from docs/results.json: made by utfhw report --readme -->"
@@ -89,6 +90,33 @@ def results_data(report, *, commit, command, date=None):
         "kinds_absent": [kind for kind in CORE_KINDS if kind not in present],
         "rows": rows,
     }
+
+
+def recorded_runs(data):
+    """The runs a data file records, as the run cache keeps them: ``(key, value)`` for each
+    family's synthesis counts and for each seed of each device that placed and routed.
+
+    They are keyed as a report keys its runs, by the row's netlist digest, its router and
+    the file's tools, so only a design whose netlist is the same, under the same tools,
+    finds them. Only the worst seed keeps what limited its Fmax, which is all a row needs.
+    A file of an older layout, without digests, records none."""
+    if data.get("schema") != SCHEMA:
+        return
+    tools = data["tools"]
+    for row in data["rows"]:
+        netlist = row["netlist"]
+        if netlist is None:
+            continue
+        for family, counts in row["counts"].items():
+            if counts is not None:
+                yield synthesis_key(netlist, family, tools), {"counts": counts}
+        for device, cell in row["devices"].items():
+            if cell["outcome"] != "ok":
+                continue
+            worst = cell["fmax"].index(min(cell["fmax"]))
+            for index, (seed, fmax) in enumerate(zip(data["seeds"], cell["fmax"])):
+                yield (run_key(netlist, device, seed, row["router"], tools),
+                       {"fmax": fmax, "critical": cell["limit"] if index == worst else None})
 
 
 def _spec(row):

@@ -155,6 +155,7 @@ class _Runs:
         self.router, self.pnr_timeout, self.versions = router, pnr_timeout, versions
         self.cache, self.progress = cache, progress
         self.counts = [{} for _ in chosen]
+        self.digests = {}                        # index: the netlist's digest
         self.outcomes = [{} for _ in chosen]     # device: its cell, whatever the seeds
         self.figures = [{} for _ in chosen]      # (device, seed): a run's result
         self.total = len(chosen) * len(devices) * len(seeds)
@@ -233,7 +234,7 @@ class _Runs:
     def row(self, index):
         design = self.chosen[index]
         row = {"design": design.name, "spec": design.fields(), "width": design.width,
-               "router": self.router,
+               "netlist": self.digests.get(index), "router": self.router,
                "counts": {family: self.counts[index].get(family)
                           for family in FAMILIES
                           if any(DEVICES[device][0] == family for device in self.devices)},
@@ -290,7 +291,8 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
     Returns
     -------
     :class:`Report`
-        Its rows in the order of ``chosen``: ``{"design", "spec", "width", "router",
+        Its rows in the order of ``chosen``: ``{"design", "spec", "width", "netlist" (the
+        digest of its netlist, ``None`` if it could not be made), "router",
         "counts": {family: {"lut4", "ff", "bram"} or None}, "devices": {device: {"outcome",
         and for "ok": "fmax" per seed, "limit"}}}``, with an outcome of ``"ok"``,
         :data:`~utfhw.boards.implement.DOES_NOT_FIT`, :data:`~utfhw.boards.implement.TIMED_OUT`,
@@ -343,7 +345,8 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
             netlists[index] = made
             submit(("digest", index), _digest_of, made, key=f"digest-{_short(identity)}",
                    priority=-index)
-        digests, syntheses = {}, {}
+        syntheses = {}
+        digests = runs.digests
 
         def handle(tag, result):
             kind, index = tag[:2]

@@ -2,6 +2,7 @@
 results page."""
 
 import argparse
+import json
 import os
 import pathlib
 import shlex
@@ -23,6 +24,26 @@ def seeds_argument(text):
     return seeds
 
 
+def take_recorded_runs(results, path, cache):
+    """Put the syntheses and runs that the data file at ``path`` records into ``cache`` where
+    it lacks them; returns how many runs of nextpnr it took (none without such a file)."""
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return 0
+    except ValueError as error:
+        raise ValueError(f"{path} is not a results data file: {error}") from None
+    taken = 0
+    try:
+        for key, value in results.recorded_runs(data):
+            if cache.get(key) is None:
+                cache.put(key, value)
+                taken += "fmax" in value
+    except (KeyError, TypeError, AttributeError, IndexError) as error:
+        raise ValueError(f"{path} is not a results data file: {error!r}") from None
+    return taken
+
+
 def add_parser(commands):
     parser = commands.add_parser(
         "report", help="implement every core on four FPGAs into one results page",
@@ -32,8 +53,10 @@ def add_parser(commands):
                     "results page: FILE.md, its data FILE.json and its chart FILE.png. Each "
                     "run is kept in a cache by the digest of the design's netlist, the "
                     "device, the seed, the router and the tools' versions, so a report that "
-                    "was stopped, or is run again, runs only what is missing. The whole "
-                    "matrix takes days on two cores.")
+                    "was stopped, or is run again, runs only what is missing. The runs an "
+                    "existing FILE.json records go into the cache first, so a report on "
+                    "another machine goes on from the page it replaces. The whole matrix "
+                    "takes days on two cores.")
     parser.add_argument("-o", "--output", default="results.md", metavar="FILE.md",
                         help="the results page; its data goes beside it as FILE.json and its "
                              "chart as FILE.png (default: results.md)")
@@ -106,6 +129,11 @@ def run(subparser, args):
         print(runner.progress_line(status), file=sys.stderr, flush=True)
 
     try:
+        cache = runcache.RunCache(args.cache or runcache.default_folder())
+        taken = take_recorded_runs(results, paths["data"], cache)
+        if taken:
+            print(f"took {taken} runs recorded in {paths['data']} into the cache",
+                  file=sys.stderr, flush=True)
         chosen = designs.designs(args.pairs, **options)
         report = runner.run_report(
             chosen,
@@ -113,7 +141,7 @@ def run(subparser, args):
                      else tuple(designs.DEVICES)),
             seeds=args.seeds or designs.SEEDS, router=args.router,
             pnr_timeout=None if args.pnr_timeout is None else args.pnr_timeout * 60,
-            cache=runcache.RunCache(args.cache or runcache.default_folder()),
+            cache=cache,
             scheduler=args.scheduler, jobs=args.jobs, cached_only=args.cached_only,
             progress=progress)
         package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -9,7 +9,9 @@ import pytest
 from conftest import REPOSITORY
 from utfhw.boards import results
 from utfhw.boards.designs import Design
-from utfhw.boards.runner import Report
+from utfhw.boards.implement import synthesis_key
+from utfhw.boards.runcache import RunCache
+from utfhw.boards.runner import Report, _Runs
 from utfhw.hdl.cores import CoreSpec
 
 
@@ -67,6 +69,35 @@ def test_data_file():
     assert made["rows"][0]["devices"]["ECP5-85F"]["fmax"] == [400.12, 390.46, 395.0]
     assert made["kinds_absent"] == ["pipelined", "validator"]
     assert json.loads(results.data_text(made)) == made
+
+
+def test_recorded_runs_give_the_rows_again(tmp_path):
+    """The runs a data file records, put in a cache, are those its rows came from: a report
+    on another machine finds them by the netlist's digest."""
+    made = data([
+        {**row(Design("ErrorDropper"), {"ECP5-85F": ok(400.12, 390.46, 395.0),
+                                        "ECP5-25F": ok(410.0, 410.0, 420.0, limit={"from": "x"})}),
+         "netlist": "a" * 24},
+        {**row(HEADLINE, {"ECP5-85F": {"outcome": "timed out"}}), "netlist": "b" * 24},
+        {**row(WIDE, {"ECP5-85F": ok(1.0, 2.0, 3.0)}), "netlist": None}])
+    cache = RunCache(tmp_path)
+    for key, value in results.recorded_runs(made):
+        cache.put(key, value)
+    # Two syntheses each for two rows, and six runs of the first.
+    assert len(cache) == 10
+    assert cache.get(synthesis_key("b" * 24, "ecp5", VERSIONS)) == \
+        {"counts": made["rows"][1]["counts"]["ecp5"]}
+    runs = _Runs([Design("ErrorDropper"), HEADLINE], ("ECP5-25F", "ECP5-85F"), (1, 2, 3),
+                 "router1", None, VERSIONS, cache, None)
+    counts = made["rows"][0]["counts"]["ecp5"]
+    assert runs.missing(0, "a" * 24, "ecp5", counts) == []
+    assert runs.row(0)["devices"] == made["rows"][0]["devices"]
+    # What was not run, or timed out, is run again; so is all of another netlist.
+    assert runs.missing(1, "b" * 24, "ecp5", counts) == [
+        (device, seed) for device in ("ECP5-25F", "ECP5-85F") for seed in (1, 2, 3)]
+    assert len(runs.missing(0, "c" * 24, "ecp5", counts)) == 6
+    # A file of the first layout has no digests, and records nothing.
+    assert list(results.recorded_runs({**made, "schema": 1})) == []
 
 
 def test_figures_and_rates():

@@ -183,6 +183,25 @@ def test_report_writes_the_page_its_data_chart_and_readme(tmp_path):
     assert again.returncode == 0, again.stderr
     assert "[2/2 runs] 2 cached" in again.stderr
     assert json.loads((tmp_path / "results.json").read_text())["rows"] == data["rows"]
+    # On another machine, its cache empty: the runs the data file records.
+    elsewhere = [tmp_path / "elsewhere" if argument == tmp_path / "cache" else argument
+                 for argument in arguments]
+    moved = run(*elsewhere, "--cached-only")
+    assert moved.returncode == 0, moved.stderr
+    assert f"took 2 runs recorded in {tmp_path / 'results.json'} into the cache" in moved.stderr
+    assert "[2/2 runs] 2 cached" in moved.stderr
+    assert json.loads((tmp_path / "results.json").read_text())["rows"] == data["rows"]
+
+
+def test_report_refuses_a_data_file_it_cannot_read(tmp_path):
+    pytest.importorskip("distributed")
+    (tmp_path / "results.json").write_text('{"schema": 2, "tools": {}, "rows": [{}]}')
+    result = run("report", "--pairs", "headline", "--cache", tmp_path / "cache",
+                 "-o", tmp_path / "results.md")
+    assert result.returncode == 1
+    assert result.stderr == (f"utfhw report: error: {tmp_path / 'results.json'} is not a "
+                             f"results data file: KeyError('netlist')\n")
+    assert not (tmp_path / "results.md").exists()
 
 
 def test_generate_rtlil(tmp_path):
