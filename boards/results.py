@@ -74,6 +74,9 @@ def results_data(report, *, commit, command, date=None):
             cell = dict(cell)
             if "fmax" in cell:
                 cell["fmax"] = [round(figure, 2) for figure in cell["fmax"]]
+            if "runs" in cell:
+                cell["runs"] = [{**run, "fmax": round(run["fmax"], 2)} if "fmax" in run
+                                else run for run in cell["runs"]]
             devices[device] = cell
         rows.append({**row, "devices": devices})
     present = {row["spec"]["kind"] for row in rows if row["spec"]}
@@ -98,8 +101,10 @@ def recorded_runs(data):
 
     They are keyed as a report keys its runs, by the row's netlist digest, its router and
     the file's tools, so only a design whose netlist is the same, under the same tools,
-    finds them. Only the worst seed keeps what limited its Fmax, which is all a row needs.
-    A file of an older layout, without digests, records none."""
+    finds them. Of a device that placed and routed, only the worst seed keeps what limited
+    its Fmax, which is all a row needs; a device with another outcome has its seeds' runs
+    whole, but for a failed one, which is run again. A file of an older layout, without
+    digests, records none."""
     if data.get("schema") != SCHEMA:
         return
     tools = data["tools"]
@@ -111,6 +116,9 @@ def recorded_runs(data):
             if counts is not None:
                 yield synthesis_key(netlist, family, tools), {"counts": counts}
         for device, cell in row["devices"].items():
+            for seed, run in zip(data["seeds"], cell.get("runs", ())):
+                if run.get("outcome") != FAILED:
+                    yield run_key(netlist, device, seed, row["router"], tools), run
             if cell["outcome"] != "ok":
                 continue
             worst = cell["fmax"].index(min(cell["fmax"]))

@@ -253,7 +253,9 @@ class _Runs:
                 # out of time, or failed, leaves the device without a worst seed.
                 outcome = next(outcome for outcome in (DOES_NOT_FIT, TIMED_OUT, FAILED)
                                if outcome in outcomes)
-                row["devices"][device] = {"outcome": outcome}
+                # Each seed's run goes with it, for the data file to record (a failed one
+                # is not kept, and runs again).
+                row["devices"][device] = {"outcome": outcome, "runs": runs}
                 if outcome == FAILED:
                     row["devices"][device]["error"] = next(
                         run["error"] for run in runs if run.get("outcome") == FAILED)
@@ -294,7 +296,8 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
         Its rows in the order of ``chosen``: ``{"design", "spec", "width", "netlist" (the
         digest of its netlist, ``None`` if it could not be made), "router",
         "counts": {family: {"lut4", "ff", "bram"} or None}, "devices": {device: {"outcome",
-        and for "ok": "fmax" per seed, "limit"}}}``, with an outcome of ``"ok"``,
+        and for "ok": "fmax" per seed, "limit"; for an outcome of its runs, "runs": each
+        seed's}}}``, with an outcome of ``"ok"``,
         :data:`~utfhw.boards.implement.DOES_NOT_FIT`, :data:`~utfhw.boards.implement.TIMED_OUT`,
         :data:`~utfhw.boards.implement.SYNTHESIS_FAILED`, :data:`FAILED` (with its
         ``"error"``) or :data:`NOT_RUN`.

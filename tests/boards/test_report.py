@@ -330,7 +330,9 @@ def test_rows_say_what_became_of_each_device(tmp_path):
         "iCE40 UP5K": {"outcome": "does not fit"},
         "iCE40 HX8K": {"outcome": NOT_RUN},
         "ECP5-25F": {"outcome": "ok", "fmax": [200.0, 190.0], "limit": {"from": "b"}},
-        "ECP5-85F": {"outcome": "timed out"}}
+        "ECP5-85F": {"outcome": "timed out",
+                     "runs": [{"fmax": 210.0, "critical": None},
+                              {"outcome": "timed out", "after": 900}]}}
     # Two runs do not fit, one timed out in the cache (under a longer limit), three computed.
     assert (runs.done, runs.cached, runs.computed) == (6, 1, 3)
     assert [progress.done for progress in seen] == [2, 3, 4, 5, 6]

@@ -78,13 +78,18 @@ def test_recorded_runs_give_the_rows_again(tmp_path):
         {**row(Design("ErrorDropper"), {"ECP5-85F": ok(400.12, 390.46, 395.0),
                                         "ECP5-25F": ok(410.0, 410.0, 420.0, limit={"from": "x"})}),
          "netlist": "a" * 24},
-        {**row(HEADLINE, {"ECP5-85F": {"outcome": "timed out"}}), "netlist": "b" * 24},
+        {**row(HEADLINE, {"ECP5-85F": {"outcome": "timed out"},
+                          "ECP5-25F": {"outcome": "does not fit", "runs": [
+                              {"fmax": 90.004, "critical": None}, {"outcome": "does not fit"},
+                              {"outcome": "failed", "error": "KilledWorker"}]}}),
+         "netlist": "b" * 24},
         {**row(WIDE, {"ECP5-85F": ok(1.0, 2.0, 3.0)}), "netlist": None}])
+    assert made["rows"][1]["devices"]["ECP5-25F"]["runs"][0]["fmax"] == 90.0
     cache = RunCache(tmp_path)
     for key, value in results.recorded_runs(made):
         cache.put(key, value)
-    # Two syntheses each for two rows, and six runs of the first.
-    assert len(cache) == 10
+    # Two syntheses each for two rows, six runs of the first, two of the second.
+    assert len(cache) == 12
     assert cache.get(synthesis_key("b" * 24, "ecp5", VERSIONS)) == \
         {"counts": made["rows"][1]["counts"]["ecp5"]}
     runs = _Runs([Design("ErrorDropper"), HEADLINE], ("ECP5-25F", "ECP5-85F"), (1, 2, 3),
@@ -92,9 +97,12 @@ def test_recorded_runs_give_the_rows_again(tmp_path):
     counts = made["rows"][0]["counts"]["ecp5"]
     assert runs.missing(0, "a" * 24, "ecp5", counts) == []
     assert runs.row(0)["devices"] == made["rows"][0]["devices"]
-    # What was not run, or timed out, is run again; so is all of another netlist.
+    # What was not run, or failed, is run again; so is all of another netlist. A run that
+    # timed out is not in the cell, and runs again too.
     assert runs.missing(1, "b" * 24, "ecp5", counts) == [
-        (device, seed) for device in ("ECP5-25F", "ECP5-85F") for seed in (1, 2, 3)]
+        ("ECP5-25F", 3), *(("ECP5-85F", seed) for seed in (1, 2, 3))]
+    runs.finished(1, "ECP5-25F", 3, {"outcome": "failed", "error": "KilledWorker"})
+    assert runs.row(1)["devices"]["ECP5-25F"] == made["rows"][1]["devices"]["ECP5-25F"]
     assert len(runs.missing(0, "c" * 24, "ecp5", counts)) == 6
     # A file of the first layout has no digests, and records nothing.
     assert list(results.recorded_runs({**made, "schema": 1})) == []
