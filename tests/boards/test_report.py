@@ -394,8 +394,8 @@ def test_designs_of_one_netlist_share_their_runs_and_a_failure_costs_its_own(tmp
                         cache=RunCache(tmp_path))
     assert report.rows[0] == report.rows[1]
     assert report.rows[0]["devices"]["iCE40 UP5K"]["outcome"] == "ok"
-    assert report.rows[2]["devices"]["iCE40 UP5K"] == {"outcome": "failed",
-                                                       "error": "KeyError: 'NoSuchStage'"}
+    failed = {"outcome": "failed", "error": "KeyError: 'NoSuchStage'"}
+    assert report.rows[2]["devices"]["iCE40 UP5K"] == {**failed, "runs": [failed]}
     assert report.rows[2]["devices"]["ECP5-25F"] == {"outcome": "not run"}
     # Each row's run counts; only the one real run and its synthesis are kept.
     assert (report.computed, report.cached) == (2, 0) and len(RunCache(tmp_path)) == 2
