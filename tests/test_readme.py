@@ -69,6 +69,18 @@ def promises(command):
     return files, printed
 
 
+def shown_output(text):
+    """The lines of output the README's set-up section shows, its ``...`` (lines left out)
+    dropped."""
+    block = re.search(r"\n((?:    .*\n)+)", section(text, SETUP)).group(1)
+    return [line[4:] for line in block.splitlines() if line.strip() != "..."]
+
+
+def test_shown_output_is_read_without_its_ellipses():
+    text = f"{SETUP}\n\n    one\n      two\n    ...\n    three\n\n## Next\n"
+    assert shown_output(text) == ["one", "  two", "three"]
+
+
 def test_promises_are_read_from_commands():
     assert promises("utfhw generate -o x.v --width 4") == (["x.v", "x.json"], [])
     assert promises("utfhw transcode in.txt out.bin --from utf-8 --check") == (
@@ -104,8 +116,13 @@ def test_readme_commands_run(tmp_path):
             assert (checkout / name).is_file(), f"{command!r} did not write {name}"
         for text in printed:
             assert text in texts[index] or text in result.stderr, f"{command!r}: {said}"
-    # The main job ran Verilator, as the set-up installed it.
+    # The main job ran Verilator, as the set-up installed it, and printed the lines the
+    # README shows of its output, in that order.
     assert "on Verilator" in result.stdout
+    (demo,) = [texts[index] for index, command in enumerate(steps) if command == "utfhw demo"]
+    printed = iter(demo.splitlines())
+    for line in shown_output((REPOSITORY / "README.md").read_text()):
+        assert line in printed, f"the README shows a line utfhw demo did not print: {line!r}"
     if skipped:
         pytest.skip(f"Icarus Verilog is not installed: did not run {skipped}")
 
