@@ -150,9 +150,10 @@ class _Running:
 class _Runs:
     """What the report knows of each design's runs, and the counts behind its progress."""
     def __init__(self, chosen, devices, seeds, router, pnr_timeout, versions, cache,
-                 progress):
+                 progress, *, cached_only=False):
         self.chosen, self.devices, self.seeds = chosen, devices, seeds
         self.router, self.pnr_timeout, self.versions = router, pnr_timeout, versions
+        self.cached_only = cached_only
         self.cache, self.progress = cache, progress
         self.counts = [{} for _ in chosen]
         self.digests = {}                        # index: the netlist's digest
@@ -182,11 +183,13 @@ class _Runs:
 
     def valid(self, result):
         """Whether a cached run stands: a run that timed out stands only for a time limit
-        no longer than the one it had."""
+        no longer than the one it had, or for a report that runs nothing, which shows the
+        cache as it is."""
         if result is None:
             return False
         if result.get("outcome") == TIMED_OUT:
-            return self.pnr_timeout is not None and self.pnr_timeout <= result["after"]
+            return self.cached_only or (self.pnr_timeout is not None
+                                        and self.pnr_timeout <= result["after"])
         return True
 
     def missing(self, index, digest, family, counts):
@@ -323,7 +326,7 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                 if any(DEVICES[device][0] == family for device in devices)]
     versions = tool_versions(families)
     runs = _Runs(chosen, tuple(devices), tuple(seeds), router, pnr_timeout, versions, cache,
-                 progress)
+                 progress, cached_only=cached_only)
     with _Client(scheduler, jobs) as client:
         runs.running = _Running(client)
         waiting = as_completed()

@@ -66,13 +66,15 @@ def add_parser(commands):
                         default="matrix",
                         help="designs: the whole matrix (every stage, the Transcoder of every "
                              "pair, the pipelined cores, the validator of each form and the "
-                             "wide core of every pair of forms at each of --widths); all stages and the 100 Transcoders; those "
-                             "between the forms' plain codecs; utf-8 -> utf-16-le only; the "
-                             "wide core for --wide-pairs; or the validator of each form "
-                             "(default: matrix)")
+                             "wide core of every pair of forms at each of --widths); all "
+                             "stages, the pipelined core and the 100 Transcoders; the same "
+                             "with only the Transcoders between the forms' plain codecs; "
+                             "utf-8 -> utf-16-le only; the wide core for --wide-pairs; or the "
+                             "validator of each form (default: matrix)")
     parser.add_argument("--widths", type=widths_argument, default=None, metavar="W,W,...",
-                        help="widths of the wide core (default: 1 to 64 for the matrix, "
-                             "1,4,8,16,32 for --pairs wide)")
+                        help="widths of the wide core and the validator (default: 1 to 64 "
+                             "for the matrix and --pairs validator, 1,4,8,16,32 for --pairs "
+                             "wide)")
     parser.add_argument("--wide-pairs", default=None, metavar="SOURCE:TARGET,...",
                         help="the pairs of the wide core for --pairs wide, e.g. "
                              "utf-8:utf-32-le,utf-32-le:utf-16-le (default: utf-8:utf-16-le)")
@@ -90,11 +92,14 @@ def add_parser(commands):
     parser.add_argument("--cache", metavar="DIR", default=None,
                         help="where runs are kept (default: ~/.cache/utfhw/report)")
     parser.add_argument("--cached-only", action="store_true",
-                        help="run no tool but make the page from what the cache holds; the "
-                             "rest is \"not run\"")
+                        help="synthesise and place nothing but make the page from what the "
+                             "cache holds (the netlists are still made, and the tools asked "
+                             "their versions); the rest is \"not run\"")
     parser.add_argument("--pnr-timeout", type=float, default=None, metavar="MINUTES",
                         help="stop a run of nextpnr after this long and mark the device "
-                             "\"timed out\" for the design (default: no limit)")
+                             "\"timed out\" for the design; a run that timed out in the "
+                             "cache stands for a limit no longer than its own (default: no "
+                             "limit, and such runs run again)")
     parser.add_argument("--router", choices=["router1", "router2"], default="router1",
                         help="nextpnr's router: router1 meets timing best; router2 is much "
                              "faster on large designs and gives a lower Fmax "

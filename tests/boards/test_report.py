@@ -345,6 +345,14 @@ def test_rows_say_what_became_of_each_device(tmp_path):
                       runs.cache, None)
     assert unlimited.missing(0, "a" * 24, "ecp5", {"lut4": 60, "ff": 1, "bram": 0}) == [
         ("ECP5-85F", 2)]
+    # A report that runs nothing shows the cache as it is: the run timed out, whatever the
+    # limit it is given.
+    for limit in (None, 1000):
+        shown = _Runs([Design("ErrorDropper")], ("ECP5-85F",), (2,), "router1", limit,
+                      VERSIONS, runs.cache, None, cached_only=True)
+        assert shown.missing(0, "a" * 24, "ecp5", {"lut4": 60, "ff": 1, "bram": 0}) == []
+        assert shown.row(0)["devices"]["ECP5-85F"] == {
+            "outcome": "timed out", "runs": [{"outcome": "timed out", "after": 900}]}
 
 
 def test_progress_is_said_while_nothing_finishes(tmp_path, monkeypatch):
