@@ -53,7 +53,11 @@ ABC_FALLBACK = {"ecp5": ("check -latchonly -assert; techmap -map +/lattice/latch
 
 # What nextpnr says of cells that fit the device's count but that it cannot place (on an
 # iCE40 a logic cell holds one LUT4 and one flip-flop, which not every design's pairs allow).
-_PLACEMENT_FAILURES = ("Unable to find legal placement", "no BELs remaining")
+# HeAP's legaliser says the third when the packed cells outnumber the device's: the wide core
+# from UTF-8 to UTF-16-LE at W = 8 packs into 5293 ICESTORM_LCs for the UP5K's 5280, on every
+# seed, though Yosys counts fewer LUT4s than that.
+_PLACEMENT_FAILURES = ("Unable to find legal placement", "no BELs remaining",
+                       "Failed to expand region")
 
 
 class ToolVersionError(RuntimeError):

@@ -187,11 +187,14 @@ def test_place_and_route_timed_out(synthesis):
 def test_place_and_route_that_cannot_place_does_not_fit(synthesis, monkeypatch):
     made, versions = synthesis
 
-    def cannot_place(command):
-        raise tools.BuildError("nextpnr failed: ERROR: Unable to find legal placement")
-    record_runs(monkeypatch, cannot_place)
-    assert implement.place_and_route(made, "iCE40 UP5K", 1, "router1", versions) == \
-        {"outcome": "does not fit"}
+    for said in ("ERROR: Unable to find legal placement",
+                 # HeAP, the packed cells more than the device's (seen at W = 8).
+                 "ERROR: Failed to expand region (0, 0) |_> (25, 31) of 5293 ICESTORM_LCs"):
+        def cannot_place(command):
+            raise tools.BuildError(f"nextpnr failed: {said}")
+        record_runs(monkeypatch, cannot_place)
+        assert implement.place_and_route(made, "iCE40 UP5K", 1, "router1", versions) == \
+            {"outcome": "does not fit"}
 
     def other_failure(command):
         raise tools.BuildError("nextpnr failed: ERROR: something else")
