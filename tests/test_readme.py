@@ -120,9 +120,9 @@ def test_readme_commands_run(tmp_path):
     # README shows of its output, in that order.
     assert "on Verilator" in result.stdout
     (demo,) = [texts[index] for index, command in enumerate(steps) if command == "utfhw demo"]
-    printed = iter(demo.splitlines())
+    demo_lines = iter(demo.splitlines())
     for line in shown_output((REPOSITORY / "README.md").read_text()):
-        assert line in printed, f"the README shows a line utfhw demo did not print: {line!r}"
+        assert line in demo_lines, f"the README shows a line utfhw demo did not print: {line!r}"
     if skipped:
         pytest.skip(f"Icarus Verilog is not installed: did not run {skipped}")
 
