@@ -14,7 +14,7 @@ from ..hdl.bytestream import LaneSerializer, UnitAssembler
 from ..hdl.cores import CORE_KINDS, PIPELINED_PAIRS, CoreSpec
 from ..hdl.cores.validator import validator_widths
 from ..hdl.cores.wide import wide_widths
-from ..hdl.forms import CODECS, FORMS, check_pair, plain_codec
+from ..hdl.forms import CODECS, FORMS, canonical_pair, plain_codec
 from ..hdl.scalar.byteorder import (ByteOrderMarkStripper, ByteOrderMarkWriter,
                                     ByteOrderReader, ByteOrderWriter)
 from ..hdl.scalar.error_dropper import ErrorDropper
@@ -237,8 +237,7 @@ def designs(pairs="matrix", *, widths=None, wide_pairs=WIDE_REPORT_PAIRS):
         If ``pairs`` is none of :data:`PAIRS` or a pair is unknown.
     """
     check_choice("pairs", pairs, PAIRS)
-    for source, target in wide_pairs:
-        check_pair(source, target)
+    wide_pairs = [canonical_pair(source, target) for source, target in wide_pairs]
     if pairs == "matrix":
         return matrix(WIDTHS if widths is None else widths)
     if pairs == "wide":

@@ -1,8 +1,10 @@
 """Pure-Python reference model, written from the specifications.
 
-It never calls CPython's codecs; the tests compare it with them. Besides the decoded text it
-records, for each item, the source bytes it accounts for and the index of the input byte whose
-beat carries it in the gateware, so the gateware can be checked beat by beat.
+It never calls CPython's codecs to decode or encode; the tests compare it with them. It takes a
+codec by any of CPython's names for it, which :func:`codecs.lookup` only resolves to a name.
+Besides the decoded text it records, for each item, the source bytes it accounts for and the
+index of the input byte whose beat carries it in the gateware, so the gateware can be checked
+beat by beat.
 
 Specifications: RFC 3629 (UTF-8); Unicode 15, ch. 3, D90 to D92 (UTF-32, UTF-16, UTF-8
 encoding forms); ISO/IEC 8859-1 (Latin-1: a byte is the code point of its value) and ANSI
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from ..hdl.unicode.layout import ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK
 from ..hdl.forms import CODECS as _CODEC_TABLE
 from ..hdl.unicode.params import ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS
-from ..hdl.forms import check_codec, check_pair
+from ..hdl.forms import canonical_codec, canonical_pair
 from ..hdl.unicode.params import check_errors
 
 
@@ -242,7 +244,7 @@ def decode_items(data, source):
     ``utf-16`` and ``utf-32`` take their byte order from a leading byte order mark and drop it,
     and are little-endian without one; ``utf-8-sig`` drops one leading EF BB BF.
     """
-    check_codec("source", source)
+    source = canonical_codec("source", source)
     data = bytes(data)
     form, strips_mark = _CODEC_TABLE[source].form.name, _CODEC_TABLE[source].mark
     if form == "utf-8":
@@ -302,6 +304,7 @@ def encode_error(code_points, target, start, end):
 
 def decode(data, source, errors="replace"):
     """Decode one message to a list of code points, with CPython's error handlers."""
+    source = canonical_codec("source", source)
     check_errors(errors, handlers=ERROR_HANDLERS)
     items = _handle_errors(decode_items(data, source), data, errors, source)
     return [item.code_point for item in items]
@@ -350,7 +353,7 @@ def encode(code_points, target, errors="strict"):
     Latin-1 and ASCII write a code point above their last as ``?`` (``replace``) or nothing
     (``ignore``), or raise at the first run of them (``strict``), as CPython's encoders do.
     """
-    check_codec("target", target)
+    target = canonical_codec("target", target)
     check_errors(errors, handlers=ERROR_HANDLERS)
     form, byteorder = _CODEC_TABLE[target].form.name, _CODEC_TABLE[target].byteorder
     if form in _SINGLE_BYTE_LAST:
@@ -419,6 +422,7 @@ def transcoder_beats(message, source, target, errors="replace"):
     :meth:`~utfhw.sim.payload.LaneFormat.unpack` gives them. A target that writes a byte order
     mark has it at the front of the first beat.
     """
+    source, target = canonical_pair(source, target)
     check_errors(errors, handlers=HARDWARE_ERROR_HANDLERS)
     beats = [[] for _ in range(input_beats(message, source))]
     if _CODEC_TABLE[target].mark:
@@ -433,5 +437,5 @@ def transcoder_beats(message, source, target, errors="replace"):
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace"):
     """What ``data.decode(source, errors).encode(target, errors)`` gives, computed from the
     specs."""
-    check_pair(source, target)
+    source, target = canonical_pair(source, target)
     return encode(decode(data, source, errors), target, errors)

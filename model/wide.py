@@ -26,7 +26,7 @@ import functools
 from dataclasses import dataclass
 
 from ..hdl.unicode.layout import ErrorKind, REPLACEMENT_CHARACTER
-from ..hdl.forms import CODECS
+from ..hdl.forms import CODECS, canonical_pair
 from .reference import following_ranges, transcoder_beats, utf8_sequence
 
 
@@ -396,6 +396,7 @@ def stream_clocks(messages, width, *, errors="replace", target="utf-16-le", sour
     ``utf-8-sig``): then it is the fewest clocks, and the most are a clock for each input
     beat and each clock of *expand* (this function at width 4), since while the input waits
     *expand* is busy."""
+    source, target = canonical_pair(source, target)
     form = CODECS[target].form.name
     rest = CODECS[target].mark
     gathered = _positions(width, source, form)
@@ -435,6 +436,7 @@ def wide_beats(message, width, *, errors="replace", target="utf-16-le", source="
     message is one empty beat), whose beats hold as many units as one input beat can give
     (:func:`~utfhw.hdl.cores.wide.output_lanes`)."""
     message = bytes(message)
+    source, target = canonical_pair(source, target)
     codec = CODECS[target]
     units = _beat_units(message, width, errors, source, codec.form.name)
     if codec.mark:

@@ -143,6 +143,7 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
     messages = [bytes(message) for message in messages]
     check_stall(stall)
     spec = CoreSpec.of(source, target, errors=errors, width=width, pipelined=pipelined)
+    source, target = spec.source, spec.target   # utfhw's names for CPython's aliases
     check_backend(backend)
     if record_beats is None:
         record_beats = backend == "amaranth"

@@ -5,7 +5,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from ..hdl.cores import CoreSpec
-from ..hdl.forms import CODECS
+from ..hdl.forms import CODECS, canonical_codec
 from ..hdl.unicode.layout import ErrorKind
 from .backends import ClockRates, check_backend
 from .framing import whole_pieces
@@ -106,8 +106,9 @@ def _beat_bytes(layout, payload):
 
 
 def _spec(source, width):
-    if width is None and source in CODECS:
-        width = CODECS[source].unit_bytes
+    if width is None:
+        # The default width is the source's unit, so the codec's name must be known first.
+        width = CODECS[canonical_codec("source", source)].unit_bytes
     return CoreSpec.of(source, None, validate=True, width=width)
 
 

@@ -12,7 +12,7 @@ the core it names.
 import dataclasses
 from typing import Optional, Protocol, runtime_checkable
 
-from ..forms import CODECS, check_pair
+from ..forms import CODECS, canonical_pair
 from ..unicode.params import ERROR_HANDLERS, check_choice, check_errors, check_width
 from .pipelined import PipelinedUTF8ToUTF16
 from .transcoder import Transcoder
@@ -96,7 +96,7 @@ _NAMES = {"width": "width", "pipelined": "pipelined=True", "validate": "validate
 
 
 def _check(source, target, errors, kind, width, names):
-    check_pair(source, target)
+    """Raise unless the core is one utfhw builds; ``source`` and ``target`` are canonical."""
     check_errors(errors, handlers=ERROR_HANDLERS)
     check_choice("kind", kind, CORE_KINDS)
     if kind in WIDTH_KINDS:
@@ -127,7 +127,9 @@ class CoreSpec:
     Attributes
     ----------
     source, target : :class:`str`
-        CPython's codec names.
+        The codecs: any name CPython's :func:`codecs.lookup` takes for one of the ten
+        (``utf8``, ``iso-8859-1``, ``us-ascii``); the attributes hold utfhw's name of each
+        (:func:`~utfhw.hdl.forms.canonical_codec`: ``utf-8``, ``latin-1``, ``ascii``).
     errors : :class:`str`
         ``"replace"``, ``"ignore"`` or ``"strict"`` (which the ``"replace"`` core serves:
         :attr:`hardware_errors`).
@@ -150,6 +152,10 @@ class CoreSpec:
     width: Optional[int] = None
 
     def __post_init__(self):
+        # Frozen, so the canonical names go in the way dataclasses' own __init__ puts values.
+        source, target = canonical_pair(self.source, self.target)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "target", target)
         _check(self.source, self.target, self.errors, self.kind, self.width, _NAMES)
 
     @classmethod
@@ -168,7 +174,7 @@ class CoreSpec:
             if width is None:
                 raise ValueError(f"{names['width']} must be given for a validator "
                                  f"({names['validate']})")
-            target = source if target is None else target
+            source, target = canonical_pair(source, source if target is None else target)
             _check(source, target, errors, "validator", width, names)
             return cls(source, target, errors, "validator", width)
         if width is not None:
@@ -177,6 +183,7 @@ class CoreSpec:
                 raise ValueError(f"{names['pipelined']} and {names['width']} are two different "
                                  f"cores; give one of them")
         kind = "wide" if width is not None else "pipelined" if pipelined else "transcoder"
+        source, target = canonical_pair(source, target)
         _check(source, target, errors, kind, width, names)
         return cls(source, target, errors, kind, width)
 

@@ -9,7 +9,7 @@ from ..scalar.byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkSt
 from ..scalar.byteorder import ByteOrderMarkWriter
 from ..scalar.error_dropper import ErrorDropper
 from ..scalar.single_byte import ReplaceUnencodable
-from ..forms import CODECS, check_pair
+from ..forms import CODECS, canonical_pair
 from ..unicode.layout import Lanes, UnitBytes
 from ..unicode.params import CodecPair, check_errors
 
@@ -52,7 +52,8 @@ class Transcoder(CodecPair, wiring.Component):
     ----------
     source, target : :class:`str`
         ``"utf-8"``, ``"utf-8-sig"``, ``"utf-16"``, ``"utf-16-le"``, ``"utf-16-be"``,
-        ``"utf-32"``, ``"utf-32-le"``, ``"utf-32-be"``, ``"latin-1"`` or ``"ascii"``.
+        ``"utf-32"``, ``"utf-32-le"``, ``"utf-32-be"``, ``"latin-1"`` or ``"ascii"``, or any
+        other name CPython's :func:`codecs.lookup` takes for one of them.
     errors : :class:`str`
         ``"replace"`` (U+FFFD, with its :class:`~utfhw.hdl.unicode.layout.ErrorKind`, for each error) or
         ``"ignore"`` (errors dropped).
@@ -79,7 +80,7 @@ class Transcoder(CodecPair, wiring.Component):
     capacity = 2
 
     def __init__(self, *, source="utf-8", target="utf-16-le", errors="replace"):
-        check_pair(source, target)
+        source, target = canonical_pair(source, target)
         check_errors(errors)
         self._source = source
         self._target = target

@@ -5,9 +5,9 @@ from amaranth.hdl import Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
-from ..forms import CODECS
+from ..forms import CODECS, canonical_codec
 from ..unicode.layout import ByteLanes, ValidatedBytes
-from ..unicode.params import WIDTHS, check_choice, check_integer, check_width
+from ..unicode.params import WIDTHS, check_integer, check_width
 from ..wide.validate import GatherGroups, ReduceVerdicts, TallyMessages, WeighBeats
 
 
@@ -60,7 +60,8 @@ class Validator(wiring.Component):
     Parameters
     ----------
     source : :class:`str`
-        One of :data:`VALIDATOR_SOURCES`.
+        One of :data:`VALIDATOR_SOURCES`, by any name CPython's :func:`codecs.lookup` takes
+        for it.
     width : :class:`int`
         Bytes a beat: 1, 2, 4, 8, 16, 32 or 64, at least the source's unit.
     bits : :class:`int`
@@ -87,7 +88,7 @@ class Validator(wiring.Component):
     capacity = 5
 
     def __init__(self, *, source="utf-8", width, bits=33):
-        check_choice("source", source, VALIDATOR_SOURCES)
+        source = canonical_codec("source", source)
         check_validator_width(width, source=source)
         check_integer("bits", bits, minimum=4, maximum=48)
         self.source = source

@@ -5,14 +5,13 @@ from amaranth.hdl import Module, Signal, unsigned
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
-from ..forms import CODECS
+from ..forms import CODECS, canonical_pair
 from ..lanes.compact import Compactor
 from ..lanes.queue import CreditQueue
 from ..lanes.repack import Repacker
 from ..lanes.stage import WidthStage
 from ..unicode.layout import ByteLanes, Lanes
-from ..unicode.params import (WIDTHS, CodecPair, check_byteorder, check_choice, check_errors,
-                              check_width)
+from ..unicode.params import WIDTHS, CodecPair, check_byteorder, check_errors, check_width
 from ..wide.encode import mark_items
 
 
@@ -155,9 +154,10 @@ class WideTranscoder(CodecPair, WidthStage):
     Parameters
     ----------
     source : :class:`str`
-        One of :data:`WIDE_SOURCES`: any of the ten codecs (:data:`~utfhw.hdl.forms.CODECS`).
+        One of :data:`WIDE_SOURCES`: any of the ten codecs (:data:`~utfhw.hdl.forms.CODECS`),
+        by any name CPython's :func:`codecs.lookup` takes for it.
     target : :class:`str`
-        One of :data:`WIDE_TARGETS`.
+        One of :data:`WIDE_TARGETS`, by any of CPython's names.
     width : :class:`int`
         Bytes per input beat: 1, 2, 4, 8, 16, 32 or 64, at least the source's unit (4 for
         UTF-32). From UTF-8 to UTF-8 below 4, the input beats are gathered into beats of four
@@ -188,8 +188,7 @@ class WideTranscoder(CodecPair, WidthStage):
     _threshold = 3
 
     def __init__(self, *, source="utf-8", target="utf-16-le", width, errors="replace"):
-        check_choice("source", source, WIDE_SOURCES)
-        check_choice("target", target, WIDE_TARGETS)
+        source, target = canonical_pair(source, target)
         check_wide_width(width, source=source, target=target)   # before the ports' layouts
         check_errors(errors)
         self._source, self._target, self._errors = source, target, errors

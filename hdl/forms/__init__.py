@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from ..unicode.form import Form
 from ..unicode.layout import REPLACEMENT_CHARACTER
-from ..unicode.params import check_choice, describe_choices
 from .ascii import ASCII
 from .latin1 import LATIN1
 from .utf8 import UTF8
@@ -21,8 +20,8 @@ from .utf16 import UTF16
 from .utf32 import UTF32
 
 
-__all__ = ["Form", "FORMS", "Codec", "CODECS", "ENCODER_LANES", "check_codec", "check_pair",
-           "canonical_codec", "expansion", "plain_codec"]
+__all__ = ["Form", "FORMS", "Codec", "CODECS", "ENCODER_LANES", "canonical_codec",
+           "canonical_pair", "expansion", "plain_codec"]
 
 
 #: The forms, by name.
@@ -101,28 +100,30 @@ def plain_codec(form, byteorder="little"):
                 and codec.byteorder in (None, byteorder))
 
 
-def check_codec(name, codec):
-    """Raise unless ``codec`` is one of :data:`CODECS`; ``name`` says which (``"source"``)."""
-    check_choice(f"{name} codec", codec, CODECS)
-
-
-def check_pair(source, target):
-    """Raise unless ``source`` and ``target`` are both codecs of :data:`CODECS`."""
-    check_codec("source", source)
-    check_codec("target", target)
-
-
 def canonical_codec(name, codec):
-    """utfhw's name for ``codec`` if it is one of :data:`CODECS` or an alias CPython's
+    """utfhw's name for ``codec`` if it is one of :data:`CODECS` or a name CPython's
     :func:`codecs.lookup` takes for one of them (``utf8``, ``UTF-8``, ``U8``, ``utf_16_le``,
-    ``iso-8859-1``, ``l1``, ``us-ascii``), CPython's own name but ``latin-1`` for its
-    ``iso8859-1``;
-    else raise :exc:`ValueError`, ``name`` saying which codec it is (``"source"``)."""
+    ``iso-8859-1``, ``l1``, ``us-ascii``): CPython's own name, but ``latin-1`` for its
+    ``iso8859-1``. Every public entry point takes its codecs through this, so that it takes
+    what :meth:`bytes.decode` takes.
+
+    Raises
+    ------
+    :exc:`ValueError`
+        If ``codec`` names no codec, or one utfhw does not cover; ``name`` says which codec it
+        is (``"source"``).
+    """
     try:
         found = _LOOKUP_NAMES.get(codecs.lookup(codec).name) if isinstance(codec, str) else None
     except LookupError:
         found = None
     if found not in CODECS:
-        raise ValueError(f"{name} codec must be {describe_choices(CODECS)} or one of CPython's "
-                         f"names for them, not {codec!r}")
+        listed = ", ".join(map(repr, CODECS))
+        raise ValueError(f"{name} codec must be {listed} or another of CPython's names for "
+                         f"them, not {codec!r}")
     return found
+
+
+def canonical_pair(source, target):
+    """:func:`canonical_codec` of both codecs of a pair: ``(source, target)``."""
+    return canonical_codec("source", source), canonical_codec("target", target)

@@ -377,8 +377,8 @@ def test_codec_aliases(typed, canonical):
 
 @pytest.mark.parametrize("typed", ["cp1252", "utf-7", "iso8859-15", "", None, 8])
 def test_codec_aliases_refuse_other_codecs(typed):
-    with pytest.raises(ValueError, match=r"source codec must be 'utf-8', 'utf-8-sig', .* or "
-                                         r"'ascii' or one of CPython's names for them, not "):
+    with pytest.raises(ValueError, match=r"source codec must be 'utf-8', 'utf-8-sig', .*, "
+                                         r"'ascii' or another of CPython's names for them, not "):
         canonical_codec("source", typed)
 
 

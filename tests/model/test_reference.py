@@ -111,10 +111,12 @@ def test_error_reasons_are_cpythons():
      "errors must be 'replace', 'ignore' or 'strict', not 'surrogateescape'"),
     (lambda: transcode(b"", "cp1252", "utf-16-le"),
      "source codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', 'utf-16-be', 'utf-32', "
-     "'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'cp1252'"),
-    (lambda: transcode(b"", "utf-8", "utf16"),
+     "'utf-32-le', 'utf-32-be', 'latin-1', 'ascii' or another of CPython's names for them, "
+     "not 'cp1252'"),
+    (lambda: transcode(b"", "utf-8", "utf-7"),
      "target codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', 'utf-16-be', 'utf-32', "
-     "'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'utf16'"),
+     "'utf-32-le', 'utf-32-be', 'latin-1', 'ascii' or another of CPython's names for them, "
+     "not 'utf-7'"),
     (lambda: encode([0xE9], "ascii", "surrogateescape"),
      "errors must be 'replace', 'ignore' or 'strict', not 'surrogateescape'"),
 ])

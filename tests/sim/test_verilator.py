@@ -129,7 +129,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="errors must be 'replace' or 'ignore', not 'strict'"):
         verilated_pipeline(CoreSpec("utf-8", "utf-8", errors="strict"))
     with pytest.raises(ValueError, match="source codec must be 'utf-8', 'utf-8-sig', "):
-        verilated_pipeline(CoreSpec("utf8", "utf-8"))
+        verilated_pipeline(CoreSpec("utf-7", "utf-8"))
     with pytest.raises(ValueError, match="backend must be 'amaranth' or 'verilator', not 'x'"):
         simulate(b"a", backend="x")
     with pytest.raises(ValueError, match="vcd needs backend='amaranth'"):

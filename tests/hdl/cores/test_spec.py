@@ -49,8 +49,8 @@ def test_make_core_arguments():
     with pytest.raises(ValueError, match=r"^errors must be 'replace', 'ignore' or 'strict', "
                                          r"not 'surrogatepass'$"):
         make_core("utf-8", "utf-8", errors="surrogatepass")
-    with pytest.raises(ValueError, match=r"^target codec must be 'utf-8', "):
-        make_core("utf-8", "utf_8")
+    with pytest.raises(ValueError, match=r"^target codec must be 'utf-8', .* not 'utf_7'$"):
+        make_core("utf-8", "utf_7")
     with pytest.raises(ValueError, match=r"^pipelined=True is for utf-8 to utf-16-le or "
                                          r"utf-16-be, not utf-8 to utf-32$"):
         make_core("utf-8", "utf-32", pipelined=True)

@@ -84,8 +84,9 @@ def test_overflow():
 
 @pytest.mark.parametrize("arguments,message", [
     ({"source": "utf-7", "width": 4},
-     "source must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', 'utf-16-be', 'utf-32', "
-     "'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'utf-7'"),
+     "source codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', 'utf-16-be', 'utf-32', "
+     "'utf-32-le', 'utf-32-be', 'latin-1', 'ascii' or another of CPython's names for them, "
+     "not 'utf-7'"),
     ({"width": 3}, "width must be a power of two from 1 to 64, not 3"),
     ({"source": "utf-16-le", "width": 1}, "width must be at least 2 for utf-16-le, not 1"),
     ({"width": 4, "bits": 3}, "bits must be an integer from 4 to 48, not 3"),

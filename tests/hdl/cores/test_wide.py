@@ -40,12 +40,14 @@ def test_parameters(arguments, message):
 
 
 @pytest.mark.parametrize("arguments,message", [
-    ({"target": "cp1252"}, "target must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "
-                            "'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'cp1252'"),
+    ({"target": "cp1252"}, "target codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "
+                            "'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be', 'latin-1', 'ascii' "
+                            "or another of CPython's names for them, not 'cp1252'"),
     ({"source": "utf-16-le", "target": "utf-8", "width": 1},
      "width must be at least 2 for utf-16-le, not 1"),
-    ({"source": "cp1252"}, "source must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "
-                            "'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'cp1252'"),
+    ({"source": "cp1252"}, "source codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "
+                            "'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be', 'latin-1', 'ascii' "
+                            "or another of CPython's names for them, not 'cp1252'"),
     ({"target": "utf-32-le", "width": 6}, "width must be a power of two from 1 to 64, not 6"),
     ({"target": "utf-32-be", "errors": "strict"},
      "errors must be 'replace' or 'ignore', not 'strict'"),

@@ -22,6 +22,11 @@ from utfhw.cli import main
 pytestmark = pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 
 
+# What a message that refuses a codec lists before the name it refuses.
+CODEC_NAMES = ("'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', 'utf-16-be', 'utf-32', 'utf-32-le', "
+               "'utf-32-be', 'latin-1', 'ascii' or another of CPython's names for them, not ")
+
+
 def raises(exception, message):
     return pytest.raises(exception, match=f"^{re.escape(message)}$")
 
@@ -34,11 +39,9 @@ def test_errors_parameter():
 
 
 def test_codec_parameters():
-    with raises(ValueError, "source codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "
-                            "'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'utf8'"):
-        Transcoder(source="utf8")
-    with raises(ValueError, "target codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "
-                            "'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'cp1252'"):
+    with raises(ValueError, "source codec must be " + CODEC_NAMES + "'utf-7'"):
+        Transcoder(source="utf-7")
+    with raises(ValueError, "target codec must be " + CODEC_NAMES + "'cp1252'"):
         Transcoder(target="cp1252")
 
 
@@ -89,12 +92,10 @@ def test_stall(stall):
 
 
 def test_codec_names():
-    with raises(ValueError, "source codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "
-                            "'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'utf8'"):
-        transcode(b"a", "utf8", "utf-16-le")
-    with raises(ValueError, "target codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', "
-                            "'utf-16-be', 'utf-32', 'utf-32-le', 'utf-32-be', 'latin-1' or 'ascii', not 'UTF-16'"):
-        transcode(b"a", "utf-8", "UTF-16")
+    with raises(ValueError, "source codec must be " + CODEC_NAMES + "'utf-9'"):
+        transcode(b"a", "utf-9", "utf-16-le")
+    with raises(ValueError, "target codec must be " + CODEC_NAMES + "'UTF-7'"):
+        transcode(b"a", "utf-8", "UTF-7")
 
 
 def test_error_handler_name():
