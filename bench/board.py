@@ -109,7 +109,7 @@ class BoardRun:
 def open_port(path, baud):
     """The serial port ``path`` at ``baud``, 8N1, as a :class:`serial.Serial`; a
     :exc:`BoardError` if it cannot be opened."""
-    import serial   # pyserial: the boards extra
+    import serial   # pyserial: the board extra
 
     try:
         return serial.Serial(path, baud, timeout=_READ_SECONDS)

@@ -47,6 +47,11 @@ INTERFACES = {"stream": "utfhw.bench.cocotb",
 CLOCK_PERIOD_NS = 10
 
 
+# What a bench without cocotb needs, as the command line's other extras are named.
+_NEEDS_EXTRA = ("the cocotb bench needs the cocotb extra: pip install '.[cocotb]' in a checkout "
+                "of utfhw, or pip install 'utfhw[cocotb]'")
+
+
 def settings():
     return {
         "source": os.environ.get("UTFHW_SOURCE", "utf-8"),
@@ -176,7 +181,7 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
     try:
         import cocotb_tools.runner  # noqa: F401
     except ImportError:
-        raise RuntimeError("cocotb is not installed: pip install 'utfhw[cocotb]'") from None
+        raise RuntimeError(f"cocotb is not installed; {_NEEDS_EXTRA}") from None
     if messages is not None:
         messages = pathlib.Path(messages).resolve()
         if not messages.is_file():
@@ -185,8 +190,7 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
         try:
             import cocotbext.axi  # noqa: F401
         except ImportError:
-            raise RuntimeError("cocotbext-axi is not installed: pip install "
-                               "'utfhw[cocotb]'") from None
+            raise RuntimeError(f"cocotbext-axi is not installed; {_NEEDS_EXTRA}") from None
     arguments = dict(spec=spec, simulator=simulator,
                      interface=interface, stall=stall, seed=seed, messages=messages, verbose=verbose,
                      judge_as=judge_as, empty_beats=empty_beats)

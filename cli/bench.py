@@ -4,29 +4,35 @@ import os
 import pathlib
 import time
 
+from ..hdl.forms import CODECS
 from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS
 from ..sim.backends import BACKENDS
 from ..bench.stimulus import stress_input
 from .files import read_input
-from .options import add_codec_arguments, add_core_arguments, add_sim_argument, check_core_options
+from .options import (add_codec_arguments, add_core_arguments, add_sim_argument,
+                      check_core_options, fail)
 from .running import build_verilated, choose_backend, note_slow_input, simulate
 
 
 def add_parser(commands):
+    # --every-pair runs every source to every target (bench.rates.pair_rates): counted from the
+    # codecs, so that the help stays true when one is added.
+    pairs = len(CODECS) ** 2
     parser = commands.add_parser(
         "bench", help="measure input units per clock and simulator speed",
         description="Run each FILE through the simulated gateware with the output always "
                     "ready and print input bytes, input code units, cycles, units per clock "
                     "and the simulator's clocks per second of wall time. With --every-pair, "
                     "run a generated stress input (malformed in every encoding, mixed with "
-                    "text) through all 64 pipelines instead and print each one's ports, "
-                    "latency and rate. With --sim both, run each FILE on both simulators and "
-                    "print how many times faster Verilator is, in input bytes per second of "
-                    "wall time (the Verilator build is done before the clock starts).")
+                    f"text) through all {pairs} pipelines instead and print each one's "
+                    "ports, latency and rate. With --sim both, run each FILE on both "
+                    "simulators and print how many times faster Verilator is, in input bytes "
+                    "per second of wall time (the Verilator build is done before the clock "
+                    "starts).")
     parser.add_argument("files", nargs="*", metavar="FILE")
     parser.add_argument("--every-pair", action="store_true",
-                        help="measure all 64 pipelines on a generated stress input (in "
-                             "Amaranth's simulator)")
+                        help=f"measure all {pairs} pipelines on a generated stress "
+                             "input (in Amaranth's simulator)")
     parser.add_argument("--bytes", type=int, default=2048, metavar="N",
                         help="length of the generated stress input (default: 2048)")
     add_codec_arguments(parser, HARDWARE_ERROR_HANDLERS)
@@ -71,7 +77,7 @@ def run(subparser, args):
             try:
                 data = read_input(path)
             except OSError as error:
-                subparser.exit(1, f"utfhw: error: cannot read {path}: {error.strerror}\n")
+                fail(subparser, f"cannot read {path}: {error.strerror}")
             path = os.path.join(*pathlib.Path(path).parts[-2:])
         loaded.append((path, data[:args.limit]))
     for backend in backends:

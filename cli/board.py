@@ -8,7 +8,7 @@ from ..hdl.bridge import BITS_PER_FRAME, FIFO_MARGIN
 from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS, check_integer
 from ..toolchain.tools import BuildError, ToolchainError
 from .options import (BOARD_NAMES, add_bridge_arguments, add_codec_arguments, bridge_options,
-                      check_core_options, import_extra)
+                      check_core_options, fail, import_extra)
 from .running import announce_build, plural
 
 
@@ -68,10 +68,6 @@ def add_parser(commands):
     return parser
 
 
-def _error(subparser, text):
-    subparser.exit(1, f"utfhw board: error: {text}\n")
-
-
 def _messages(subparser, args):
     from ..bench.board import builtin_messages, read_messages
     if not args.paths:
@@ -80,9 +76,9 @@ def _messages(subparser, args):
     try:
         messages = read_messages(args.paths)
     except OSError as error:
-        _error(subparser, f"cannot read {error.filename}: {error.strerror}")
+        fail(subparser, f"cannot read {error.filename}: {error.strerror}")
     if not messages:
-        _error(subparser, f"no files in {', '.join(args.paths)}")
+        fail(subparser, f"no files in {', '.join(args.paths)}")
     return messages
 
 
@@ -92,9 +88,9 @@ def _program(subparser, args):
     try:
         command = program(args.board, bitstream)
     except FileNotFoundError as error:
-        _error(subparser, str(error))
+        fail(subparser, str(error))
     except (ToolchainError, BuildError) as error:
-        _error(subparser, str(error).splitlines()[0])
+        fail(subparser, str(error).splitlines()[0])
     print(f"utfhw board: programmed the {args.board}: {' '.join(command)}", file=sys.stderr,
           flush=True)
 
@@ -119,9 +115,9 @@ def run(subparser, args):
         import serial  # noqa: F401  (pyserial, before anything is built or sent)
         from ..bench import board
         return board
-    host = import_extra(subparser, "board", "boards", load)
+    host = import_extra(subparser, "board", "board", load)
     if args.board is not None:
-        import_extra(subparser, "board", "boards", lambda: _program(subparser, args))
+        import_extra(subparser, "board", "board", lambda: _program(subparser, args))
     messages = _messages(subparser, args)
     timeout = args.timeout or (SIMULATED_TIMEOUT if args.simulate else PORT_TIMEOUT)
     settings = {"baud": args.baud, "timeout": timeout, **bridge_options(args)}
@@ -140,9 +136,9 @@ def run(subparser, args):
     except ValueError as error:
         subparser.error(str(error))
     except (ToolchainError, BuildError, RuntimeError) as error:
-        _error(subparser, str(error))
+        fail(subparser, str(error))
     except host.BoardError as error:
-        _error(subparser, str(error))
+        fail(subparser, str(error))
     _summary(args, run_)
     if run_.mismatches:
         subparser.exit(1)
@@ -173,7 +169,7 @@ def _note_simulation(simulated):
 def _summary(args, result):
     core = "scalar core" if args.width is None else f"wide core, {args.width} bytes a beat"
     count = len(result.mismatches)
-    verdict = ("exact to CPython" if not count
+    verdict = ("matches CPython" if not count
                else f"{count} differ{'s' if count == 1 else ''} from CPython")
     line_rate = args.baud / 10
     again = (f"; a message sent again {plural(result.tries, 'time')}, the host having been "

@@ -5,7 +5,7 @@ import os
 from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS
 from ..toolchain.tools import ToolchainError
 from .options import (BOARD_NAMES, add_bridge_arguments, add_codec_arguments, bridge_options,
-                      check_core_options, import_extra)
+                      check_core_options, fail, import_extra)
 
 
 def add_parser(commands):
@@ -32,10 +32,10 @@ def run(subparser, args):
         from ..boards.build import build
         from ..boards.nextpnr import TimingError
         return build, TimingError
-    build, TimingError = import_extra(subparser, "build", "boards", load)
+    build, TimingError = import_extra(subparser, "build", "build", load)
     directory = args.output or os.path.join("build", args.board)
     try:
         result = build(args.board, directory=directory, baud=args.baud, **bridge_options(args))
     except (ValueError, ToolchainError, TimingError, RuntimeError) as error:
-        subparser.exit(1, f"utfhw build: error: {error}\n")
+        fail(subparser, str(error))
     print(result.summary())

@@ -6,7 +6,7 @@ from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS
 from ..bench.cocotb import SIMULATORS, run as run_cocotb
 from ..verilog.generate import INTERFACES
 from .options import (add_codec_arguments, add_empty_beats_argument, add_validate_argument,
-                      add_width_argument, check_core_options, probability)
+                      add_width_argument, check_core_options, fail, probability)
 
 
 def add_parser(commands):
@@ -47,7 +47,7 @@ def run(subparser, args):
                                      empty_beats=args.empty_beats, verbose=args.verbose,
                                      validate=args.validate)
     except RuntimeError as error:
-        subparser.exit(1, f"utfhw: error: {error}\n")
+        fail(subparser, str(error))
     print(f"utfhw: cocotb ran {tests} test(s), {failures} failed", file=sys.stderr)
     if failures or not tests:
         subparser.exit(1)

@@ -5,7 +5,8 @@ import argparse
 from ..hdl.unicode.params import ERROR_HANDLERS
 from ..bench.sample import sample_messages
 from .files import write_output
-from .options import add_codec_arguments, add_core_arguments, add_sim_argument, check_core_options
+from .options import (add_codec_arguments, add_core_arguments, add_sim_argument,
+                      check_core_options, fail)
 from .running import backend_name, choose_backend, cpython, plural, simulate
 
 
@@ -34,7 +35,7 @@ def run(subparser, args):
         try:
             write_output(args.save, messages[0])
         except OSError as error:
-            subparser.exit(1, f"utfhw: error: cannot write {args.save}: {error.strerror}\n")
+            fail(subparser, f"cannot write {args.save}: {error.strerror}")
     backend = choose_backend(args.sim)
     errors = spec.hardware_errors
     replace_args = argparse.Namespace(**{**vars(args), "errors": errors})
@@ -48,9 +49,9 @@ def run(subparser, args):
     different = [index for index, (got, wanted) in enumerate(zip(result.outputs, expected))
                  if got != wanted]
     if different:
-        subparser.exit(1, f"utfhw demo: error: messages {different} differ from CPython's "
-                          f"decode({args.source!r}, {errors!r}).encode({args.target!r}, "
-                          f"{errors!r})\n")
+        fail(subparser, f"messages {different} differ from CPython's "
+                        f"decode({args.source!r}, {errors!r}).encode({args.target!r}, "
+                        f"{errors!r})")
     if len(samples) > 1:
         print("  malformed input, each a message of its own, and what came out (code points):")
     else:
@@ -86,8 +87,7 @@ def _demo_strict(subparser, args, messages, backend):
         wanted = outcome(lambda: message.decode(args.source).encode(args.target))
         got = outcome(lambda: simulate(subparser, args, [message], backend=backend))
         if got != wanted:
-            subparser.exit(1, f"utfhw demo: error: strict stopped at {got}, CPython at "
-                              f"{wanted}\n")
+            fail(subparser, f"strict stopped at {got}, CPython at {wanted}")
         if wanted is not None:
             kinds.add(wanted[0])
     print(f"  strict: each message raises what CPython raises ({', '.join(sorted(kinds))}: "

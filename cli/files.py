@@ -7,6 +7,8 @@ import stat
 import sys
 import tempfile
 
+from .options import fail
+
 
 #: Bytes :func:`read_chunks` reads at once.
 CHUNK_BYTES = 1 << 20
@@ -104,4 +106,4 @@ def check_output_folder(subparser, path):
     folder must exist."""
     folder = os.path.dirname(path) or "."
     if path != "-" and not os.path.isdir(folder):
-        subparser.exit(1, f"utfhw: error: cannot write {path}: there is no folder {folder}\n")
+        fail(subparser, f"cannot write {path}: there is no folder {folder}")

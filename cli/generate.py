@@ -9,7 +9,7 @@ from ..verilog.generate import INTERFACES, generate_module
 from ..toolchain.tools import ToolchainError
 from .files import check_output_folder, write_output
 from .options import (add_codec_arguments, add_core_arguments, add_empty_beats_argument,
-                      add_validate_argument, check_core_options)
+                      add_validate_argument, check_core_options, fail)
 
 
 def add_parser(commands):
@@ -55,13 +55,13 @@ def run(subparser, args):
     except ValueError as error:
         subparser.error(str(error))
     except ToolchainError as error:
-        subparser.exit(1, f"utfhw: error: {error}\n")
+        fail(subparser, str(error))
     description = os.path.splitext(args.output)[0] + ".json"
     try:
         write_output(args.output, module.text.encode())
         write_output(description, (json.dumps(module.ports, indent=2) + "\n").encode())
     except OSError as error:
-        subparser.exit(1, f"utfhw: error: cannot write {error.filename}: {error.strerror}\n")
+        fail(subparser, f"cannot write {error.filename}: {error.strerror}")
     print(f"utfhw: wrote module {module.name} to {args.output}, its ports to {description}",
           file=sys.stderr)
 
@@ -77,9 +77,9 @@ def _generate_fusesoc(subparser, args):
     except ValueError as error:
         subparser.error(str(error))
     except ToolchainError as error:
-        subparser.exit(1, f"utfhw: error: {error}\n")
+        fail(subparser, str(error))
     except OSError as error:
-        subparser.exit(1, f"utfhw: error: cannot write {error.filename}: {error.strerror}\n")
+        fail(subparser, f"cannot write {error.filename}: {error.strerror}")
     targets = "lint and sim" if args.interface == "stream" else "lint"
     print(f"utfhw: wrote the FuseSoC core {core_vlnv(path.stem)} to {path} ({targets} "
           f"targets); try: fusesoc --cores-root {args.fusesoc} run --target "

@@ -1,5 +1,5 @@
-"""The options several commands share, each checked as the cores check it, and the core they
-name."""
+"""The options several commands share, each checked as the cores check it, the core they
+name, and how a command says it failed."""
 
 import argparse
 
@@ -153,10 +153,19 @@ def check_core_options(subparser, args):
         subparser.error(str(error))
 
 
+def fail(parser, message):
+    """Exit 1 with ``message`` after the name of the command that is running, as argparse's own
+    ``parser.error`` puts it (``utfhw transcode: error: ...``), so that every error of every
+    command reads alike wherever in the command line it is raised; without the usage, as the
+    command line was right and the work failed (argparse's usage errors exit 2)."""
+    parser.exit(1, f"{parser.prog}: error: {message}\n")
+
+
 def import_extra(parser, command, extra, load):
     """``load()``, or exit saying which extra the command needs when a package is missing."""
     try:
         return load()
     except ModuleNotFoundError as error:
-        parser.exit(1, f"utfhw {command}: error: {error.name} is not installed; utfhw {command} "
-                       f"needs the {extra} extra: pip install 'utfhw[{extra}]'\n")
+        fail(parser, f"{error.name} is not installed; utfhw {command} needs the {extra} "
+                     f"extra: pip install '.[{extra}]' in a checkout of utfhw, or pip install "
+                     f"'utfhw[{extra}]'")

@@ -8,9 +8,10 @@ import pathlib
 import shlex
 import sys
 
+from ..hdl.forms import CODECS
 from ..toolchain.tools import ToolchainError
 from .files import check_output_folder, output_file
-from .options import import_extra, widths_argument
+from .options import fail, import_extra, widths_argument
 
 
 def seeds_argument(text):
@@ -46,6 +47,8 @@ def take_recorded_runs(results, path, cache):
 
 
 def add_parser(commands):
+    # Counted from the codecs, so that the help stays true when one is added.
+    transcoders = len(CODECS) ** 2
     parser = commands.add_parser(
         "report", help="implement every core on four FPGAs into one results page",
         description="Synthesise, place and route every core and stage on iCE40 UP5K, iCE40 "
@@ -67,8 +70,9 @@ def add_parser(commands):
                         help="designs: the whole matrix (every stage, the Transcoder of every "
                              "pair, the pipelined cores, the validator of each form and the "
                              "wide core of every pair of forms at each of --widths); all "
-                             "stages, the pipelined core and the 100 Transcoders; the same "
-                             "with only the Transcoders between the forms' plain codecs; "
+                             f"stages, the pipelined core and the {transcoders} "
+                             "Transcoders; the same with only the Transcoders between the "
+                             "forms' plain codecs; "
                              "utf-8 -> utf-16-le only; the wide core for --wide-pairs; or the "
                              "validator of each form (default: matrix)")
     parser.add_argument("--widths", type=widths_argument, default=None, metavar="W,W,...",
@@ -116,7 +120,7 @@ def run(subparser, args):
         import matplotlib  # noqa: F401
         from ..boards import designs, results, runcache, runner
         return designs, results, runcache, runner
-    designs, results, runcache, runner = import_extra(subparser, "report", "boards", load)
+    designs, results, runcache, runner = import_extra(subparser, "report", "report", load)
 
     if args.pnr_timeout is not None and not args.pnr_timeout > 0:
         subparser.error(f"--pnr-timeout must be a positive number of minutes, not "
@@ -168,6 +172,6 @@ def run(subparser, args):
             with output_file(args.readme) as file:
                 file.write(readme.encode())
     except (ValueError, OSError, ToolchainError, RuntimeError) as error:
-        subparser.exit(1, f"utfhw report: error: {error}\n")
+        fail(subparser, str(error))
     print(f"wrote {output}, {paths['data']} and {paths['chart']}"
           + (f", and the figures in {args.readme}" if args.readme else ""))

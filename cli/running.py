@@ -8,7 +8,7 @@ from ..sim.streaming import simulate_pieces
 from ..toolchain.tools import BuildError, ToolchainError
 from ..sim.verilator import verilated_pipeline
 from ..toolchain.cache import cache_dir
-from .options import core_spec
+from .options import core_spec, fail
 from .progress import describe_duration, describe_size
 
 
@@ -65,7 +65,7 @@ def simulate(subparser, args, messages, *, backend, progress=None, vcd=None, sta
     except ValueError as error:
         subparser.error(str(error))
     except (ToolchainError, BuildError) as error:
-        subparser.exit(1, f"utfhw: error: {error}\n")
+        fail(subparser, str(error))
 
 
 def stream(subparser, args, pieces, *, backend, chunk_size, progress=None):
@@ -80,7 +80,7 @@ def stream(subparser, args, pieces, *, backend, chunk_size, progress=None):
     except ValueError as error:
         subparser.error(str(error))
     except (ToolchainError, BuildError) as error:
-        subparser.exit(1, f"utfhw: error: {error}\n")
+        fail(subparser, str(error))
 
 
 def describe_strict_error(error, message_count):

@@ -10,7 +10,7 @@ from ..sim.framing import SEPARATORS, split_stream, whole_pieces
 from .check import StreamCheck
 from .files import check_output_folder, output_file, read_chunks
 from .options import (add_codec_arguments, add_core_arguments, add_sim_argument,
-                      check_core_options, probability)
+                      check_core_options, fail, probability)
 from .progress import PROGRESS_THRESHOLD, ProgressBar
 from .running import (backend_name, choose_backend, describe_strict_error, note_slow_input,
                       plural, stream)
@@ -58,7 +58,7 @@ def run(subparser, args):
     try:
         chunks, size = read_chunks(args.input, CHUNK_BYTES)
     except OSError as error:
-        subparser.exit(1, f"utfhw: error: cannot read {args.input}: {error.strerror}\n")
+        fail(subparser, f"cannot read {args.input}: {error.strerror}")
     check_output_folder(subparser, args.output)
     if args.vcd and args.sim not in ("amaranth", "auto"):
         subparser.error("--vcd needs --sim amaranth")
@@ -69,7 +69,7 @@ def run(subparser, args):
         try:
             data = b"".join(chunks)
         except _ReadError as error:
-            subparser.exit(1, f"utfhw: error: cannot read {args.input}: {error.strerror}\n")
+            fail(subparser, f"cannot read {args.input}: {error.strerror}")
         chunks, size = [data], len(data)
     note_slow_input(args, backend, size or 0)
 
@@ -101,12 +101,12 @@ def run(subparser, args):
             sys.stderr.write("\n")
         # The count of messages: those the run took, and those it did not get to.
         count = simulation.messages + sum(last for _, last in pieces)
-        subparser.exit(1, f"utfhw: error: {describe_strict_error(error, count)}\n")
+        fail(subparser, describe_strict_error(error, count))
     except _ReadError as error:
-        subparser.exit(1, f"utfhw: error: cannot read {args.input}: {error.strerror}\n")
+        fail(subparser, f"cannot read {args.input}: {error.strerror}")
     except OSError as error:
         name = args.vcd if args.vcd and error.filename == args.vcd else args.output
-        subparser.exit(1, f"utfhw: error: cannot write {name}: {error.strerror}\n")
+        fail(subparser, f"cannot write {name}: {error.strerror}")
     finally:
         reporting.clear()
 
@@ -125,8 +125,8 @@ def run(subparser, args):
     if check is not None:
         difference = check.finish()
         if difference is not None:
-            subparser.exit(1, f"utfhw: error: the output differs from CPython's "
-                              f"(first at byte {difference})\n")
+            fail(subparser, f"the output differs from CPython's (first at byte "
+                            f"{difference})")
         print(f"utfhw: matches CPython's decode({args.source!r}, {args.errors!r})"
               f".encode({args.target!r}) byte for byte", file=sys.stderr)
 

@@ -9,7 +9,7 @@ from ..hdl.forms import CODECS
 from ..sim.validation import validate, validate_chunks
 from .files import read_chunks
 from .options import (CORE_OPTION_NAMES, add_sim_argument, add_width_argument, codec_argument,
-                      probability)
+                      fail, probability)
 from .progress import PROGRESS_THRESHOLD, ProgressBar
 from .running import announce_build, backend_name, choose_backend, plural
 
@@ -74,8 +74,7 @@ def run(subparser, args):
         try:
             chunks, size = read_chunks(path, CHUNK_BYTES)
         except OSError as error:
-            subparser.exit(1, f"utfhw validate: error: cannot read {path}: "
-                              f"{error.strerror}\n")
+            fail(subparser, f"cannot read {path}: {error.strerror}")
         show = args.progress if args.progress is not None else (
             sys.stderr.isatty() and (size or 0) > PROGRESS_THRESHOLD)
         bar = ProgressBar(sys.stderr, size) if show else None
@@ -97,8 +96,7 @@ def run(subparser, args):
                                   seed=args.seed)
                 length = len(data)
         except OSError as error:
-            subparser.exit(1, f"utfhw validate: error: cannot read {path}: "
-                              f"{error.strerror}\n")
+            fail(subparser, f"cannot read {path}: {error.strerror}")
         if bar is not None:
             sys.stderr.write("\n")
         invalid += not result.valid

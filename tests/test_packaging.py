@@ -1,6 +1,8 @@
 """A wheel of utfhw, installed without extras into a fresh virtual environment, transcodes and
 generates Verilog; the commands that need an extra say which."""
 
+import pathlib
+import re
 import subprocess
 import sys
 import venv
@@ -12,6 +14,8 @@ import utfhw
 
 from support import copy_package
 
+
+REPOSITORY = pathlib.Path(__file__).resolve().parent.parent
 
 def run(command, **kwargs):
     return subprocess.run([str(part) for part in command], capture_output=True, text=True,
@@ -75,14 +79,45 @@ def test_demo(installed, tmp_path):
     assert "matches CPython" in result.stdout
 
 
-@pytest.mark.parametrize("command,extra", [
-    (["build", "--board", "icebreaker"], "boards"),
-    (["board", "--simulate"], "boards"),
-    (["report"], "boards"),
-    (["cocotb"], "cocotb"),
-])
-def test_commands_that_need_an_extra_say_which(installed, tmp_path, command, extra):
-    result = run([installed / "utfhw", *command], cwd=tmp_path)
+# How each command that needs an extra is started without it.
+NEEDING_AN_EXTRA = {
+    "build": ["build", "--board", "icebreaker"],
+    "board": ["board", "--simulate"],
+    "report": ["report"],
+    "cocotb": ["cocotb"],
+}
+
+
+def readme_extras():
+    """The extra the README's table of commands names for each command, where it names one."""
+    text = (REPOSITORY / "README.md").read_text()
+    return dict(re.findall(r"^\| `utfhw (\w+)[^`]*` \|.*\| `(\w+)` \|$", text, re.M))
+
+
+def test_the_readme_names_the_extra_of_each_command_that_needs_one():
+    assert set(readme_extras()) == set(NEEDING_AN_EXTRA)
+
+
+@pytest.mark.parametrize("command", NEEDING_AN_EXTRA)
+def test_commands_that_need_an_extra_say_which(installed, tmp_path, command):
+    extra = readme_extras()[command]
+    result = run([installed / "utfhw", *NEEDING_AN_EXTRA[command]], cwd=tmp_path)
     assert result.returncode == 1
+    # As a user of the checkout installs it, and from a wheel.
+    assert f"pip install '.[{extra}]'" in result.stderr, result.stderr
     assert f"pip install 'utfhw[{extra}]'" in result.stderr, result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_the_board_extra_is_enough_for_board_simulate(installed, tmp_path):
+    """utfhw board --simulate in a fresh virtual environment with the wheel and the extra the
+    README names for it, and nothing else."""
+    (wheel,) = (installed.parent.parent / "dist").glob("utfhw-*.whl")
+    venv.create(tmp_path / "env", with_pip=True)
+    binaries = tmp_path / "env" / "bin"
+    extra = readme_extras()["board"]
+    added = run([binaries / "python", "-m", "pip", "install", "--quiet", f"{wheel}[{extra}]"])
+    assert added.returncode == 0, added.stderr
+    result = run([binaries / "utfhw", "board", "--simulate"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "matches CPython" in result.stdout and "differ" not in result.stdout

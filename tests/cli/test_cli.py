@@ -1,5 +1,6 @@
 """The ``utfhw`` command line."""
 
+import argparse
 import json
 import os
 import shutil
@@ -12,7 +13,7 @@ import pytest
 from utfhw.cli import main
 from utfhw.sim.framing import split_messages
 from utfhw.hdl.cores import CoreSpec
-from utfhw.hdl.forms import canonical_codec
+from utfhw.hdl.forms import CODECS, canonical_codec
 from utfhw.verilog.generate import pipeline_hdl
 from utfhw.verilog.lint import lint_verilog
 from utfhw.toolchain.tools import ToolchainError, find_verilator
@@ -84,8 +85,8 @@ def test_missing_output_folder(tmp_path, command):
     result = subprocess.run([sys.executable, "-m", "utfhw.cli", *command, str(output)],
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stderr == (f"utfhw: error: cannot write {output}: there is no folder "
-                             f"{output.parent}\n")
+    assert result.stderr == (f"utfhw {command[0]}: error: cannot write {output}: there is no "
+                             f"folder {output.parent}\n")
 
 
 def test_unwritable_output_is_named(tmp_path):
@@ -281,8 +282,8 @@ def test_transcode_to_latin1(tmp_path, sim):
     with pytest.raises(UnicodeEncodeError) as cpython:
         source.read_bytes().decode().encode("latin-1")
     error = cpython.value
-    assert f"utfhw: error: latin-1 cannot encode character {error.start}: {error.reason} " \
-        f"(start={error.start}, end={error.end})" in result.stderr
+    assert f"utfhw transcode: error: latin-1 cannot encode character {error.start}: " \
+        f"{error.reason} (start={error.start}, end={error.end})" in result.stderr
 
 
 def test_bench_both_simulators(tmp_path):
@@ -400,6 +401,69 @@ def test_errors_print_the_commands_usage(tmp_path):
     assert result.returncode == 2
     assert result.stderr.startswith("usage: utfhw transcode ")
     assert "--pipelined and --width are two different cores" in result.stderr
+
+
+# Each a command's own failure (exit 1), not a usage error: the last two are raised in files.py,
+# which several commands share.
+@pytest.mark.parametrize("arguments,message", [
+    (["transcode", "missing.txt", "out.bin"], "cannot read missing.txt: No such file or directory"),
+    (["validate", "missing.txt", "--sim", "amaranth"],
+     "cannot read missing.txt: No such file or directory"),
+    (["generate", "-o", "folder.v"], "cannot write folder.v: Is a directory"),
+    (["demo", "--save", "folder.v", "--sim", "amaranth"], "cannot write folder.v: Is a directory"),
+    (["bench", "missing.txt", "--sim", "amaranth"],
+     "cannot read missing.txt: No such file or directory"),
+    (["transcode", "in.txt", "missing/out.bin"],
+     "cannot write missing/out.bin: there is no folder missing"),
+    (["generate", "-o", "missing/top.v"], "cannot write missing/top.v: there is no folder missing"),
+])
+def test_errors_name_the_command(tmp_path, arguments, message):
+    """Wherever in the command line it is raised, a failure is one line that names the command
+    that failed, as argparse names it in a usage error."""
+    (tmp_path / "in.txt").write_bytes(b"abc")
+    (tmp_path / "folder.v").mkdir()
+    result = subprocess.run([sys.executable, "-m", "utfhw.cli", *arguments],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines() == [f"utfhw {arguments[0]}: error: {message}"]
+    assert "Traceback" not in result.stderr
+
+
+def test_failures_are_put_as_usage_errors_are(capsys):
+    """cli.options.fail says what argparse's parser.error says, but for the usage and the exit
+    status: 1, a failure, where a usage error is 2."""
+    from utfhw.cli import COMMANDS, _parser
+    from utfhw.cli.options import fail
+    (commands,) = [action for action in _parser()._actions
+                   if isinstance(action, argparse._SubParsersAction)]
+    for name in COMMANDS:
+        with pytest.raises(SystemExit) as usage:
+            commands.choices[name].error("it went wrong")
+        said = capsys.readouterr().err
+        assert said.startswith(f"usage: utfhw {name} ") and usage.value.code == 2
+        with pytest.raises(SystemExit) as failure:
+            fail(commands.choices[name], "it went wrong")
+        assert capsys.readouterr().err == said.splitlines(keepends=True)[-1] == \
+            f"utfhw {name}: error: it went wrong\n"
+        assert failure.value.code == 1
+
+
+@pytest.mark.parametrize("command,phrases", [
+    ("bench", ["through all {} pipelines", "measure all {} pipelines"]),
+    ("report", ["the pipelined core and the {} Transcoders"]),
+])
+def test_help_counts_the_pairs_there_are(monkeypatch, capsys, command, phrases):
+    """The help's count of pairs is the codecs' (every source to every target), now and with
+    other codecs, not a number typed when there were fewer of them."""
+    from utfhw.cli import COMMANDS
+    for codecs in (CODECS, dict(list(CODECS.items())[:3])):
+        monkeypatch.setattr(COMMANDS[command], "CODECS", codecs)
+        with pytest.raises(SystemExit) as exit:
+            main([command, "--help"])
+        assert exit.value.code == 0
+        text = " ".join(capsys.readouterr().out.split())
+        for phrase in phrases:
+            assert phrase.format(len(codecs) ** 2) in text
 
 
 @pytest.mark.parametrize("command", ["demo", "transcode", "generate", "bench"])
@@ -620,5 +684,5 @@ def test_transcode_streams_in_chunks(tmp_path, monkeypatch, capsys, width):
         messages[-1].decode("utf-16")
     error = cpython.value
     assert capsys.readouterr().err == (
-        f"utfhw: error: malformed {error.encoding} at message 22 of 22, byte {error.start}: "
-        f"{error.reason} (start={error.start}, end={error.end})\n")
+        f"utfhw transcode: error: malformed {error.encoding} at message 22 of 22, byte "
+        f"{error.start}: {error.reason} (start={error.start}, end={error.end})\n")
