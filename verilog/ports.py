@@ -60,11 +60,12 @@ def axis_meanings(top, spec):
     width, how output beats are packed and what ``m_axis_tuser`` holds on each lane."""
     width, unit, lanes = top.input_bytes, top.unit_bytes, top.lanes
     wide = spec.kind in ("wide", "validator")
-    whole = f"all {width} bytes" + ("" if wide else " (one source code unit)")
+    bytes_ = f"{width} byte{'s' if width > 1 else ''}"
+    whole = ("all " if width > 1 else "") + bytes_ + ("" if wide else " (one source code unit)")
     packing = (f"every beat before a message's tlast beat holds all {lanes} lanes"
                if wide else f"each beat holds what one input unit gives, 0 to {lanes} lanes")
     return {
-        "s_axis_tdata": f"{width} bytes a beat "
+        "s_axis_tdata": f"{bytes_} a beat "
                         + ("(the core's width)" if wide else "(one source code unit)")
                         + ", in wire order ([7:0] first)",
         "s_axis_tkeep": f"one bit a byte, kept bytes packed from byte 0; every beat of a message "
