@@ -3,8 +3,8 @@ beside its Verilog, so that what the docs say of a port or a bit field is what t
 
     python tests/port_tables.py
 
-writes the tables between the markers in ``docs/verilog.md`` again, and the table of error
-kinds (``tests/verilog/test_port_tables.py`` holds them equal).
+writes the tables between the markers in ``docs/verilog.md`` again
+(``tests/verilog/test_port_tables.py`` holds them equal).
 """
 
 import pathlib
@@ -15,8 +15,6 @@ REPOSITORY = pathlib.Path(__file__).resolve().parent.parent
 DOCUMENT = REPOSITORY / "docs" / "verilog.md"
 BEGIN = "<!-- port tables: made by tests/port_tables.py from the modules' port descriptions -->"
 END = "<!-- end of port tables -->"
-KINDS_BEGIN = "<!-- error kinds: made by tests/port_tables.py from ErrorKind and the forms -->"
-KINDS_END = "<!-- end of error kinds -->"
 
 #: The modules whose ports the docs show, as ``utfhw generate`` names them: the scalar core's
 #: stream ports and AXI4-Stream ports, the wide core's AXI4-Stream ports and the validator's.
@@ -74,23 +72,6 @@ def tables():
     return "\n".join(lines[1:])
 
 
-def kinds_table():
-    """The Markdown of every error kind: its value and name, and CPython's reason for it from
-    each form that gives it, decoding or (a character a target cannot hold) encoding."""
-    from utfhw.hdl.forms import FORMS
-    from utfhw.hdl.unicode.layout import ErrorKind
-    lines = ["| value | `ErrorKind` | CPython's reason |", "|---|---|---|"]
-    for kind in ErrorKind:
-        reasons = [f"{form.name}: \"{form.error_kinds[kind]}\"" for form in FORMS.values()
-                   if kind in form.error_kinds]
-        if kind == ErrorKind.UNENCODABLE_CHARACTER:
-            reasons = [f"to {form.name}: \"{form.unencodable_reason}\" (a `UnicodeEncodeError`)"
-                       for form in FORMS.values() if form.unencodable_reason is not None]
-        lines.append(f"| {kind.value} | `{kind.name}` | "
-                     f"{'; '.join(reasons) or 'none: the unit is well formed'} |")
-    return "\n".join(lines)
-
-
 def replace_between(text, begin, end, made):
     head, rest = text.split(begin, 1)
     _, tail = rest.split(end, 1)
@@ -98,8 +79,7 @@ def replace_between(text, begin, end, made):
 
 
 def main():
-    text = replace_between(DOCUMENT.read_text(), BEGIN, END, tables())
-    DOCUMENT.write_text(replace_between(text, KINDS_BEGIN, KINDS_END, kinds_table()))
+    DOCUMENT.write_text(replace_between(DOCUMENT.read_text(), BEGIN, END, tables()))
     print(f"wrote the port tables of {len(MODULES)} modules to {DOCUMENT}", file=sys.stderr)
 
 

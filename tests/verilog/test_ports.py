@@ -98,8 +98,33 @@ def test_axis_description_of_output_beats(source, target, width):
     lanes = spec.output_layout.lane_count
     assert f"up to {lanes} target code units" in meanings["m_axis_tdata"]
     assert f"holds all {lanes} lanes" in meanings["m_axis_tdata"]
-    assert f"keeps all {width} bytes" in meanings["s_axis_tkeep"]
+    assert (f"keeps all {width} bytes" if width > 1 else "keeps 1 byte") in meanings["s_axis_tkeep"]
     for message in stress_messages(source)[:40]:
         beats = expected_beats(message, source, target, width=width)
         assert all(len(units) == lanes for units, _ in beats[:-1])
         assert beats[-1][1] and not any(last for _, last in beats[:-1])
+
+
+@pytest.mark.parametrize("spec,stages", [
+    ({"source": "latin-1", "target": "ascii", "kind": "wide", "width": 8},
+     ["decode", "encode", "queue"]),
+    ({"source": "utf-8", "target": "utf-16-le", "kind": "wide", "width": 8},
+     ["classify", "window", "decode", "compact", "repack", "queue"]),
+    # With ignore, a character ASCII cannot hold is dropped: the beats need compaction.
+    ({"source": "latin-1", "target": "ascii", "errors": "ignore", "kind": "wide", "width": 8},
+     ["decode", "encode", "compact", "repack", "queue"]),
+    # A mark written first makes a message's output longer than its input.
+    ({"source": "latin-1", "target": "utf-16", "kind": "wide", "width": 8},
+     ["decode", "encode", "compact", "repack", "queue"]),
+    ({"source": "utf-16", "target": "utf-8"},
+     ["source_byte_order", "decoder", "mark_stripper", "encoder"]),
+])
+def test_description_names_the_cores_stages(spec, stages):
+    """The JSON says which stages the core has: a wide core whose pair needs no compaction has
+    neither *compact* nor *repack*."""
+    from utfhw.hdl.cores import CoreSpec
+    from utfhw.verilog.generate import make_top
+    from utfhw.verilog.ports import describe_ports
+    spec = CoreSpec(**spec)
+    described = describe_ports(make_top(spec), name="top", spec=spec, interface="stream")
+    assert described["stages"] == stages
