@@ -769,10 +769,10 @@ class WideEquivalence(_OneMessage):
     bytes: they must emit the same units, with the same error kinds, in the same order.
 
     The bench sends one message of ``beats`` beats to ``wide``, then the same bytes one unit a
-    clock to ``scalar``, and keeps the scalar's units. Each unit the wide core gives is
-    asserted equal to the scalar's unit at the same place, the wide core's last beat to come
-    when the scalar's has and to close the same number of units, and that last beat to come
-    within ``deadline`` clocks (so the check cannot pass by the wide core saying nothing).
+    clock to ``scalar``, and keeps both cores' units. Each unit the wide core gives is
+    asserted equal to the scalar's unit at the same place once both have given it, both
+    messages to close the same number of units, and both last beats to come within
+    ``deadline`` clocks (so the check cannot pass by a core saying nothing).
 
     Parameters
     ----------
@@ -787,13 +787,15 @@ class WideEquivalence(_OneMessage):
     """
     def compare(self, m, length):
         wide, scalar, beats = self.wide, self.scalar, self.beats
-        # The scalar core's units, in order.
-        # Each input beat gives at most a beat of units (from UTF-8 to UTF-8, a beat for each of
-        # its clocks), and a mark-writing target three more.
+        # Both cores' units, in order, compared wherever both have given one: the wide core
+        # may be done first (one with no compaction is quicker than the scalar core fed after
+        # it). Each input beat gives at most a beat of units (from UTF-8 to UTF-8, a beat for
+        # each of its clocks), and a mark-writing target three more.
         most = (beats * len(wide.o.payload.lanes) * getattr(wide, "most_clocks_per_beat", 1)
                 + 3)
         unit_layout = wide.o.payload.shape().item
         reference = Array(Signal(unit_layout, name=f"unit_{index}") for index in range(most))
+        got = Array(Signal(unit_layout, name=f"wide_unit_{index}") for index in range(most))
         produced = Signal(range(most + 1))
         scalar_done = Signal()
         out = scalar.o.payload
@@ -805,22 +807,29 @@ class WideEquivalence(_OneMessage):
             with m.If(out.last):
                 m.d.sync += scalar_done.eq(1)
 
-        # The wide core's units against them.
         out = wide.o.payload
         seen = Signal(range(most + len(out.lanes) + 1))
+        wide_done = Signal()
         with m.If(wide.o.valid):
             for lane in range(len(out.lanes)):
                 with m.If(lane < out.count):
-                    m.d.comb += [
-                        Assert(seen + lane < produced, "no unit the scalar core did not give"),
-                        Assert(out.lanes[lane].as_value() ==
-                               reference[seen + lane].as_value(),
-                               "the scalar core's unit and error kind"),
-                    ]
+                    m.d.comb += Assert(seen + lane < most, "no more units than the input gives")
+                    m.d.sync += got[seen + lane].eq(out.lanes[lane])
             m.d.sync += seen.eq(seen + out.count)
             with m.If(out.last):
-                m.d.comb += [Assert(scalar_done, "the message ends after the scalar one"),
-                             Assert(seen + out.count == produced, "as many units")]
+                m.d.sync += wide_done.eq(1)
+        for index in range(most):
+            with m.If((index < seen) & (index < produced)):
+                m.d.comb += Assert(got[index].as_value() == reference[index].as_value(),
+                                   "the scalar core's unit and error kind")
+        with m.If(wide_done & scalar_done):
+            m.d.comb += Assert(seen == produced, "as many units")
+        # Both messages end within the deadline, so that the checks above cannot pass by a
+        # core saying nothing.
+        clock = Signal(range(self.deadline + 2))
+        m.d.sync += clock.eq(Mux(clock > self.deadline, clock, clock + 1))
+        with m.If(clock == self.deadline):
+            m.d.comb += Assert(scalar_done, "the scalar core's last beat within the deadline")
 
 
 #: Bytes of a well-formed code point in each source form (the validator's positions count

@@ -179,6 +179,9 @@ def describe_ports(top, *, name, spec, interface):
         "error_kinds": error_kinds(spec.source,
                                    None if spec.kind == "validator" else spec.target),
     }
+    if hasattr(core, "stage_names"):
+        # What the core is made of, for the pair: a wide core without compaction says so.
+        described["stages"] = list(core.stage_names)
     if interface == "axis" and top.verdict_bits is not None:
         result = core.o.payload.shape()["result"].shape
         described["tuser_fields"] = [

@@ -107,6 +107,11 @@ class Transcoder(CodecPair, wiring.Component):
         """The pipeline's stages in order, as ``(name, component)`` pairs."""
         return list(self._stages)
 
+    @property
+    def stage_names(self):
+        """The names of the pipeline's stages, in order."""
+        return [name for name, _ in self._stages]
+
     def _build_stages(self):
         source, target = CODECS[self._source], CODECS[self._target]
         stages = []

@@ -108,6 +108,11 @@ class Validator(wiring.Component):
             ("tally", TallyMessages(width=width, bits=bits, positions_after_mark=after_mark)),
         ]
 
+    @property
+    def stage_names(self):
+        """The names of its stages, from the input to the verdict."""
+        return [name for name, _ in self._stages]
+
     def stage_outputs(self):
         """The output streams of the stages, the oldest beat's first (the last is ``o``'s):
         each is a register stage, so the beats the core holds are those of the valid ones, in

@@ -1,7 +1,7 @@
 """The wide cores: any of the ten codecs to any other, at ``width`` bytes per
 clock."""
 
-from amaranth.hdl import Module, Signal, unsigned
+from amaranth.hdl import Cat, Const, Module, Signal, unsigned
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
@@ -11,7 +11,8 @@ from ..lanes.queue import CreditQueue
 from ..lanes.repack import Repacker
 from ..lanes.stage import WidthStage
 from ..unicode.layout import ByteLanes, Lanes
-from ..unicode.params import WIDTHS, CodecPair, check_byteorder, check_errors, check_width
+from ..unicode.params import (WIDTHS, CodecPair, check_byteorder, check_errors, check_flag,
+                              check_width)
 from ..wide.encode import mark_items
 
 
@@ -64,10 +65,19 @@ def output_lanes(source, target, width):
     return _output_lanes(_front(source, target, width))
 
 
-def _stages(front):
+def _compacts(front, general=False):
+    """Whether the core packs its slots (*compact*) and fills its beats (*repack*): unless the
+    front's beats come packed (:attr:`~utfhw.hdl.wide.front.WideFront.packed`) and the target
+    writes no mark before them, so that each input beat gives one output beat as it is."""
+    return general or not front.packed or front.target.mark
+
+
+def _stages(front, general=False):
     """Clocks from the input to the write port of the queue at the end, and with an expansion
     (from UTF-8 to UTF-8) those of the two parts, before and after the queue in the middle."""
-    tail = Compactor.latency_of(front.slots) + Repacker.latency_of(_output_lanes(front))
+    tail = 0
+    if _compacts(front, general):
+        tail = Compactor.latency_of(front.slots) + Repacker.latency_of(_output_lanes(front))
     if front.expansion is not None:
         return front.latency, front.expansion.latency + tail
     return front.latency + tail, 0
@@ -81,10 +91,11 @@ def _signature(front):
     })
 
 
-def _latency(front):
+def _latency(front, general=False):
     """Clocks from an input beat to the output beat it completes, through ``front``'s stages,
     the lane layer and the queue (two, from UTF-8 to UTF-8)."""
-    return sum(_stages(front)) + CreditQueue.latency * (1 + (front.expansion is not None))
+    return (sum(_stages(front, general))
+            + CreditQueue.latency * (1 + (front.expansion is not None)))
 
 
 def _depth(stages, threshold):
@@ -131,6 +142,14 @@ class WideTranscoder(CodecPair, WidthStage):
     (:class:`~utfhw.hdl.forms.utf8.expand.ExpandReplacements`), which writes them as bytes in
     ``width`` slots a clock, four clocks for a beat with a U+FFFD.
 
+    A pair whose front gives its slots packed (:attr:`~utfhw.hdl.wide.front.WideFront.packed`:
+    each source unit the same number of target units, none dropped, as from Latin-1 or ASCII to
+    either of them or to UTF-16-LE, -BE or UTF-32-LE, -BE, and from UTF-32-LE or -BE to UTF-32,
+    Latin-1 or ASCII, with ``replace``) to a target that writes no mark has neither *compact*
+    nor *repack*: each beat goes to the queue as it is, and its latency is theirs shorter.
+    :attr:`stage_names` says which stages a core has. ``general=True`` keeps them, for a
+    proof that the two give the same.
+
     Throughput: with ``o.ready`` high the core takes a beat on every clock, whatever the bytes
     and however messages are split, well-formed or not, but from UTF-8 to UTF-8 with
     ``replace``, where a beat with a U+FFFD takes :attr:`most_clocks_per_beat` (4). Over a
@@ -165,6 +184,8 @@ class WideTranscoder(CodecPair, WidthStage):
         window looks three bytes ahead.
     errors : :class:`str`
         ``"replace"`` or ``"ignore"``.
+    general : :class:`bool`
+        Keep *compact* and *repack* where the pair needs neither.
 
     Attributes
     ----------
@@ -182,20 +203,24 @@ class WideTranscoder(CodecPair, WidthStage):
     Raises
     ------
     :exc:`ValueError`
-        If ``source``, ``target``, ``width`` or ``errors`` is not one of the values above.
+        If ``source``, ``target``, ``width``, ``errors`` or ``general`` is not one of the values
+        above.
     """
     # ``i.ready`` is high while the queue holds at most this many beats.
     _threshold = 3
 
-    def __init__(self, *, source="utf-8", target="utf-16-le", width, errors="replace"):
+    def __init__(self, *, source="utf-8", target="utf-16-le", width, errors="replace",
+                 general=False):
         source, target = canonical_pair(source, target)
         check_wide_width(width, source=source, target=target)   # before the ports' layouts
         check_errors(errors)
+        check_flag("general", general)
         self._source, self._target, self._errors = source, target, errors
         self._byteorder = CODECS[target].target_byteorder
         self._front = front = _front(source, target, width, errors)
         self._lanes = _output_lanes(front)
-        stages, tail = _stages(front)
+        self._compacts = _compacts(front, general)
+        stages, tail = _stages(front, general)
         # Room for every beat in the stages, the repacker's extra beat, the clock the ready
         # flip-flop lags, and a few beats of slack so a drained output never stops the input.
         self.queue_depth = _depth(tail or stages, self._threshold)
@@ -213,7 +238,7 @@ class WideTranscoder(CodecPair, WidthStage):
                                        threshold=middle_threshold)
             self.capacity += middle_depth + 1 + stages + 1
         super().__init__(_signature(front), width=width)
-        self.latency = _latency(front)
+        self.latency = _latency(front, general)
         # Made here, so that :meth:`invariants` can name their state.
         self._queue = CreditQueue(shape=self.o.payload.shape(), depth=self.queue_depth,
                                   threshold=self._threshold)
@@ -246,21 +271,29 @@ class WideTranscoder(CodecPair, WidthStage):
         return _signature(_front(source, target, width))
 
     @staticmethod
-    def latency_of(width, *, source="utf-8", target="utf-16-le"):
+    def latency_of(width, *, source="utf-8", target="utf-16-le", errors="replace"):
         """Clocks from an input beat to the output beat it completes (see above), at
         ``width``, from ``source`` to ``target``."""
-        return _latency(_front(source, target, width))
+        return _latency(_front(source, target, width, errors))
+
+    @property
+    def stage_names(self):
+        """The names of the core's stages, from the input to the output: the front's, the lane
+        layer's where the pair needs them (``compact``, ``repack``) and ``queue``."""
+        front = self._front
+        names = [*(["gather"] if front.positions > self._width else []), *front.stage_names]
+        if front.expansion is not None:
+            names += ["middle", "expand"]
+        if self._compacts:
+            names += ["compact", "repack"]
+        return [*names, "queue"]
 
     def elaborate(self, platform):
         m = Module()
         unit = self.o.payload.shape().item
         front = self._front
-        m.submodules.compact = compact = Compactor(item=unit, width=front.slots)
         # A target that writes a mark begins each message's output with it.
         writes_mark = CODECS[self._target].mark
-        m.submodules.repack = repack = Repacker(
-            item=unit, width=self._lanes, in_width=front.slots,
-            lead=mark_items(CODECS[self._target].form) if writes_mark else ())
         m.submodules.queue = queue = self._queue
         entry = queue
         first, decoded = front.build(m)
@@ -301,11 +334,36 @@ class WideTranscoder(CodecPair, WidthStage):
                 first.i.valid.eq(self.i.valid & self.i.ready),
                 first.i.payload.eq(self.i.payload),
             ]
-        connect(m, decoded, compact.i)
-        connect(m, compact.o, repack.i)
-        connect(m, repack.o, queue.i)
+        if self._compacts:
+            m.submodules.compact = compact = Compactor(item=unit, width=front.slots)
+            m.submodules.repack = repack = Repacker(
+                item=unit, width=self._lanes, in_width=front.slots,
+                lead=mark_items(CODECS[self._target].form) if writes_mark else ())
+            connect(m, decoded, compact.i)
+            connect(m, compact.o, repack.i)
+            connect(m, repack.o, queue.i)
+        else:
+            # The slots come packed: each beat goes to the queue as it is, its count read
+            # from the filled slots, a run from slot 0 (a thermometer code).
+            slots = decoded.payload.lanes
+            m.d.comb += [
+                queue.i.valid.eq(decoded.valid),
+                queue.i.payload.last.eq(decoded.payload.last),
+                queue.i.payload.count.eq(_thermometer_count(
+                    [slot.valid for slot in slots])),
+            ]
+            for lane, slot in zip(queue.i.payload.lanes, slots):
+                m.d.comb += lane.eq(slot.item)
         connect(m, queue.o, wiring.flipped(self.o))
         return m
+
+
+def _thermometer_count(filled):
+    """How many of ``filled`` are high, where those are a run from the first: each bit of the
+    count is an OR of the places where the run ends, so no adder."""
+    ends = [here & ~after for here, after in zip(filled, [*filled[1:], Const(0)])]
+    return Cat(*(Cat(*(end for index, end in enumerate(ends) if (index + 1) >> bit & 1)).any()
+                 for bit in range(len(filled).bit_length())))
 
 
 class WideUTF8ToUTF16(WideTranscoder):

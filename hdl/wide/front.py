@@ -38,6 +38,15 @@ class WideFront:
     expansion : object or None
         A stage after a queue that rewrites the beats the front gives over more than a clock
         (from UTF-8 to UTF-8: U+FFFD is three bytes), or ``None``.
+    stage_names : :class:`tuple` of :class:`str`
+        The names its stages have in the core, in order.
+    packed : :class:`bool`
+        Whether the slots of every beat it gives are filled from slot 0 up, with none empty
+        between: every source unit present fills all its slots, whatever it is, so the beat
+        needs no compaction. It is, where each code point the source gives (U+FFFD included)
+        is the same number of target units, no source unit is dropped (a mark read, an error
+        ignored) and none is part of a longer sequence (UTF-8, UTF-16); a form's subclass
+        says so from the two forms' descriptions.
     """
     def __init__(self, *, source, target, width, errors):
         check_form(source.form)
@@ -49,6 +58,25 @@ class WideFront:
         self.unit_order = target.target_byteorder or "little"
         self.positions = width
         self.expansion = None
+        self.packed = False
+        self.stage_names = ()
+
+    def units_of(self, code_point):
+        """Target units of ``code_point`` (an :class:`int`): 1 for ``?`` where the target cannot
+        hold it."""
+        target = self.target.form
+        if code_point > target.last_code_point:
+            return 1
+        return -(-target.code_point_bytes(code_point) // target.unit_bytes)
+
+    def drops(self, *, source_errors):
+        """Whether a source unit may give no slot at all: a mark the source reads, or with
+        ``ignore`` an error (``source_errors``: the source gives one) or a code point the target
+        cannot hold."""
+        source, target = self.source.form, self.target.form
+        ignores = self.errors == "ignore" and (
+            source_errors or source.last_code_point > target.last_code_point)
+        return self.source.mark or ignores
 
     def build(self, m):
         """Add the stages to ``m``; return the first (whose ``i`` takes the input beats) and

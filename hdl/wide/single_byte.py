@@ -61,8 +61,9 @@ class DecodeSingleByteLanes(wiring.Component):
             byte = self.i.payload.data[8 * lane:8 * lane + 8]
             slot = self.o.payload.lanes[lane]
             present = self.i.payload.count > lane
-            # Latin-1 holds every byte: no comparison that is always false.
-            beyond = byte > self._last if self._last < 0xFF else Const(0)
+            # Latin-1 holds every byte: no comparison that is always false; ASCII's last is
+            # 2**7 - 1, so above it is bit 7 (a comparator would be a carry chain).
+            beyond = byte[self._last.bit_length():].any() if self._last < 0xFF else Const(0)
             if self._errors == "ignore":
                 present = present & ~beyond
             m.d.sync += [
@@ -91,7 +92,12 @@ class SingleByteFront(WideFront):
         # The compactor packs a power of two of slots.
         self._most = 1 << (most - 1).bit_length()
         self.slots = self._most * self.width
+        # The fewest units of a code point are those of U+0000 (a form's lengths only grow
+        # with the code point): the slots are packed where they are the most too.
+        self.packed = (self.units_of(0) == self._most
+                       and not self.drops(source_errors=bool(source.error_kinds)))
         self.latency = DecodeSingleByteLanes.latency + EncodeLanes.latency
+        self.stage_names = ("decode", "encode")
 
     def build(self, m):
         m.submodules.decode = decode = DecodeSingleByteLanes(

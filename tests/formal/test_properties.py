@@ -523,9 +523,16 @@ def test_wide_properties(tmp_path, source, width):
     assert result.passed, result.failures
 
 
+def equivalence_depth(core, beats):
+    """Clocks for ``beats`` beats through ``core`` and out, and for the same bytes through the
+    scalar core a unit a clock after them: a wide core without compaction can be done first."""
+    units = -(-core.width * beats // CORE_CODECS[core.source].unit_bytes)
+    return max(wide_depth(core, beats), beats + units + Transcoder.latency + 4)
+
+
 def wide_equivalence(core, beats):
     return WideEquivalence(core, Transcoder(source=core.source, target=core.target),
-                           beats=beats, deadline=wide_depth(core, beats) - 1)
+                           beats=beats, deadline=equivalence_depth(core, beats) - 1)
 
 
 # A pair of each source form and of each target form (Latin-1 and ASCII each both ways), at
@@ -549,8 +556,33 @@ def test_wide_equivalent_to_scalar(tmp_path, source, target, width, beats):
     """The wide core at ``width`` and the scalar Transcoder, fed the same message of ``beats``
     beats of any bytes (the last one of any length), give the same units and error kinds."""
     core = WideTranscoder(source=source, target=target, width=width)
-    result = check(wide_equivalence(core, beats), mode="bmc", depth=wide_depth(core, beats),
+    result = check(wide_equivalence(core, beats), mode="bmc",
+                   depth=equivalence_depth(core, beats),
                    directory=tmp_path)
+    assert result.passed, result.failures
+
+
+# Pairs whose core needs no compaction (their slots come packed), one of each way it comes
+# about: one byte to one byte, UTF-32 to one byte, one byte to UTF-16, and Latin-1 with
+# ``ignore``, which has nothing to drop to UTF-32. The full sweep adds more.
+PACKED = [("latin-1", "ascii", "replace"), ("utf-32-be", "latin-1", "replace")] + (
+    [("ascii", "utf-16-le", "replace"), ("latin-1", "utf-32-be", "ignore"),
+     ("utf-32-le", "utf-32-be", "replace"), ("ascii", "ascii", "replace")]
+    if FULL_SWEEP else [])
+
+
+@pytest.mark.parametrize("source,target,errors", PACKED)
+def test_packed_core_equivalent_to_general(tmp_path, source, target, errors):
+    """A core without *compact* and *repack* gives, over two beats of any bytes (the last of
+    any length), the units and error kinds of the general pipeline it replaced: that one takes
+    the message first, the packed core the same beats after it."""
+    packed = WideTranscoder(source=source, target=target, width=4, errors=errors)
+    general = WideTranscoder(source=source, target=target, width=4, errors=errors,
+                             general=True)
+    assert "compact" not in packed.stage_names and "compact" in general.stage_names
+    depth = wide_depth(general, 2) + wide_depth(packed, 2)
+    bench = WideEquivalence(general, packed, beats=2, deadline=depth - 1)
+    result = check(bench, mode="bmc", depth=depth, directory=tmp_path)
     assert result.passed, result.failures
 
 
@@ -625,7 +657,8 @@ def wide(tamper, width=1, target="utf-16-le", source="utf-8"):
 def test_wide_broken_variant_fails(tmp_path, bench, expected):
     bench = bench()
     core = getattr(bench, "wide", None) or bench.core
-    depth = wide_depth(core, 2) if hasattr(core, "latency") else 8
+    depth = ((equivalence_depth if isinstance(bench, WideEquivalence) else wide_depth)(core, 2)
+             if hasattr(core, "latency") else 8)
     result = check(bench, mode="bmc", depth=depth, directory=tmp_path)
     assert not result.passed
     assert any(expected in failure for failure in result.failures), result.failures

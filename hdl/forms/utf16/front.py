@@ -33,6 +33,7 @@ class UTF16Front(WideFront):
                         + DecodeUTF16Positions.latency)
         if not self._emits:
             self.latency += EncodeLanes.latency
+        self.stage_names = ("classify", "window", "decode", *(() if self._emits else ("encode",)))
 
     def build(self, m):
         lanes = self.width // 2

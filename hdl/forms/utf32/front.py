@@ -19,7 +19,11 @@ class UTF32Front(WideFront):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.slots = self.target.form.most_units * (self.width // 4)
+        # Every scalar value and U+FFFD the same number of units: to UTF-32, Latin-1, ASCII.
+        self.packed = (self.units_of(0) == self.target.form.most_units
+                       and not self.drops(source_errors=True))
         self.latency = DecodeUTF32Lanes.latency + EncodeLanes.latency
+        self.stage_names = ("decode", "encode")
 
     def build(self, m):
         m.submodules.decode = decode = DecodeUTF32Lanes(

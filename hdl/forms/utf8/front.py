@@ -64,6 +64,8 @@ class UTF8Front(WideFront):
                         + DecodePositions.latency)
         if self._encodes:
             self.latency += EncodeLanes.latency
+        self.stage_names = ("classify", "window", "decode", *(("encode",) if self._encodes
+                                                              else ()))
         if self.positions > self.width:
             self.latency += Repacker.latency_of(CHUNKS)        # *gather*
 

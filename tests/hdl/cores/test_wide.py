@@ -51,6 +51,7 @@ def test_parameters(arguments, message):
     ({"target": "utf-32-le", "width": 6}, "width must be a power of two from 1 to 64, not 6"),
     ({"target": "utf-32-be", "errors": "strict"},
      "errors must be 'replace' or 'ignore', not 'strict'"),
+    ({"target": "utf-32-be", "general": 1}, "general must be True or False, not 1"),
 ])
 def test_transcoder_parameters(arguments, message):
     with pytest.raises(ValueError) as error:
