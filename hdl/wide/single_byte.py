@@ -83,12 +83,11 @@ class SingleByteFront(WideFront):
     """
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        source, target = self.source.form, self.target.form
+        source = self.source.form
         given = [source.last_code_point]
         if source.error_kinds:
             given.append(REPLACEMENT_CHARACTER)
-        most = max(-(-target.code_point_bytes(code_point) // target.unit_bytes)
-                   for code_point in given)
+        most = max(self.units_of(code_point) for code_point in given)
         # The compactor packs a power of two of slots.
         self._most = 1 << (most - 1).bit_length()
         self.slots = self._most * self.width
