@@ -224,7 +224,7 @@ def test_readme_latencies_are_the_cores():
                      r"core, (\d+) to (\d+) for the wide core, by pair and width, (\w+) for "
                      r"the validator\)", text)
     assert said is not None
-    words = {"two": 2, "five": 5, "eight": 8}
+    words = {"two": 2, "seven": 7, "eight": 8}
     from utfhw.hdl.cores.validator import Validator
     assert words[said[5]] == Validator.latency
     assert words[said[1]] == CoreSpec("utf-8", "utf-32").build().latency
@@ -233,6 +233,22 @@ def test_readme_latencies_are_the_cores():
             for source in CODECS for target in CODECS for width in wide_widths(source, target)
             for errors in ("replace", "ignore")]
     assert (int(said[3]), int(said[4])) == (min(wide), max(wide))
+
+
+def test_cores_page_gives_the_validators_stages_and_latency():
+    """docs/cores.md's validator section names its stages in order, and its latency and
+    capacity in words, as the core has them."""
+    from utfhw.hdl.cores.validator import Validator
+    text = " ".join((REPOSITORY / "docs" / "cores.md").read_text().split())
+    text = text[text.index("## Validation"):]
+    words = {"five": 5, "six": 6, "seven": 7, "eight": 8}
+    stages = Validator(source="utf-8", width=8).stage_names
+    said = re.search(r"(\w+) register stages", text)
+    assert words[said[1]] == len(stages) == Validator.latency == Validator.capacity
+    latency = re.search(r"Latency: (\w+) clocks\. .* Capacity: (\w+) beats", text)
+    assert (words[latency[1]], words[latency[2]]) == (Validator.latency, Validator.capacity)
+    named = re.findall(r"\*(\w+)\*", text[:text.index("**The first error")])
+    assert list(dict.fromkeys(named)) == stages
 
 
 GOLDEN = "## In your own bench"

@@ -8,7 +8,8 @@ from amaranth.lib.wiring import In, Out, connect
 from ..forms import CODECS, canonical_codec
 from ..unicode.layout import ByteLanes, ValidatedBytes
 from ..unicode.params import WIDTHS, check_integer, check_width
-from ..wide.validate import GatherGroups, ReduceVerdicts, TallyMessages, WeighBeats
+from ..wide.validate import (ClassifyBytes, GatherGroups, MergeGroups, ReduceVerdicts,
+                             TallyMessages, WeighBeats)
 
 
 __all__ = ["VALIDATOR_SOURCES", "validator_widths", "check_validator_width", "Validator"]
@@ -36,21 +37,24 @@ class Validator(wiring.Component):
 
     Stages, each a register:
 
-    1. *check* (the form's :class:`~utfhw.hdl.wide.validate.LaneChecks`): each lane decided
+    1. *classify* (:class:`~utfhw.hdl.wide.validate.ClassifyBytes`): what the checks need
+       of each byte, and which lanes hold the message's bytes and where it ends;
+    2. *check* (the form's :class:`~utfhw.hdl.wide.validate.LaneChecks`): each lane decided
        from the bytes before it, which it keeps from the message's earlier beats;
-    2. *reduce* (:class:`~utfhw.hdl.wide.validate.ReduceVerdicts`): each group of eight
+    3. *reduce* (:class:`~utfhw.hdl.wide.validate.ReduceVerdicts`): each group of eight
        lanes' first error and counts;
-    3. *gather* (:class:`~utfhw.hdl.wide.validate.GatherGroups`): the beat's;
-    4. *weigh* (:class:`~utfhw.hdl.wide.validate.WeighBeats`): what they add to the message;
-    5. *tally* (:class:`~utfhw.hdl.wide.validate.TallyMessages`): the message's, given with
+    4. *merge* (:class:`~utfhw.hdl.wide.validate.MergeGroups`): the groups', a few at a time;
+    5. *gather* (:class:`~utfhw.hdl.wide.validate.GatherGroups`): the beat's;
+    6. *weigh* (:class:`~utfhw.hdl.wide.validate.WeighBeats`): what they add to the message;
+    7. *tally* (:class:`~utfhw.hdl.wide.validate.TallyMessages`): the message's, given with
        its last beat.
 
-    Latency: :attr:`latency` (5) clocks from an input beat to the same beat out.
+    Latency: :attr:`latency` (7) clocks from an input beat to the same beat out.
 
     Throughput: a beat on every clock, whatever the bytes, while ``o.ready`` is high. A
     message of ``n`` bytes takes ``ceil(n / width)`` clocks (one if empty).
 
-    Capacity: five beats, one a stage.
+    Capacity: seven beats, one a stage.
 
     Backpressure: all stages stop together while the output is held: ``i.ready`` is
     ``o.ready`` or an empty output register, one LUT from ``o.ready`` to every stage's enable,
@@ -83,9 +87,9 @@ class Validator(wiring.Component):
         If ``source``, ``width`` or ``bits`` is not one of the values above.
     """
     #: Clocks from an input beat to the same beat out.
-    latency = 5
+    latency = 7
     #: The most beats it holds.
-    capacity = 5
+    capacity = 7
 
     def __init__(self, *, source="utf-8", width, bits=33):
         source = canonical_codec("source", source)
@@ -100,8 +104,10 @@ class Validator(wiring.Component):
         check = codec.form.check(codec=codec, width=width)
         after_mark = check.positions_after_mark
         self._stages = [
+            ("classify", ClassifyBytes(width=width, classes=check.classes)),
             ("check", check),
             ("reduce", ReduceVerdicts(width=width)),
+            ("merge", MergeGroups(width=width)),
             ("gather", GatherGroups(width=width)),
             ("weigh", WeighBeats(width=width, errors=check.ERRORS,
                                  positions_after_mark=after_mark)),

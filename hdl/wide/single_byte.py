@@ -114,7 +114,7 @@ class SingleByteChecks(LaneChecks):
     replaced text; Latin-1 has no errors."""
     ERRORS = ((ErrorKind.ORDINAL_NOT_IN_RANGE, 0, 1),)
 
-    def verdicts(self, m, window, present, beat, takes):
+    def verdicts(self, m, window, present, beat, takes, *, ends, flags):
         last = self.codec.form.last_code_point
         verdicts = []
         for lane in range(self.width):

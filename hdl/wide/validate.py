@@ -10,6 +10,8 @@ and all of them stop together when the output is held: each is a register stage
 core's output is taken or empty.
 """
 
+import math
+
 from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, Value, signed, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
@@ -19,9 +21,10 @@ from ..unicode.layout import (ByteLanes, ErrorKind, LaneVerdicts, ValidatedBytes
 from ..unicode.params import check_integer, check_width
 
 
-__all__ = ["WEIGHTS", "MARK_WEIGHT", "GROUP_LANES", "register_stage", "below", "LaneChecks",
-           "GroupVerdicts", "BeatVerdict", "BeatWeight", "ReduceVerdicts", "GatherGroups",
-           "WeighBeats", "TallyMessages"]
+__all__ = ["WEIGHTS", "MARK_WEIGHT", "GROUP_LANES", "register_stage", "below",
+           "ClassifiedBytes", "ClassifyBytes", "LaneChecks", "GroupVerdicts", "BeatVerdict",
+           "BeatWeight", "ReduceVerdicts", "MergeGroups", "GatherGroups", "WeighBeats",
+           "TallyMessages"]
 
 
 #: What each count of a :data:`~utfhw.hdl.unicode.layout.LaneVerdict` adds to the message's
@@ -86,14 +89,94 @@ def below(value, constant):
     return result
 
 
-class LaneChecks(wiring.Component):
-    """A source's bytes in, each lane's :data:`~utfhw.hdl.unicode.layout.LaneVerdict` out a
-    clock later: the base of each form's checks.
+def _flag_names(classes):
+    """The names of the flags ``classes`` gives a byte, in its order."""
+    return tuple(classes(Const(0, 8)))
 
-    It keeps the last :attr:`behind` bytes of the message's beats so far, so that each lane is
-    decided from the bytes up to it; a form's checks give :meth:`verdicts` and the table of
-    their errors, :attr:`ERRORS`. Every beat goes on whole, one a clock; ``i.ready`` is
-    ``o.ready`` (see :func:`register_stage`).
+
+class ClassifiedBytes(data.StructLayout):
+    """A beat of ``width`` bytes, as :class:`~utfhw.hdl.unicode.layout.ByteLanes` has it, with
+    which of its lanes hold a byte of the message (``present``), which lane the message ends at
+    (``ends``: lane ``count`` of its last beat, of ``width + 1``), and each byte's ``flags``
+    (one bit each, by name)."""
+    def __init__(self, width, flags=()):
+        check_width(width)
+        self.width = width
+        self.flag_names = tuple(flags)
+        fields = {
+            "data":    unsigned(8 * width),
+            "count":   range(width + 1),
+            "last":    unsigned(1),
+            "present": unsigned(width),
+            "ends":    unsigned(width + 1),
+        }
+        if self.flag_names:
+            fields["flags"] = data.ArrayLayout(
+                data.StructLayout({name: 1 for name in self.flag_names}), width)
+        super().__init__(fields)
+
+
+class ClassifyBytes(wiring.Component):
+    """Stage *classify*: each byte's flags, and whether each lane holds a byte of the message
+    and is where it ends, a clock later, so that the checks after it read a few registered
+    bits a byte rather than the byte and the count.
+
+    At W = 64 the UTF-8 checks read from the bytes themselves were the validator's critical
+    path on the ECP5-85F (input to ``check`` at 126.4 MHz, seven logic levels and 5.6 ns of
+    routing): the bytes of the input fanned out to the lanes that read them, and ``count`` to
+    every lane.
+
+    Parameters
+    ----------
+    width : :class:`int`
+        Bytes a beat.
+    classes : callable
+        A byte's flags: a function of an 8-bit value giving a dict from each flag's name to a
+        bit, the same names for every byte (:meth:`LaneChecks.classes`).
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(ByteLanes(width)))`
+    o : :py:`Out(stream.Signature(ClassifiedBytes(width, flags)))`
+    """
+    def __init__(self, *, width, classes):
+        check_width(width)
+        self.width = width
+        self._classes = classes
+        super().__init__({
+            "i": In(stream.Signature(ByteLanes(width))),
+            "o": Out(stream.Signature(ClassifiedBytes(width, _flag_names(classes)))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        takes = register_stage(m, self)
+        beat, out = self.i.payload, self.o.payload
+        with m.If(takes):
+            m.d.sync += _pass_on(beat, out, mark=False)
+            for lane in range(self.width + 1):
+                ends = beat.last & (beat.count == lane)
+                m.d.sync += out.ends[lane].eq(ends)
+                if lane == self.width:
+                    break
+                m.d.sync += out.present[lane].eq(~below(beat.count, lane + 1))
+                if self.o.payload.shape().flag_names:
+                    byte = beat.data[8 * lane:8 * lane + 8]
+                    for name, value in self._classes(byte).items():
+                        m.d.sync += out.flags[lane][name].eq(value)
+        return m
+
+
+class LaneChecks(wiring.Component):
+    """A source's classified bytes in (:class:`ClassifiedBytes`), each lane's
+    :data:`~utfhw.hdl.unicode.layout.LaneVerdict` out a clock later: the base of each form's
+    checks.
+
+    It keeps the last :attr:`behind` bytes of the message's beats so far, and their flags, so
+    that each lane is decided from the bytes up to it; a form's checks give :meth:`classes`
+    (what :class:`ClassifyBytes` finds of each byte before them), :meth:`verdicts` and the
+    table of their errors, :attr:`ERRORS`. Every beat goes on whole, one a clock; ``i.ready``
+    is ``o.ready`` (see :func:`register_stage`).
 
     Parameters
     ----------
@@ -104,7 +187,7 @@ class LaneChecks(wiring.Component):
 
     Attributes
     ----------
-    i : :py:`In(stream.Signature(ByteLanes(width)))`
+    i : :py:`In(stream.Signature(ClassifiedBytes(width, flags)))`
     o : :py:`Out(stream.Signature(LaneVerdicts(width)))`
     """
     #: Bytes before a lane that its verdict reads.
@@ -121,30 +204,45 @@ class LaneChecks(wiring.Component):
         self.codec = codec
         self.width = width
         super().__init__({
-            "i": In(stream.Signature(ByteLanes(width))),
+            "i": In(stream.Signature(ClassifiedBytes(width, _flag_names(self.classes)))),
             "o": Out(stream.Signature(LaneVerdicts(width))),
         })
 
-    def verdicts(self, m, window, present, beat, takes):
+    def classes(self, byte):
+        """The flags of ``byte`` (an 8-bit value) that :meth:`verdicts` reads, as a dict from
+        each one's name to a bit: none, unless a form's checks say otherwise."""
+        return {}
+
+    def verdicts(self, m, window, present, beat, takes, *, ends, flags):
         """Each lane's verdict, as ``(lanes, mark)``: ``lanes`` a list of ``width + 1`` dicts of
         :data:`~utfhw.hdl.unicode.layout.LaneVerdict` fields (missing ones 0), ``mark`` a bit.
 
-        ``window`` holds :attr:`behind` bytes before the beat's, then its ``width`` bytes, and
+        ``window`` holds :attr:`behind` bytes before the beat's, then its ``width`` bytes;
         ``present[k]`` says whether ``window[k]`` is a byte of the message (lanes from ``count``
-        up are not). ``beat`` is the input payload and ``takes`` high when it is taken, for a
-        form that keeps state of its own."""
+        up are not) and ``flags[k]`` is its :meth:`classes` (a view with a field each).
+        ``ends[j]`` says that the message ends at lane ``j`` of this beat. ``beat`` is the
+        input payload and ``takes`` high when it is taken, for a form that keeps state of its
+        own."""
         raise NotImplementedError
 
     def elaborate(self, platform):
         m = Module()
         takes = register_stage(m, self)
         beat, width, behind = self.i.payload, self.width, self.behind
+        flag_layout = beat.shape()["flags"].shape if beat.shape().flag_names else None
         lanes = [beat.data[8 * lane:8 * lane + 8] for lane in range(width)]
         history = [Signal(8, name=f"behind_{index}") for index in range(behind)]
         known = [Signal(name=f"behind_{index}_known") for index in range(behind)]
         window = history + lanes
-        present = known + [~below(beat.count, lane + 1) for lane in range(width)]
-        verdicts, mark = self.verdicts(m, window, present, beat, takes)
+        present = known + [beat.present[lane] for lane in range(width)]
+        flags = [None] * (behind + width)
+        kept_flags = []
+        if flag_layout is not None:
+            kept_flags = [Signal(flag_layout.elem_shape, name=f"behind_{index}_flags")
+                          for index in range(behind)]
+            flags = kept_flags + [beat.flags[lane] for lane in range(width)]
+        ends = [beat.ends[lane] for lane in range(width + 1)]
+        verdicts, mark = self.verdicts(m, window, present, beat, takes, ends=ends, flags=flags)
         with m.If(takes):
             m.d.sync += [
                 self.o.payload.data.eq(beat.data),
@@ -164,6 +262,8 @@ class LaneChecks(wiring.Component):
                 m.d.sync += [byte.eq(value) for byte, value in zip(history, window[-behind:])]
                 m.d.sync += [flag.eq(value) for flag, value
                              in zip(known, (known + [Const(1)] * width)[-behind:])]
+                m.d.sync += [kept.eq(value) for kept, value
+                             in zip(kept_flags, flags[-behind:] if behind else [])]
         return m
 
 
@@ -215,26 +315,43 @@ def _groups(width):
             for start in range(0, width + 1, GROUP_LANES)]
 
 
+def _sets(groups):
+    """The groups :class:`MergeGroups` merges into each of its own, as ranges of their indices:
+    sets of about the square root of their number, so that it and :class:`GatherGroups` after
+    it each choose among as few as they can."""
+    size = math.isqrt(groups - 1) + 1
+    return [range(start, min(start + size, groups)) for start in range(0, groups, size)]
+
+
 class GroupVerdicts(data.StructLayout):
-    """A beat of ``width`` bytes with, for each group of :data:`GROUP_LANES` lane verdicts,
-    its first error (``found`` at ``lane`` of the beat, of that lane's ``error``) and how many
-    of its lanes have each count of :data:`WEIGHTS`."""
-    def __init__(self, width):
+    """A beat of ``width`` bytes with, for each of ``groups`` groups of at most ``lanes`` lane
+    verdicts (by default the :data:`GROUP_LANES` lanes of :class:`ReduceVerdicts`' groups), its
+    first error (``found`` at ``lane`` of the beat, of that lane's ``error``) and how many of
+    its lanes have each count of :data:`WEIGHTS`."""
+    def __init__(self, width, groups=None, lanes=GROUP_LANES):
         check_width(width)
         self.width = width
+        groups = len(_groups(width)) if groups is None else groups
         group = data.StructLayout({
             "found": unsigned(1),
             "lane":  range(width + 1),
             "error": unsigned(3),
-            **{name: range(GROUP_LANES + 1) for name in WEIGHTS},
+            **{name: range(lanes + 1) for name in WEIGHTS},
         })
         super().__init__({
             "data":   unsigned(8 * width),
             "count":  range(width + 1),
             "mark":   unsigned(1),
-            "groups": data.ArrayLayout(group, len(_groups(width))),
+            "groups": data.ArrayLayout(group, groups),
             "last":   unsigned(1),
         })
+
+
+def _merged(width):
+    """The :class:`GroupVerdicts` of :class:`MergeGroups`' output at ``width``."""
+    sets = _sets(len(_groups(width)))
+    return GroupVerdicts(width, groups=len(sets),
+                         lanes=GROUP_LANES * max(len(chosen) for chosen in sets))
 
 
 class BeatWeight(data.StructLayout):
@@ -298,9 +415,20 @@ class ReduceVerdicts(wiring.Component):
         return m
 
 
-class GatherGroups(wiring.Component):
-    """Each beat's groups gathered into its first error and its counts, a clock later: at
-    W = 64, a choice among nine groups and sums of nine small counts, each a tree.
+def _gather(groups, out):
+    """The statements that give ``out`` the first error and the counts of ``groups``."""
+    found, chosen = _first([(group.found, Cat(group.lane, group.error)) for group in groups])
+    return [out.found.eq(found), Cat(out.lane, out.error).eq(chosen),
+            *(out[name].eq(_sum([group[name] for group in groups])) for name in WEIGHTS)]
+
+
+class MergeGroups(wiring.Component):
+    """Each beat's groups merged into fewer, a clock later: at W = 64, the nine groups of
+    :class:`ReduceVerdicts` into three of three, each a choice among three and sums of three.
+
+    Gathered in one clock, as a tree of choices and of adders four deep, the nine groups were
+    the validator's critical path at W = 64 on the ECP5-85F from every source but UTF-8 (131.0
+    to 138.1 MHz, nine or ten logic levels), so they are gathered in two.
 
     Parameters
     ----------
@@ -310,13 +438,48 @@ class GatherGroups(wiring.Component):
     Attributes
     ----------
     i : :py:`In(stream.Signature(GroupVerdicts(width)))`
-    o : :py:`Out(stream.Signature(BeatVerdict(width)))`
+    o : :py:`Out(stream.Signature(GroupVerdicts(width, groups, lanes)))`
+        As many groups as sets were merged, each of up to as many lanes as they had.
     """
     def __init__(self, *, width):
         check_width(width)
         self.width = width
         super().__init__({
             "i": In(stream.Signature(GroupVerdicts(width))),
+            "o": Out(stream.Signature(_merged(width))),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        takes = register_stage(m, self)
+        beat, out = self.i.payload, self.o.payload
+        with m.If(takes):
+            m.d.sync += _pass_on(beat, out)
+            for merged, chosen in zip(out.groups, _sets(len(_groups(self.width)))):
+                m.d.sync += _gather([beat.groups[index] for index in chosen], merged)
+        return m
+
+
+class GatherGroups(wiring.Component):
+    """Each beat's merged groups (:class:`MergeGroups`) gathered into its first error and its
+    counts, a clock later: at W = 64, a choice among three groups and sums of three counts.
+
+    Parameters
+    ----------
+    width : :class:`int`
+        Bytes a beat.
+
+    Attributes
+    ----------
+    i : :py:`In(stream.Signature(GroupVerdicts(width, groups, lanes)))`
+        As :class:`MergeGroups` gives them.
+    o : :py:`Out(stream.Signature(BeatVerdict(width)))`
+    """
+    def __init__(self, *, width):
+        check_width(width)
+        self.width = width
+        super().__init__({
+            "i": In(stream.Signature(_merged(width))),
             "o": Out(stream.Signature(BeatVerdict(width))),
         })
 
@@ -324,18 +487,9 @@ class GatherGroups(wiring.Component):
         m = Module()
         takes = register_stage(m, self)
         beat, out = self.i.payload, self.o.payload
-        groups = [beat.groups[index] for index in range(len(_groups(self.width)))]
-        found, chosen = _first([(group.found, Cat(group.lane, group.error)) for group in groups])
+        groups = [beat.groups[index] for index in range(len(beat.groups))]
         with m.If(takes):
-            m.d.sync += _pass_on(beat, out) + [
-                out.found.eq(found),
-                Cat(out.lane, out.error).eq(chosen),
-            ]
-            for name in WEIGHTS:
-                # A tree of adders, four deep for the nine groups at W = 64: added one after
-                # another, eight deep, they were the validator's critical path at W = 64 on
-                # the ECP5-85F from every source but UTF-8 (122.7 to 128.6 MHz).
-                m.d.sync += out[name].eq(_sum([group[name] for group in groups]))
+            m.d.sync += _pass_on(beat, out) + _gather(groups, out)
         return m
 
 

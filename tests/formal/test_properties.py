@@ -864,7 +864,8 @@ def test_validator_pass_through_catches_a_changed_byte(tmp_path):
             return m
 
     validator = Validator(source="utf-8", width=4)
-    validator._stages[1] = ("reduce", ChangesAByte(width=4))
+    index = validator.stage_names.index("reduce")
+    validator._stages[index] = ("reduce", ChangesAByte(width=4))
     result = check(PassThrough(validator), mode="prove", depth=6, directory=tmp_path)
     assert not result.passed
     assert any("unchanged" in failure or "of its place" in failure

@@ -42,7 +42,7 @@ class UTF16Checks(LaneChecks):
         (ErrorKind.TRUNCATED_DATA, 1, 0),
     )
 
-    def verdicts(self, m, window, present, beat, takes):
+    def verdicts(self, m, window, present, beat, takes, *, ends, flags):
         big, marked = message_byteorder(
             m, SimpleNamespace(valid=takes, payload=beat), self.codec.byteorder,
             {"little": beat.data[0:16] == 0xFEFF, "big": beat.data[0:16] == 0xFFFE},
@@ -55,11 +55,10 @@ class UTF16Checks(LaneChecks):
         verdicts = []
         for lane in range(self.width + 1):
             at = self.behind + lane
-            ends = beat.last & (beat.count == lane)
             if lane % 2 == 0:
                 # The unit before this lane, whole if its second byte is there.
                 open_high = present[at - 1] & _high(unit(at - 2))
-                verdict = {"bad": ends & open_high, "error": Mux(ends, 2, 1)}
+                verdict = {"bad": ends[lane] & open_high, "error": Mux(ends[lane], 2, 1)}
                 if lane < self.width:
                     here = present[at + 1]
                     value = unit(at)
@@ -69,11 +68,11 @@ class UTF16Checks(LaneChecks):
                         begins=begins, ascii=begins & (value[7:] == 0),
                         two=begins & (value[7:] != 0) & (value[11:] == 0), four=here & pairs,
                         bad=verdict["bad"] | (here & Mux(open_high, ~_low(value), _low(value))),
-                        error=Mux(ends, 2, Mux(open_high, 1, 0)))
+                        error=Mux(ends[lane], 2, Mux(open_high, 1, 0)))
             else:
                 # Only a message's end: an odd byte, after a high surrogate or not.
                 open_high = present[at - 2] & _high(unit(at - 3))
-                verdict = {"bad": ends, "begins": ends & ~open_high,
+                verdict = {"bad": ends[lane], "begins": ends[lane] & ~open_high,
                            "error": Mux(open_high, 3, 4)}
             verdicts.append(verdict)
         return verdicts, marked

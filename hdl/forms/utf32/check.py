@@ -26,14 +26,13 @@ class UTF32Checks(LaneChecks):
         *((ErrorKind.TRUNCATED_DATA, back, 0) for back in (1, 2, 3)),
     )
 
-    def verdicts(self, m, window, present, beat, takes):
+    def verdicts(self, m, window, present, beat, takes, *, ends, flags):
         big, marked = message_byteorder(
             m, SimpleNamespace(valid=takes, payload=beat), self.codec.byteorder,
             {"little": beat.data[0:32] == 0x0000FEFF, "big": beat.data[0:32] == 0xFFFE0000},
             whole=beat.count >= 4)
         verdicts = []
         for lane in range(self.width + 1):
-            ends = beat.last & (beat.count == lane)
             if lane % 4 == 0 and lane < self.width:
                 wire = beat.data[8 * lane:8 * lane + 32]
                 value = Mux(big, swap_bytes(wire), wire)
@@ -52,7 +51,8 @@ class UTF32Checks(LaneChecks):
                 })
             elif lane % 4:
                 # One to three bytes that end a message.
-                verdicts.append({"bad": ends, "begins": ends, "error": Const(1 + lane % 4, 3)})
+                verdicts.append({"bad": ends[lane], "begins": ends[lane],
+                                 "error": Const(1 + lane % 4, 3)})
             else:
                 verdicts.append({})
         return verdicts, marked

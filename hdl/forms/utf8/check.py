@@ -4,7 +4,7 @@ maximal subparts, Unicode sec. 3.9, U+FFFD substitution)."""
 from amaranth.hdl import Cat, Const
 
 from ...unicode.layout import ErrorKind
-from ...unicode.tables import CONTINUATION, TABLE_3_7, byte_matches_range
+from ...unicode.tables import CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, byte_matches_range
 from ...wide.validate import LaneChecks
 
 
@@ -17,16 +17,13 @@ def _leads(byte, least):
     return byte_matches_range(byte, rows[0].first, rows[-1].last)
 
 
-def _continuation(byte):
-    return byte_matches_range(byte, *CONTINUATION)
-
-
 def _second(lead, byte):
-    """``byte`` may follow ``lead`` (a lead byte of Table 3-7) as its second byte."""
+    """``byte`` may follow ``lead`` as its second byte, from their flags
+    (:meth:`UTF8Checks.classes`): a lead of the rows of Table 3-7 that allow one of
+    :data:`~utfhw.hdl.unicode.tables.NEXT_BYTE_RANGES` and a byte in that range."""
     fits = Const(0)
-    for row in TABLE_3_7:
-        fits = fits | (byte_matches_range(lead, row.first, row.last)
-                       & byte_matches_range(byte, *row.next_range))
+    for index in range(len(NEXT_BYTE_RANGES)):
+        fits = fits | (lead[f"before_{index}"] & byte[f"second_{index}"])
     return fits
 
 
@@ -57,49 +54,67 @@ class UTF8Checks(LaneChecks):
     def positions_after_mark(self):
         return self.codec.mark
 
-    def verdicts(self, m, window, present, beat, takes):
+    def classes(self, byte):
+        # Whether a byte may be a lead's second byte depends on the lead's row of Table 3-7
+        # only through the range that row allows next: a flag for the leads of each range,
+        # and one for the bytes in it.
+        flags = {f"leads_{least}": _leads(byte, least) for least in (2, 3, 4)}
+        flags["continuation"] = byte_matches_range(byte, *CONTINUATION)
+        for index, allowed in enumerate(NEXT_BYTE_RANGES):
+            flags[f"before_{index}"] = Const(0)
+            for row in TABLE_3_7:
+                if row.next_range == allowed:
+                    flags[f"before_{index}"] = (flags[f"before_{index}"]
+                                                | byte_matches_range(byte, row.first, row.last))
+            flags[f"second_{index}"] = byte_matches_range(byte, *allowed)
+        if self.codec.mark:
+            flags.update(mark_0=byte == 0xEF, mark_1=byte == 0xBB, mark_2=byte == 0xBF)
+        return flags
+
+    def verdicts(self, m, window, present, beat, takes, *, ends, flags):
         verdicts = []
         mark = Const(0)
         for lane in range(self.width + 1):
             at = self.behind + lane
-            before = [window[at - distance] for distance in (1, 2, 3)]
+            before = [flags[at - distance] for distance in (1, 2, 3)]
             known = [present[at - distance] for distance in (1, 2, 3)]
             # A sequence is open after one, two or three bytes of it that Table 3-7 allows.
-            after_one = known[0] & _leads(before[0], 2)
-            after_two = known[1] & _leads(before[1], 3) & _second(before[1], before[0])
-            after_three = (known[2] & _leads(before[2], 4) & _second(before[2], before[1])
-                           & _continuation(before[0]))
+            after_one = known[0] & before[0].leads_2
+            after_two = known[1] & before[1].leads_3 & _second(before[1], before[0])
+            after_three = (known[2] & before[2].leads_4 & _second(before[2], before[1])
+                           & before[0].continuation)
             # The lanes end at ``width``, which only a message's end can be.
             if lane == self.width:
-                byte, here = Const(0, 8), Const(0)
+                here = Const(0)
+                continuation, ascii, leads_2, second = Const(0), Const(0), Const(0), Const(0)
             else:
-                byte, here = window[at], present[at]
-            ends = beat.last & (beat.count == lane)
-            second = _second(before[0], byte)
-            continues = (after_one & second) | ((after_two | after_three) & _continuation(byte))
+                byte, here = flags[at], present[at]
+                continuation, ascii = byte.continuation, ~window[at][7]
+                leads_2, second = byte.leads_2, _second(before[0], byte)
+            continues = (after_one & second) | ((after_two | after_three) & continuation)
             begins = here & ~continues
 
             # The first error, if every byte before this one is well formed: then the
             # sequence open here (if any) is the one the bytes before it began.
-            open_two = known[1] & _leads(before[1], 3) & _continuation(before[0])
-            open_three = (known[2] & _leads(before[2], 4) & _continuation(before[1])
-                          & _continuation(before[0]))
+            open_two = known[1] & before[1].leads_3 & before[0].continuation
+            open_three = (known[2] & before[2].leads_4 & before[1].continuation
+                          & before[0].continuation)
             is_open = after_one | open_two | open_three
             back = Cat(after_one | open_three, ~after_one & (open_two | open_three))
             # Where a sequence is open, its second byte after one byte, else a continuation.
-            fits = (after_one & second) | (~after_one & _continuation(byte))
-            valid_start = ~byte[7] | _leads(byte, 2)
+            fits = (after_one & second) | (~after_one & continuation)
+            valid_start = ascii | leads_2
             bad_byte = here & ((is_open & ~fits) | (~is_open & ~valid_start))
             verdicts.append({
                 "begins": begins,
-                "ascii": begins & ~byte[7],
-                "two": here & after_one & second & ~_leads(before[0], 3),
-                "four": here & after_three & _continuation(byte),
-                "bad": bad_byte | (ends & is_open),
-                "error": Cat(back, ends),
+                "ascii": begins & ascii,
+                "two": here & after_one & second & ~before[0].leads_3,
+                "four": here & after_three & continuation,
+                "bad": bad_byte | (ends[lane] & is_open),
+                "error": Cat(back, ends[lane]),
             })
-            if self.codec.mark:
+            if self.codec.mark and lane < self.width:
                 # EF BB BF as the message's first three bytes.
-                mark = mark | (here & known[1] & ~known[2] & (before[1] == 0xEF)
-                               & (before[0] == 0xBB) & (byte == 0xBF))
+                mark = mark | (here & known[1] & ~known[2] & before[1].mark_0
+                               & before[0].mark_1 & byte.mark_2)
         return verdicts, mark
