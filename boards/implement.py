@@ -51,6 +51,15 @@ _SYNTHESIS_ATTEMPTS = 3
 ABC_FALLBACK = {"ecp5": ("check -latchonly -assert; techmap -map +/lattice/latches_map.v; "
                          "abc -lut 4 -dress; clean", "abc")}
 
+#: The constraints file a family's runs with router2 take, as ``(name, text)``: router2 cannot
+#: route the ECP5's clock from a pin of nextpnr's choosing to the global clock network ("Failed
+#: to route arc 0.0 of net 'clk$TRELLIS_IO_IN' ... to X0/Y0/G_CLKI_TDCC0", the wide core from
+#: UTF-8 to UTF-16-LE at W = 64 after 12 minutes of placement), so the harness's clock goes in
+#: on G2, a primary clock pin of the CABGA381 (the ULX3S's 25 MHz clock). router1 routes it from
+#: any pin, and its runs keep the keys they had.
+ROUTER2_CONSTRAINTS = {"ecp5": ("clock.lpf", 'LOCATE COMP "clk" SITE "G2";\n'
+                                             'IOBUF PORT "clk" IO_TYPE=LVCMOS33;\n')}
+
 # What nextpnr says of cells that fit the device's count but that it cannot place (on an
 # iCE40 a logic cell holds one LUT4 and one flip-flop, which not every design's pairs allow).
 # HeAP's legaliser says the third when the packed cells outnumber the device's: the wide core
@@ -136,10 +145,18 @@ def failure_stands(kept, family):
     return kept.get("fallback") == fallback_script(family)
 
 
+def _constraints(device, router):
+    """The constraints file of a run, as ``(name, text)``, or ``None``."""
+    family = DEVICES[device][0]
+    return ROUTER2_CONSTRAINTS.get(family) if router == "router2" else None
+
+
 def _pnr_options(device, seed, router):
     family, options, frequency = DEVICES[device]
+    constraints = _constraints(device, router)
     return [*options, "--json", f"{family}.json", "--freq", str(frequency),
-            "--timing-allow-fail", "--router", router, "--seed", str(seed)]
+            "--timing-allow-fail", "--router", router, "--seed", str(seed),
+            *(["--lpf", constraints[0], "--lpf-allow-unconstrained"] if constraints else [])]
 
 
 def synthesis_key(netlist_digest, family, versions):
@@ -152,8 +169,10 @@ def run_key(netlist_digest, device, seed, router, versions):
     """The key of one run of nextpnr: the netlist's digest, the synthesis, the device, its
     options, the seed, the router and the tools' versions."""
     family = DEVICES[device][0]
+    constraints = _constraints(device, router)
     return digest(FORMAT, "run", synthesis_key(netlist_digest, family, versions), device,
                   json.dumps(_pnr_options(device, seed, router)),
+                  *([constraints[1]] if constraints else []),
                   versions[f"nextpnr-{family}"])
 
 
@@ -237,6 +256,9 @@ def place_and_route(synthesis, device, seed, router, versions, timeout=None):
     with tempfile.TemporaryDirectory(prefix="utfhw-pnr-") as directory:
         directory = pathlib.Path(directory)
         (directory / f"{family}.json").write_bytes(zlib.decompress(synthesis["json"]))
+        constraints = _constraints(device, router)
+        if constraints:
+            (directory / constraints[0]).write_text(constraints[1])
         command = [environment[f"NEXTPNR_{family.upper()}"], "-q",
                    *_pnr_options(device, seed, router), "--report", "report.json"]
         try:

@@ -178,6 +178,27 @@ def test_synthesise_and_place_and_route(synthesis, monkeypatch):
     assert "--up5k" in command
 
 
+def test_router2_on_the_ecp5_has_the_clock_on_a_clock_pin(monkeypatch):
+    """With router2 an ECP5 run takes the constraints that put the clock on a primary clock
+    pin, which nextpnr reads; router1's runs take none, and keep their keys."""
+    versions = implement.tool_versions(("ecp5",))
+    made = implement.synthesise(implement.netlist(Design("UTF32Encoder")), "ecp5", versions)
+    commands = record_runs(monkeypatch)
+    run = implement.place_and_route(made, "ECP5-25F", 1, "router2", versions)
+    assert run["fmax"] > 10
+    (command,) = commands
+    name, text = implement.ROUTER2_CONSTRAINTS["ecp5"]
+    assert command[command.index("--lpf") + 1] == name and '"clk"' in text
+    assert "--lpf" not in implement._pnr_options("ECP5-25F", 1, "router1")
+    keys = {router: implement.run_key("0" * 24, "ECP5-25F", 1, router, versions)
+            for router in ("router1", "router2")}
+    assert keys["router1"] == implement.digest(
+        implement.FORMAT, "run", implement.synthesis_key("0" * 24, "ecp5", versions),
+        "ECP5-25F", json.dumps(implement._pnr_options("ECP5-25F", 1, "router1")),
+        versions["nextpnr-ecp5"])
+    assert keys["router2"] != keys["router1"]
+
+
 def test_place_and_route_timed_out(synthesis):
     made, versions = synthesis
     assert implement.place_and_route(made, "iCE40 UP5K", 1, "router1", versions,
