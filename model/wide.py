@@ -327,6 +327,15 @@ def _position_bytes(message, errors, source):
 EXPANDED_CHUNKS = 4
 
 
+def _expands(width, source, form):
+    """Whether the core writes U+FFFD's bytes after a queue, over four clocks for a beat with
+    one: to UTF-8 from UTF-8, and from ASCII (whose U+FFFD is three bytes for one) at four
+    bytes a beat or more."""
+    source_form = CODECS[source].form.name
+    return form == "utf-8" and (source_form == "utf-8"
+                                or (source_form == "ascii" and width >= EXPANDED_CHUNKS))
+
+
 def _positions(width, source, form):
     """Bytes a beat of the stages holds: from UTF-8 to UTF-8 at least four, the bytes after
     a position that decide it (narrower input beats are gathered)."""
@@ -338,9 +347,10 @@ def _positions(width, source, form):
 def _stage_beats(message, width, errors, source, form):
     """The units each beat of the stages gives, before repacking, in the parts it gives them
     in: one part, or from UTF-8 to UTF-8 four for a beat with a U+FFFD."""
+    expands = _expands(width, source, form)
     width = _positions(width, source, form)
     starts = range(0, len(message), width) if message else [0]
-    if CODECS[source].form.name == form == "utf-8":
+    if expands:
         emitted = _position_bytes(message, errors, source)
         beats = []
         for start in starts:
@@ -368,7 +378,7 @@ def _beat_clocks(message, width, errors, source, form):
     """The clocks each beat of the stages takes: its parts (:func:`_stage_beats`)."""
     positions = _positions(width, source, form)
     beats = max(1, -(-len(message) // positions))
-    if CODECS[source].form.name == form == "utf-8" and errors == "replace":
+    if _expands(width, source, form) and errors == "replace":
         # A beat takes four parts where a position of it gives a U+FFFD: found from the
         # replacements alone, without the units (the suite's wide runs spent most of their
         # time working those out).
@@ -461,6 +471,9 @@ def _output_lanes(source, target, width):
         lanes = _positions(width, source, form)
     elif source_form == "utf-16":
         lanes = width // 2 * (4 if form == "utf-8" else 1)
+    elif _expands(width, source, form):
+        # A beat of ASCII's bytes or U+FFFD's three, written over four clocks.
+        lanes = width
     elif source_form in _SINGLE_BYTE_LAST:
         # A byte of Latin-1 is up to two bytes of UTF-8, one of ASCII U+FFFD's three (in
         # four slots, a power of two); one unit of any other form.

@@ -113,8 +113,10 @@ class WideTranscoder(CodecPair, WidthStage):
     Each beat brings up to ``width`` bytes, each beat out carries :func:`output_lanes` target
     units (all beats full but the last of a message): from UTF-8 ``width`` units, ``width``
     bytes of UTF-8, ``2 * width`` of UTF-16 or ``4 * width`` of UTF-32; from UTF-16 ``width //
-    2`` units, or ``2 * width`` bytes of UTF-8; from UTF-32 ``width`` bytes (and at least four
-    bytes from UTF-8 to UTF-8, and a unit more than a mark the target writes). The stages, each
+    2`` units, or ``2 * width`` bytes of UTF-8; from UTF-32 ``width`` bytes; from Latin-1 or
+    ASCII a unit a byte, or to UTF-8 two bytes a byte from Latin-1, and from ASCII ``width``
+    bytes (four a byte below width 4) (and at least four bytes from UTF-8 to UTF-8, and a unit
+    more than a mark the target writes). The stages, each
     a component of its own, run without stopping; only the input waits. From UTF-8:
 
     1. *classify* (:class:`~utfhw.hdl.forms.utf8.wide.ClassifyLanes`): what each byte is;
@@ -140,7 +142,10 @@ class WideTranscoder(CodecPair, WidthStage):
     *decode* gives each position's byte token (:data:`~utfhw.hdl.forms.utf8.wide.ByteToken`), and
     the tokens wait in a middle queue for *expand*
     (:class:`~utfhw.hdl.forms.utf8.expand.ExpandReplacements`), which writes them as bytes in
-    ``width`` slots a clock, four clocks for a beat with a U+FFFD.
+    ``width`` slots a clock, four clocks for a beat with a U+FFFD. From ASCII to UTF-8 (from
+    width 4, as :attr:`~utfhw.hdl.unicode.form.Form.expansion` allows), *decode* gives each
+    byte's token and *expand* follows the same way: a U+FFFD is three bytes for one, which
+    would otherwise give every byte four slots to compact.
 
     A pair whose front gives its slots packed (:attr:`~utfhw.hdl.wide.front.WideFront.packed`:
     each source unit the same number of target units, none dropped, as from Latin-1 or ASCII to
@@ -151,10 +156,11 @@ class WideTranscoder(CodecPair, WidthStage):
     proof that the two give the same.
 
     Throughput: with ``o.ready`` high the core takes a beat on every clock, whatever the bytes
-    and however messages are split, well-formed or not, but from UTF-8 to UTF-8 with
-    ``replace``, where a beat with a U+FFFD takes :attr:`most_clocks_per_beat` (4). Over a
-    message the output has no more beats than the input (no input beat gives more units than
-    an output beat holds, or from UTF-8 to UTF-8 than its clocks' beats hold), and the
+    and however messages are split, well-formed or not, but to UTF-8 from UTF-8, or from
+    ASCII at width 4 and up, with ``replace``, where a beat with a U+FFFD (from ASCII, a byte
+    from 80 up) takes :attr:`most_clocks_per_beat` (4). Over a message the output has no
+    more beats than the input (no input beat gives more units than an output beat holds, or
+    with *expand* than its clocks' beats hold), and the
     repacker's output lags by at most one beat.
     A message of ``n`` bytes alone takes ``ceil(n / width)`` input clocks (one if empty) and
     is out ``latency`` clocks after its last beat went in, or one clock later when its last
@@ -245,8 +251,8 @@ class WideTranscoder(CodecPair, WidthStage):
 
     @property
     def most_clocks_per_beat(self):
-        """The most clocks one input beat takes with the output ready: 1, or from UTF-8 to UTF-8
-        with ``replace`` :data:`~utfhw.hdl.forms.utf8.expand.CHUNKS` for a beat with a U+FFFD."""
+        """The most clocks one input beat takes with the output ready: 1, or with *expand* (to
+        UTF-8 from UTF-8 or ASCII) and ``replace`` :data:`~utfhw.hdl.forms.utf8.expand.CHUNKS` for a beat with a U+FFFD."""
         if self._middle is not None and self._errors == "replace":
             return self._front.expansion.most_clocks
         return 1

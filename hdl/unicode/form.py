@@ -64,6 +64,12 @@ class Form:
     check : :class:`type` or None
         Its validator's checks (a :class:`~utfhw.hdl.wide.validate.LaneChecks`): each lane's
         verdict from the bytes before it.
+    expansion : :class:`type` or None
+        As a target of the wide core, a stage after a queue that writes each source byte's
+        token as the byte itself or as U+FFFD's units, over more clocks where a beat holds a
+        U+FFFD: for a source whose bytes are one unit each of this form but whose U+FFFD is
+        more (UTF-8's :class:`~utfhw.hdl.forms.utf8.front.Expansion`). ``None`` where U+FFFD
+        is no longer than a character.
     """
     name: str
     unit_bytes: int
@@ -82,6 +88,7 @@ class Form:
     last_code_point: int = 0x10FFFF
     unencodable_reason: object = None
     check: object = None
+    expansion: object = None
 
     @property
     def mark_units(self):

@@ -10,7 +10,7 @@ from ..unicode.layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER
 from ..unicode.params import check_errors, check_last_code_point, check_width
 from .encode import CodePointSlot, EncodeLanes
 from .front import WideFront
-from .validate import LaneChecks
+from .validate import LaneChecks, below
 
 
 __all__ = ["DecodeSingleByteLanes", "SingleByteFront", "SingleByteChecks"]
@@ -31,11 +31,15 @@ class DecodeSingleByteLanes(wiring.Component):
         The form's greatest code point: 0x7F or 0xFF.
     errors : :class:`str`
         ``"replace"`` or ``"ignore"``.
+    token : :class:`~amaranth.lib.data.StructLayout` or None
+        The token of a byte (``byte``, ``kept``, ``replaced`` and ``error``), or ``None`` for
+        code points.
 
     Attributes
     ----------
     i : :py:`In(stream.Signature(ByteLanes(width), always_ready=True))`
     o : :py:`Out(stream.Signature(LaneBeat(CodePointSlot, width), always_ready=True))`
+        Or of ``token`` instead of :data:`~.encode.CodePointSlot`.
 
     Raises
     ------
@@ -44,14 +48,16 @@ class DecodeSingleByteLanes(wiring.Component):
     """
     latency = 1
 
-    def __init__(self, *, width, last, errors="replace"):
+    def __init__(self, *, width, last, errors="replace", token=None):
         check_width(width)
         check_last_code_point(last)
         check_errors(errors)
         self._width, self._last, self._errors = width, last, errors
+        self._token = token
         super().__init__({
             "i": In(stream.Signature(ByteLanes(width), always_ready=True)),
-            "o": Out(stream.Signature(LaneBeat(CodePointSlot, width), always_ready=True)),
+            "o": Out(stream.Signature(LaneBeat(CodePointSlot if token is None else token,
+                                               width), always_ready=True)),
         })
 
     def elaborate(self, platform):
@@ -60,16 +66,26 @@ class DecodeSingleByteLanes(wiring.Component):
         for lane in range(self._width):
             byte = self.i.payload.data[8 * lane:8 * lane + 8]
             slot = self.o.payload.lanes[lane]
-            present = self.i.payload.count > lane
+            # A comparison of ``count`` with each lane would be a carry chain a lane.
+            present = ~below(self.i.payload.count, lane + 1)
             # Latin-1 holds every byte: no comparison that is always false; ASCII's last is
             # 2**7 - 1, so above it is bit 7 (a comparator would be a carry chain).
             beyond = byte[self._last.bit_length():].any() if self._last < 0xFF else Const(0)
+            error = Mux(beyond, ErrorKind.ORDINAL_NOT_IN_RANGE, ErrorKind.NONE)
+            if self._token is not None:
+                m.d.sync += [
+                    slot.byte.eq(byte),
+                    slot.kept.eq(present & ~beyond),
+                    slot.replaced.eq(present & beyond if self._errors == "replace" else 0),
+                    slot.error.eq(error),
+                ]
+                continue
             if self._errors == "ignore":
                 present = present & ~beyond
             m.d.sync += [
                 slot.valid.eq(present),
                 slot.item.data.eq(Mux(beyond, REPLACEMENT_CHARACTER, byte)),
-                slot.item.error.eq(Mux(beyond, ErrorKind.ORDINAL_NOT_IN_RANGE, ErrorKind.NONE)),
+                slot.item.error.eq(error),
             ]
         return m
 
@@ -88,19 +104,39 @@ class SingleByteFront(WideFront):
         if source.error_kinds:
             given.append(REPLACEMENT_CHARACTER)
         most = max(self.units_of(code_point) for code_point in given)
+        # A U+FFFD longer than any character (ASCII to UTF-8: three bytes for one) would
+        # give every byte its slots: rather, where the target has a stage for it, each byte
+        # is a token that *expand* writes after a queue, a beat with a U+FFFD over more
+        # clocks, and the lane layer packs a slot a byte (with ``ignore`` too, so that the
+        # ports do not depend on it).
+        expansion = self.target.form.expansion
+        self._tokens = (expansion is not None and bool(source.error_kinds)
+                        and self.units_of(REPLACEMENT_CHARACTER)
+                        > self.units_of(source.last_code_point)
+                        and expansion.fits(self.width))
+        if self._tokens:
+            self.expansion = expansion(self.width)
+            most = 1
         # The compactor packs a power of two of slots.
         self._most = 1 << (most - 1).bit_length()
         self.slots = self._most * self.width
         # The fewest units of a code point are those of U+0000 (a form's lengths only grow
         # with the code point): the slots are packed where they are the most too.
-        self.packed = (self.units_of(0) == self._most
+        # (Not so after *expand*, which gives each position of a beat with a U+FFFD four.)
+        self.packed = (self.units_of(0) == self._most and not self._tokens
                        and not self.drops(source_errors=bool(source.error_kinds)))
-        self.latency = DecodeSingleByteLanes.latency + EncodeLanes.latency
-        self.stage_names = ("decode", "encode")
+        self.latency = DecodeSingleByteLanes.latency
+        self.stage_names = ("decode",)
+        if not self._tokens:
+            self.latency += EncodeLanes.latency
+            self.stage_names += ("encode",)
 
     def build(self, m):
         m.submodules.decode = decode = DecodeSingleByteLanes(
-            width=self.width, last=self.source.form.last_code_point, errors=self.errors)
+            width=self.width, last=self.source.form.last_code_point, errors=self.errors,
+            token=self.expansion.token if self._tokens else None)
+        if self._tokens:
+            return decode, decode.o
         m.submodules.encode = encode = EncodeLanes(
             form=self.target.form, byteorder=self.unit_order, lanes=self.width,
             errors=self.errors, most_units=self._most)

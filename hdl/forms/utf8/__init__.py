@@ -9,7 +9,7 @@ from ...unicode.form import Form
 from ...unicode.layout import ErrorKind, UTF8Unit, UTF8UnitLanes
 from ...unicode.tables import utf8_bytes
 from .check import UTF8Checks
-from .front import UTF8Front
+from .front import Expansion, UTF8Front
 from .scalar import UTF8Decoder, UTF8Encoder
 
 
@@ -37,4 +37,5 @@ UTF8 = Form(
     encoder=UTF8Encoder,
     wide=UTF8Front,
     check=UTF8Checks,
+    expansion=Expansion,
 )

@@ -9,7 +9,7 @@ from ...lanes.window import LaneWindow
 from ...wide.encode import EncodeLanes
 from ...wide.front import WideFront
 from .expand import CHUNKS, ExpandReplacements, TokenBeat
-from .wide import ByteClass, ClassifyLanes, DecodePositions, LOOKAHEAD, LOOKBEHIND
+from .wide import ByteClass, ByteToken, ClassifyLanes, DecodePositions, LOOKAHEAD, LOOKBEHIND
 
 
 __all__ = ["UTF8Front", "Expansion"]
@@ -22,12 +22,20 @@ _EMITS = {"utf-16": "utf-16", "utf-32": "utf-32", "utf-8": "utf-8"}
 
 
 class Expansion:
-    """From UTF-8 to UTF-8: the byte tokens wait in a queue for *expand*
+    """To UTF-8 from UTF-8 or ASCII: the byte tokens wait in a queue for *expand*
     (:class:`~.expand.ExpandReplacements`), which writes each as its byte or U+FFFD's three,
     ``positions`` slots a clock, :data:`~.expand.CHUNKS` clocks for a beat with a U+FFFD."""
     latency = ExpandReplacements.latency
     #: The most clocks a beat takes.
     most_clocks = CHUNKS
+    #: What the stages before the queue give for each position.
+    token = ByteToken
+
+    @staticmethod
+    def fits(positions):
+        """Whether *expand* takes beats of ``positions`` bytes: a multiple of
+        :data:`~.expand.CHUNKS`, so that each of its clocks takes a whole part of a beat."""
+        return positions % CHUNKS == 0
 
     def __init__(self, positions):
         self.positions = positions
@@ -58,7 +66,7 @@ class UTF8Front(WideFront):
         self._emits = _EMITS.get(self.target.form.name, "utf-32")
         if self._emits == "utf-8":
             self.positions = max(self.width, CHUNKS)
-            self.expansion = Expansion(self.positions)
+            self.expansion = self.target.form.expansion(self.positions)
         self.slots = self.positions * (self.target.form.most_units if self._encodes else 1)
         self.latency = (ClassifyLanes.latency + LaneWindow.latency + 1
                         + DecodePositions.latency)
