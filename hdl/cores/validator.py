@@ -8,6 +8,7 @@ from amaranth.lib.wiring import In, Out, connect
 from ..forms import CODECS, canonical_codec
 from ..unicode.layout import ByteLanes, ValidatedBytes
 from ..unicode.params import WIDTHS, check_integer, check_width
+from ..lanes.skid import SkidBuffer
 from ..wide.validate import (ClassifyBytes, GatherGroups, MergeGroups, ReduceVerdicts,
                              TallyMessages, WeighBeats)
 
@@ -47,19 +48,22 @@ class Validator(wiring.Component):
     5. *gather* (:class:`~utfhw.hdl.wide.validate.GatherGroups`): the beat's;
     6. *weigh* (:class:`~utfhw.hdl.wide.validate.WeighBeats`): what they add to the message;
     7. *tally* (:class:`~utfhw.hdl.wide.validate.TallyMessages`): the message's, given with
-       its last beat.
+       its last beat;
+    8. *skid* (:class:`~utfhw.hdl.lanes.skid.SkidBuffer`): the output register, and one
+       beside it for the beat that comes on the clock the output is held.
 
-    Latency: :attr:`latency` (7) clocks from an input beat to the same beat out.
+    Latency: :attr:`latency` (8) clocks from an input beat to the same beat out.
 
     Throughput: a beat on every clock, whatever the bytes, while ``o.ready`` is high. A
     message of ``n`` bytes takes ``ceil(n / width)`` clocks (one if empty).
 
-    Capacity: seven beats, one a stage.
+    Capacity: nine beats, one a stage and one in the skid buffer's side register.
 
-    Backpressure: all stages stop together while the output is held: ``i.ready`` is
-    ``o.ready`` or an empty output register, one LUT from ``o.ready`` to every stage's enable,
-    so it follows ``o.ready`` within the clock; nothing is lost or duplicated, and ``o.valid``
-    does not depend on ``o.ready``.
+    Backpressure: all stages stop together while the skid buffer's side register holds a beat:
+    ``i.ready`` and every stage's enable are flip-flops, copies of "the side register is
+    empty" (one a stage, so that no one net reaches every register), and the side register
+    takes the beat that comes on the clock the output is held. Nothing is lost or duplicated,
+    and neither ``o.valid`` nor ``i.ready`` depends on ``o.ready`` within the clock.
 
     Parameters
     ----------
@@ -87,9 +91,9 @@ class Validator(wiring.Component):
         If ``source``, ``width`` or ``bits`` is not one of the values above.
     """
     #: Clocks from an input beat to the same beat out.
-    latency = 7
+    latency = 8
     #: The most beats it holds.
-    capacity = 7
+    capacity = 9
 
     def __init__(self, *, source="utf-8", width, bits=33):
         source = canonical_codec("source", source)
@@ -113,17 +117,24 @@ class Validator(wiring.Component):
                                  positions_after_mark=after_mark)),
             ("tally", TallyMessages(width=width, bits=bits, positions_after_mark=after_mark)),
         ]
+        self._skid = SkidBuffer(shape=ValidatedBytes(width, bits), copies=len(self._stages))
 
     @property
     def stage_names(self):
-        """The names of its stages, from the input to the verdict."""
-        return [name for name, _ in self._stages]
+        """The names of its stages, from the input to the output."""
+        return [name for name, _ in self._stages] + ["skid"]
 
     def stage_outputs(self):
-        """The output streams of the stages, the oldest beat's first (the last is ``o``'s):
-        each is a register stage, so the beats the core holds are those of the valid ones, in
-        this order. For a formal bench."""
-        return [stage.o for _, stage in reversed(self._stages)]
+        """The output streams of the stages, the oldest beat's first (the first is ``o``'s,
+        then the skid buffer's side register): each is a register, so the beats the core
+        holds are those of the valid ones, in this order. For a formal bench."""
+        return [self._skid.o, self._skid.side,
+                *(stage.o for _, stage in reversed(self._stages))]
+
+    def invariants(self):
+        """What holds in every reachable state (:meth:`SkidBuffer.invariants
+        <utfhw.hdl.lanes.skid.SkidBuffer.invariants>`), for a formal bench."""
+        yield from self._skid.invariants()
 
     @staticmethod
     def signature_of(source, width, bits=33):
@@ -138,8 +149,12 @@ class Validator(wiring.Component):
         stages = self._stages
         for name, stage in stages:
             m.submodules[name] = stage
+        m.submodules.skid = skid = self._skid
         connect(m, wiring.flipped(self.i), stages[0][1].i)
-        for (_, before), (_, after) in zip(stages, stages[1:]):
-            connect(m, before.o, after.i)
-        connect(m, stages[-1][1].o, wiring.flipped(self.o))
+        # Each stage moves on its own copy of the skid buffer's ready, all equal.
+        afters = [after.i for _, after in stages[1:]] + [skid.i]
+        for (_, before), after, ready in zip(stages, afters, skid.ready_copies):
+            m.d.comb += [after.valid.eq(before.o.valid), after.payload.eq(before.o.payload),
+                         before.o.ready.eq(ready)]
+        connect(m, skid.o, wiring.flipped(self.o))
         return m

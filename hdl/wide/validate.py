@@ -6,8 +6,8 @@ message's (:class:`TallyMessages`).
 
 A validator does not rewrite its input, so the stages pass each beat on whole, one clock each,
 and all of them stop together when the output is held: each is a register stage
-(:func:`register_stage`) that moves when the next one takes, and the last moves when the
-core's output is taken or empty.
+(:func:`register_stage`) that moves when the next one takes, and the core gives each its own
+copy of one flip-flop as that (a :class:`~utfhw.hdl.lanes.skid.SkidBuffer` at its output).
 """
 
 import math
@@ -44,18 +44,15 @@ MARK_WEIGHT = (-1, -1, -3)
 _TOTALS = ("code_points", "utf16_units", "utf8_bytes")
 
 
-def register_stage(m, stage, *, squeeze=False):
+def register_stage(m, stage):
     """Drive ``stage.i.ready`` and ``stage.o.valid`` as a register stage, and return the signal
     that is high when an input beat is taken (the payload and any state load then).
 
-    The output register loads whenever the next stage takes (``o.ready``), so that every
-    stage but the last moves on one enable, ``o.ready`` of the core's last stage or its empty
-    output register, which that stage alone (``squeeze``) makes: one LUT from the core's
-    ``o.ready`` to every register's enable, rather than one a stage."""
-    if squeeze:
-        m.d.comb += stage.i.ready.eq(stage.o.ready | ~stage.o.valid)
-    else:
-        m.d.comb += stage.i.ready.eq(stage.o.ready)
+    The output register loads whenever the next stage takes (``o.ready``), and ``i.ready`` is
+    ``o.ready``: so a pipeline of such stages moves on one enable, which need not wait for an
+    empty register to fill (the validator's enables are flip-flops, and a stage that waits
+    while empty costs nothing on a stream that is stopped anyway)."""
+    m.d.comb += stage.i.ready.eq(stage.o.ready)
     with m.If(stage.i.ready):
         m.d.sync += stage.o.valid.eq(stage.i.valid)
     takes = Signal()
@@ -561,7 +558,7 @@ class TallyMessages(wiring.Component):
     A message's positions count its bytes from 0 (from after a dropped mark, with
     ``positions_after_mark``). From ``2 ** bits`` bytes on the counts stop and ``overflow``
     says so: the top bit of the position, so that no long comparison follows its adder. Every
-    beat goes on, one a clock; ``i.ready`` is ``o.ready`` or an empty output (see
+    beat goes on, one a clock; ``i.ready`` is ``o.ready`` (see
     :func:`register_stage`).
 
     Parameters
@@ -591,7 +588,7 @@ class TallyMessages(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes = register_stage(m, self, squeeze=True)
+        takes = register_stage(m, self)
         beat, out = self.i.payload, self.o.payload
         result = ValidationResult(self.bits)
         bits = self.bits

@@ -874,7 +874,10 @@ def test_validator_pass_through_catches_a_changed_byte(tmp_path):
 
 def validator_equivalence(validator, beats=2):
     unit = CORE_CODECS[validator.source].unit_bytes
-    depth = beats + beats * validator.width // unit + Transcoder.latency + 4
+    # Past the later of the two: the decoder's units, a unit a clock, and the validator's
+    # verdict, its latency after the last beat.
+    depth = max(beats + beats * validator.width // unit + Transcoder.latency,
+                beats + validator.latency) + 4
     bench = ValidatorEquivalence(validator, Transcoder(source=validator.source,
                                                        target="utf-32-le"),
                                  beats=beats, deadline=beats + validator.latency + 2)
