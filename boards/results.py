@@ -16,8 +16,8 @@ from .runner import FAILED, NOT_RUN
 
 __all__ = ["SCHEMA", "gateware_commit", "results_data", "bytes_per_clock",
            "gigabytes_per_second", "worst_fmax", "markdown", "write_chart", "readme_section",
-           "update_readme", "data_text", "recorded_runs", "README_BEGIN", "README_END",
-           "README_ROWS"]
+           "update_readme", "data_text", "recorded_runs", "in_readme", "row_seeds",
+           "README_BEGIN", "README_END", "README_ROWS"]
 
 #: The version of the data file's layout: 2 gave each row its netlist's digest.
 SCHEMA = 2
@@ -32,11 +32,26 @@ README_ROWS = (
     (PIPELINED_SPEC, "`PipelinedUTF8ToUTF16`", "UTF-8 to UTF-16, one byte per clock"),
     (CoreSpec("utf-8", "utf-16-le", kind="wide", width=16), "`WideTranscoder`, W = 16",
      "UTF-8 to UTF-16, 16 bytes per clock (and all 100 pairs)"),
+    (CoreSpec("utf-8", "utf-16-le", kind="wide", width=64), "`WideTranscoder`, W = 64",
+     "the same, 64 bytes per clock"),
     (CoreSpec("utf-8", "utf-8", kind="validator", width=16), "`Validator`, W = 16",
      "UTF-8 validation, 16 bytes per clock, its input passed through (every source form)"),
     (CoreSpec("utf-8", "utf-8", kind="validator", width=64), "`Validator`, W = 64",
      "the same, 64 bytes per clock"),
 )
+
+def in_readme(design):
+    """Whether ``design`` (a :class:`~utfhw.boards.designs.Design`) is one of the README's rows,
+    which a report runs with every seed."""
+    fields = design.fields()
+    return any(dataclasses.asdict(spec) == fields for spec, _, _ in README_ROWS)
+
+
+def row_seeds(data, row):
+    """The seeds of a row of ``data``: its own, or in a file from before rows had them, the
+    file's (every seed)."""
+    return row.get("seeds", data["seeds"])
+
 
 #: The README's devices.
 README_DEVICES = ("ECP5-85F", "iCE40 UP5K")
@@ -116,13 +131,13 @@ def recorded_runs(data):
             if counts is not None:
                 yield synthesis_key(netlist, family, tools), {"counts": counts}
         for device, cell in row["devices"].items():
-            for seed, run in zip(data["seeds"], cell.get("runs", ())):
+            for seed, run in zip(row_seeds(data, row), cell.get("runs", ())):
                 if run.get("outcome") != FAILED:
                     yield run_key(netlist, device, seed, row["router"], tools), run
             if cell["outcome"] != "ok":
                 continue
             worst = cell["fmax"].index(min(cell["fmax"]))
-            for index, (seed, fmax) in enumerate(zip(data["seeds"], cell["fmax"])):
+            for index, (seed, fmax) in enumerate(zip(row_seeds(data, row), cell["fmax"])):
                 yield (run_key(netlist, device, seed, row["router"], tools),
                        {"fmax": fmax, "critical": cell["limit"] if index == worst else None})
 
@@ -208,13 +223,25 @@ def _families(data):
             if any(family in row["counts"] for row in data["rows"])]
 
 
+#: The mark of a row run with every seed, where others were not.
+_EVERY_SEED = "\\*"
+
+
+def _label(data, label, row):
+    every = tuple(data["seeds"])
+    if (tuple(row_seeds(data, row)) == every
+            and any(tuple(row_seeds(data, other)) != every for other in data["rows"])):
+        return f"{label} {_EVERY_SEED}"
+    return label
+
+
 def _section(data, title, rows, first, rate):
     families, devices = _families(data), list(DEVICES)
     header = [first, *(f"{family} LUT4 / FF (/ BRAM)" for family in families),
               *(f"{device} MHz" + (" / GB/s" if rate else "") for device in devices),
               "what limited Fmax (worst seed)"]
     return [f"## {title}", "", *_table(header, [
-        [label, *(_counts(row, family) for family in families),
+        [_label(data, label, row), *(_counts(row, family) for family in families),
          *(_cell(row, device, rate) for device in devices), _limit(row)]
         for label, row in rows])]
 
@@ -260,6 +287,12 @@ def markdown(data, *, chart=None):
     """The results page for ``data`` (:func:`results_data`), linking ``chart`` if given."""
     rows = data["rows"]
     seeds = ", ".join(map(str, data["seeds"]))
+    fewer = sorted({tuple(row_seeds(data, row)) for row in rows} - {tuple(data["seeds"])})
+    elsewhere = ""
+    if fewer:
+        others = (f"seed{'s' * (len(fewer[0]) > 1)} {', '.join(map(str, fewer[0]))}"
+                  if len(fewer) == 1 else "the seeds the data gives each")
+        elsewhere = f" for the rows marked {_EVERY_SEED}, and of {others} for the others"
     lines = [
         "# Implementation results",
         "",
@@ -271,7 +304,8 @@ def markdown(data, *, chart=None):
         "",
         "Each design is wrapped so that all its ports are flip-flops (`TimingHarness`, "
         "`boards/harness.py`): Fmax is nextpnr's post-route figure for the design's own "
-        f"register-to-register paths, the **worst of seeds {seeds}**, routed with nextpnr's "
+        f"register-to-register paths, the **worst of seeds {seeds}**{elsewhere}, routed with "
+        "nextpnr's "
         + (" and ".join(sorted({row["router"] for row in rows})) or "router1")
         + ". nextpnr is asked for "
         + ", ".join(f"{info['frequency']} MHz on the {device}"

@@ -151,6 +151,7 @@ class _Runs:
     """What the report knows of each design's runs, and the counts behind its progress."""
     def __init__(self, chosen, devices, seeds, router, pnr_timeout, versions, cache,
                  progress, *, cached_only=False):
+        # ``seeds``: each design's, by index.
         self.chosen, self.devices, self.seeds = chosen, devices, seeds
         self.router, self.pnr_timeout, self.versions = router, pnr_timeout, versions
         self.cached_only = cached_only
@@ -159,7 +160,7 @@ class _Runs:
         self.digests = {}                        # index: the netlist's digest
         self.outcomes = [{} for _ in chosen]     # device: its cell, whatever the seeds
         self.figures = [{} for _ in chosen]      # (device, seed): a run's result
-        self.total = len(chosen) * len(devices) * len(seeds)
+        self.total = len(devices) * sum(len(seeds) for seeds in self.seeds)
         self.done = self.cached = self.computed = 0
         self.started = self.said = time.monotonic()
         self.running = lambda: 0
@@ -201,9 +202,9 @@ class _Runs:
         for device in self.family_devices(family):
             if not fits(counts, device):
                 self.outcomes[index][device] = {"outcome": DOES_NOT_FIT}
-                self.resolve(len(self.seeds), f"{name} does not fit the {device}")
+                self.resolve(len(self.seeds[index]), f"{name} does not fit the {device}")
                 continue
-            for seed in self.seeds:
+            for seed in self.seeds[index]:
                 result = self.cache.get(run_key(digest, device, seed, self.router,
                                                 self.versions))
                 if self.valid(result):
@@ -217,7 +218,7 @@ class _Runs:
         self.counts[index][family] = None
         for device in self.family_devices(family):
             self.outcomes[index][device] = {"outcome": outcome, "error": error[-500:]}
-            self.resolve(len(self.seeds), f"{self.chosen[index].name} on the {device}: "
+            self.resolve(len(self.seeds[index]), f"{self.chosen[index].name} on the {device}: "
                                           f"{outcome}")
 
     def fail(self, index, runs, error):
@@ -238,6 +239,7 @@ class _Runs:
         design = self.chosen[index]
         row = {"design": design.name, "spec": design.fields(), "width": design.width,
                "netlist": self.digests.get(index), "router": self.router,
+               "seeds": list(self.seeds[index]),
                "counts": {family: self.counts[index].get(family)
                           for family in FAMILIES
                           if any(DEVICES[device][0] == family for device in self.devices)},
@@ -246,7 +248,7 @@ class _Runs:
             if device in self.outcomes[index]:
                 row["devices"][device] = self.outcomes[index][device]
                 continue
-            runs = [self.figures[index].get((device, seed)) for seed in self.seeds]
+            runs = [self.figures[index].get((device, seed)) for seed in self.seeds[index]]
             if device not in self.devices or None in runs:
                 row["devices"][device] = {"outcome": NOT_RUN}
                 continue
@@ -271,7 +273,7 @@ class _Runs:
 
 def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                pnr_timeout=None, cache=None, scheduler=None, jobs=None, cached_only=False,
-               progress=None):
+               progress=None, every_seed=lambda design: True):
     """Implement each of the ``chosen`` designs (:class:`~utfhw.boards.designs.Design`) on
     ``devices`` with ``seeds``, on a Dask cluster, taking what ``cache`` holds.
 
@@ -279,6 +281,11 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
     ----------
     devices : :class:`tuple` of :class:`str`
         Names of :data:`~utfhw.boards.designs.DEVICES`.
+    seeds : :class:`tuple` of :class:`int`
+        nextpnr's seeds: every one for a design that ``every_seed`` takes, the first alone for
+        any other.
+    every_seed : callable
+        Whether a design is run with every seed (default: all are).
     router : :class:`str`
         nextpnr's router, one of :data:`~utfhw.boards.designs.ROUTERS`.
     pnr_timeout : :class:`float` or None
@@ -325,7 +332,9 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
     families = [family for family in FAMILIES
                 if any(DEVICES[device][0] == family for device in devices)]
     versions = tool_versions(families)
-    runs = _Runs(chosen, tuple(devices), tuple(seeds), router, pnr_timeout, versions, cache,
+    seeds = tuple(seeds)
+    seeds_of = [seeds if every_seed(design) else seeds[:1] for design in chosen]
+    runs = _Runs(chosen, tuple(devices), seeds_of, router, pnr_timeout, versions, cache,
                  progress, cached_only=cached_only)
     with _Client(scheduler, jobs) as client:
         runs.running = _Running(client)
@@ -375,7 +384,7 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                             runs.counts[index][family] = None
                             missing = [(device, seed)
                                        for device in runs.family_devices(family)
-                                       for seed in seeds]
+                                       for seed in seeds_of[index]]
                         runs.resolve(len(missing), f"{chosen[index].name}: {len(missing)} "
                                                    f"runs not in the cache")
                         continue
@@ -411,13 +420,13 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
             kind, index = tag[:2]
             if kind == "digest":
                 del netlists[index]
-                missing = [(device, seed) for device in devices for seed in seeds]
+                missing = [(device, seed) for device in devices for seed in seeds_of[index]]
             elif kind == "counts":
                 family, missing = tag[2:]
                 syntheses.pop((index, family))
                 if missing is None:
                     missing = [(device, seed) for device in runs.family_devices(family)
-                               for seed in seeds]
+                               for seed in seeds_of[index]]
             else:
                 missing = [tuple(tag[2:4])]
             runs.fail(index, missing, error)

@@ -52,15 +52,15 @@ def add_parser(commands):
     parser = commands.add_parser(
         "report", help="implement every core on four FPGAs into one results page",
         description="Synthesise, place and route every core and stage on iCE40 UP5K, iCE40 "
-                    "HX8K, ECP5-25F and ECP5-85F (three nextpnr seeds each), spread over a "
+                    "HX8K, ECP5-25F and ECP5-85F (three nextpnr seeds for the README's rows, "
+                    "one for the rest), spread over a "
                     "Dask cluster (a local one unless --scheduler is given), and write the "
                     "results page: FILE.md, its data FILE.json and its chart FILE.png. Each "
                     "run is kept in a cache by the digest of the design's netlist, the "
                     "device, the seed, the router and the tools' versions, so a report that "
                     "was stopped, or is run again, runs only what is missing. The runs an "
                     "existing FILE.json records go into the cache first, so a report on "
-                    "another machine goes on from the page it replaces. The whole matrix "
-                    "takes days on two cores.")
+                    "another machine goes on from the page it replaces.")
     parser.add_argument("-o", "--output", default="results.md", metavar="FILE.md",
                         help="the results page; its data goes beside it as FILE.json and its "
                              "chart as FILE.png (default: results.md)")
@@ -86,7 +86,11 @@ def add_parser(commands):
                         help="implement on these devices only (default: 'iCE40 UP5K,iCE40 "
                              "HX8K,ECP5-25F,ECP5-85F'); the others are \"not run\"")
     parser.add_argument("--seeds", type=seeds_argument, default=None, metavar="N,N,...",
-                        help="nextpnr's seeds; Fmax is the worst of them (default: 1,2,3)")
+                        help="nextpnr's seeds for the README's rows; Fmax is the worst of "
+                             "them; every other row takes the first (default: 1,2,3)")
+    parser.add_argument("--every-seed", action="store_true",
+                        help="run every row with every seed of --seeds, not only the "
+                             "README's")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="the address of a running Dask scheduler, e.g. "
                              "tcp://10.0.0.5:8786 (default: start a local cluster)")
@@ -153,7 +157,8 @@ def run(subparser, args):
             pnr_timeout=None if args.pnr_timeout is None else args.pnr_timeout * 60,
             cache=cache,
             scheduler=args.scheduler, jobs=args.jobs, cached_only=args.cached_only,
-            progress=progress)
+            progress=progress,
+            every_seed=(lambda design: True) if args.every_seed else results.in_readme)
         package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         command = shlex.join(["utfhw", "report",
                               *(sys.argv[2:] if sys.argv[1:2] == ["report"] else [])])

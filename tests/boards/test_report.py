@@ -337,7 +337,7 @@ def test_run_report_checks_its_arguments(tmp_path, options, message):
 def test_rows_say_what_became_of_each_device(tmp_path):
     """The runner's account of one design's runs, as the row gives it."""
     seen = []
-    runs = _Runs([Design("ErrorDropper")], ("iCE40 UP5K", "ECP5-25F", "ECP5-85F"), (1, 2),
+    runs = _Runs([Design("ErrorDropper")], ("iCE40 UP5K", "ECP5-25F", "ECP5-85F"), [(1, 2)],
                  "router1", 600, VERSIONS, RunCache(tmp_path), seen.append)
     key = implement.run_key("a" * 24, "ECP5-85F", 2, "router1", VERSIONS)
     runs.cache.put(key, {"outcome": "timed out", "after": 900})
@@ -361,18 +361,18 @@ def test_rows_say_what_became_of_each_device(tmp_path):
     assert (runs.done, runs.cached, runs.computed) == (6, 1, 3)
     assert [progress.done for progress in seen] == [2, 3, 4, 5, 6]
     # A run that timed out under a shorter limit than this report's is run again.
-    longer = _Runs([Design("ErrorDropper")], ("ECP5-85F",), (2,), "router1", 1000, VERSIONS,
+    longer = _Runs([Design("ErrorDropper")], ("ECP5-85F",), [(2,)], "router1", 1000, VERSIONS,
                    runs.cache, None)
     assert longer.missing(0, "a" * 24, "ecp5", {"lut4": 60, "ff": 1, "bram": 0}) == [
         ("ECP5-85F", 2)]
-    unlimited = _Runs([Design("ErrorDropper")], ("ECP5-85F",), (2,), "router1", None, VERSIONS,
+    unlimited = _Runs([Design("ErrorDropper")], ("ECP5-85F",), [(2,)], "router1", None, VERSIONS,
                       runs.cache, None)
     assert unlimited.missing(0, "a" * 24, "ecp5", {"lut4": 60, "ff": 1, "bram": 0}) == [
         ("ECP5-85F", 2)]
     # A report that runs nothing shows the cache as it is: the run timed out, whatever the
     # limit it is given.
     for limit in (None, 1000):
-        shown = _Runs([Design("ErrorDropper")], ("ECP5-85F",), (2,), "router1", limit,
+        shown = _Runs([Design("ErrorDropper")], ("ECP5-85F",), [(2,)], "router1", limit,
                       VERSIONS, runs.cache, None, cached_only=True)
         assert shown.missing(0, "a" * 24, "ecp5", {"lut4": 60, "ff": 1, "bram": 0}) == []
         assert shown.row(0)["devices"]["ECP5-85F"] == {
@@ -399,7 +399,7 @@ def test_progress_is_said_while_nothing_finishes(tmp_path, monkeypatch):
                 return []
             left, self.left = self.left, []
             return left
-    runs = _Runs([Design("ErrorDropper")], ("ECP5-25F",), (1,), "router1", None, VERSIONS,
+    runs = _Runs([Design("ErrorDropper")], ("ECP5-25F",), [(1,)], "router1", None, VERSIONS,
                  RunCache(tmp_path), seen.append)
     assert list(runner._completed(Waiting(), runs)) == ["the future"]
     # Said each second of the 2.5 (once, on a machine so loaded that a second is late).
@@ -431,6 +431,18 @@ def test_designs_of_one_netlist_share_their_runs_and_a_failure_costs_its_own(tmp
     assert report.rows[2]["devices"]["ECP5-25F"] == {"outcome": "not run"}
     # Each row's run counts; only the one real run and its synthesis are kept.
     assert (report.computed, report.cached) == (2, 0) and len(RunCache(tmp_path)) == 2
+
+
+def test_a_design_not_run_with_every_seed_takes_the_first(tmp_path):
+    """``every_seed`` decides which designs take every seed; the others run the first alone,
+    and their rows say so."""
+    chosen = [Design("UTF32Encoder"), Design("ErrorDropper")]
+    report = run_report(chosen, devices=("iCE40 UP5K",), seeds=(2, 3), jobs=1,
+                        cache=RunCache(tmp_path),
+                        every_seed=lambda design: design.name == "UTF32Encoder")
+    assert [row["seeds"] for row in report.rows] == [[2, 3], [2]]
+    assert [len(row["devices"]["iCE40 UP5K"]["fmax"]) for row in report.rows] == [2, 1]
+    assert report.computed == 2 + 1
 
 
 def test_a_failed_synthesis_is_kept_and_not_run_again(tmp_path):

@@ -92,8 +92,8 @@ def test_recorded_runs_give_the_rows_again(tmp_path):
     assert len(cache) == 12
     assert cache.get(synthesis_key("b" * 24, "ecp5", VERSIONS)) == \
         {"counts": made["rows"][1]["counts"]["ecp5"]}
-    runs = _Runs([Design("ErrorDropper"), HEADLINE], ("ECP5-25F", "ECP5-85F"), (1, 2, 3),
-                 "router1", None, VERSIONS, cache, None)
+    runs = _Runs([Design("ErrorDropper"), HEADLINE], ("ECP5-25F", "ECP5-85F"),
+                 [(1, 2, 3), (1, 2, 3)], "router1", None, VERSIONS, cache, None)
     counts = made["rows"][0]["counts"]["ecp5"]
     assert runs.missing(0, "a" * 24, "ecp5", counts) == []
     assert runs.row(0)["devices"] == made["rows"][0]["devices"]
@@ -106,6 +106,36 @@ def test_recorded_runs_give_the_rows_again(tmp_path):
     assert len(runs.missing(0, "c" * 24, "ecp5", counts)) == 6
     # A file of the first layout has no digests, and records nothing.
     assert list(results.recorded_runs({**made, "schema": 1})) == []
+
+
+def test_rows_of_fewer_seeds(tmp_path):
+    """A row run with the first seed alone records that seed, the page says so and marks the
+    rows run with every seed, and its runs go back into a cache under that seed."""
+    made = data([
+        {**row(HEADLINE, {"ECP5-85F": ok(150.0, 148.75, 149.2)}), "seeds": [1, 2, 3],
+         "netlist": "a" * 24},
+        {**row(FROM_UTF16, {"ECP5-85F": ok(120.0)}), "seeds": [1], "netlist": "b" * 24},
+    ])
+    assert [results.row_seeds(made, row) for row in made["rows"]] == [[1, 2, 3], [1]]
+    page = results.markdown(made)
+    assert ("the **worst of seeds 1, 2, 3** for the rows marked \\*, and of seed 1 for the "
+            "others, routed with nextpnr's router1. ") in page
+    assert "| utf-8 → utf-16-le \\* |" in page and "| utf-16-le → utf-8 |" in page
+    cache = RunCache(tmp_path)
+    for key, value in results.recorded_runs(made):
+        cache.put(key, value)
+    runs = _Runs([HEADLINE, FROM_UTF16], ("ECP5-85F",), [(1, 2, 3), (1,)], "router1", None,
+                 VERSIONS, cache, None)
+    counts = made["rows"][1]["counts"]["ecp5"]
+    assert runs.missing(1, "b" * 24, "ecp5", counts) == []
+    assert runs.row(1)["devices"]["ECP5-85F"] == made["rows"][1]["devices"]["ECP5-85F"]
+    assert runs.row(1)["seeds"] == [1]
+
+
+def test_readme_rows_take_every_seed():
+    assert results.in_readme(Design.of(results.README_ROWS[0][0]))
+    assert results.in_readme(Design.of(CoreSpec("utf-8", "utf-16-le", kind="wide", width=64)))
+    assert not results.in_readme(FROM_UTF16)
 
 
 def test_figures_and_rates():
