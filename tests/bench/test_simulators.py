@@ -53,6 +53,7 @@ FIXED += [("utf-16", "utf-8-sig", "ignore", False, None),
           ("utf-16-be", "utf-16", "replace", False, 2),
           ("utf-32", "utf-8-sig", "ignore", False, 4),
           ("latin-1", "utf-8", "replace", False, 4),
+          ("ascii", "utf-8", "replace", False, 8),
           ("utf-8", "ascii", "ignore", False, 8),
           ("utf-16-le", "latin-1", "ignore", False, 2)]
 
