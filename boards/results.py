@@ -131,14 +131,15 @@ def recorded_runs(data):
             if counts is not None:
                 yield synthesis_key(netlist, family, tools), {"counts": counts}
         for device, cell in row["devices"].items():
+            router = cell.get("router", row["router"])
             for seed, run in zip(row_seeds(data, row), cell.get("runs", ())):
                 if run.get("outcome") != FAILED:
-                    yield run_key(netlist, device, seed, row["router"], tools), run
+                    yield run_key(netlist, device, seed, router, tools), run
             if cell["outcome"] != "ok":
                 continue
             worst = cell["fmax"].index(min(cell["fmax"]))
             for index, (seed, fmax) in enumerate(zip(row_seeds(data, row), cell["fmax"])):
-                yield (run_key(netlist, device, seed, row["router"], tools),
+                yield (run_key(netlist, device, seed, router, tools),
                        {"fmax": fmax, "critical": cell["limit"] if index == worst else None})
 
 
@@ -173,10 +174,12 @@ def gigabytes_per_second(row, device):
 
 def _cell(row, device, rate=True):
     fmax = worst_fmax(row, device)
+    router = row["devices"][device].get("router")
+    said = "" if router is None else f" ({router})"
     if fmax is None:
-        return row["devices"][device]["outcome"]
+        return row["devices"][device]["outcome"] + said
     speed = gigabytes_per_second(row, device) if rate else None
-    return f"{fmax:.1f}" + ("" if speed is None else f" / {speed:.2f}")
+    return f"{fmax:.1f}" + ("" if speed is None else f" / {speed:.2f}") + said
 
 
 def _counts(row, family):
@@ -221,6 +224,12 @@ def _table(header, rows):
 def _families(data):
     return [family for family in FAMILIES
             if any(family in row["counts"] for row in data["rows"])]
+
+
+def _fallen(rows):
+    """The routers cells moved to, with the rows' routers they moved from."""
+    return {(cell["router"], row["router"]) for row in rows
+            for cell in row["devices"].values() if "router" in cell}
 
 
 #: The mark of a row run with every seed, where others were not.
@@ -307,6 +316,8 @@ def markdown(data, *, chart=None):
         f"register-to-register paths, the **worst of seeds {seeds}**{elsewhere}, routed with "
         "nextpnr's "
         + (" and ".join(sorted({row["router"] for row in rows})) or "router1")
+        + "".join(f" ({router} in a cell that says so, where {row_router} ran past the time "
+                  f"limit)" for router, row_router in sorted(_fallen(rows)))
         + ". nextpnr is asked for "
         + ", ".join(f"{info['frequency']} MHz on the {device}"
                     for device, info in data["devices"].items())

@@ -150,10 +150,14 @@ class _Running:
 class _Runs:
     """What the report knows of each design's runs, and the counts behind its progress."""
     def __init__(self, chosen, devices, seeds, router, pnr_timeout, versions, cache,
-                 progress, *, cached_only=False):
+                 progress, *, cached_only=False, fallback=None):
         # ``seeds``: each design's, by index.
         self.chosen, self.devices, self.seeds = chosen, devices, seeds
         self.router, self.pnr_timeout, self.versions = router, pnr_timeout, versions
+        # The router a device's runs of a design move to when one of ``router``'s runs times
+        # out, and the devices that have, by design.
+        self.fallback = fallback
+        self.fallen = [set() for _ in chosen]
         self.cached_only = cached_only
         self.cache, self.progress = cache, progress
         self.counts = [{} for _ in chosen]
@@ -193,9 +197,29 @@ class _Runs:
                                         and self.pnr_timeout <= result["after"])
         return True
 
+    def router_of(self, index, device):
+        """The router of a design's runs on ``device``."""
+        return self.fallback if device in self.fallen[index] else self.router
+
+    def falls_back(self, index, device, result):
+        """Whether ``result``, a run of the report's router, moves the design's runs on
+        ``device`` to the fallback router: it timed out, and there is one."""
+        return (self.fallback is not None and device not in self.fallen[index]
+                and result is not None and result.get("outcome") == TIMED_OUT)
+
+    def fall_back(self, index, device):
+        """Move a design's runs on ``device`` to the fallback router: what its router gave
+        there no longer counts, and every seed runs again (the progress counts them anew)."""
+        self.fallen[index].add(device)
+        for seed in self.seeds[index]:
+            self.figures[index].pop((device, seed), None)
+        self.total += len(self.seeds[index])
+        self.resolve(0, f"{self.chosen[index].name} on the {device}: {self.router} ran past "
+                        f"the time limit, so {self.fallback}")
+
     def missing(self, index, digest, family, counts):
         """Take the family's ``counts`` and the cached runs; returns the (device, seed) runs
-        still to make."""
+        still to make (with the router :meth:`router_of` says)."""
         name = self.chosen[index].name
         self.counts[index][family] = counts
         missing = []
@@ -204,9 +228,18 @@ class _Runs:
                 self.outcomes[index][device] = {"outcome": DOES_NOT_FIT}
                 self.resolve(len(self.seeds[index]), f"{name} does not fit the {device}")
                 continue
-            for seed in self.seeds[index]:
-                result = self.cache.get(run_key(digest, device, seed, self.router,
-                                                self.versions))
+            kept = {seed: self.cache.get(run_key(digest, device, seed, self.router,
+                                                 self.versions))
+                    for seed in self.seeds[index]}
+            if any(self.falls_back(index, device, result) for result in kept.values()
+                   if self.valid(result)):
+                self.fall_back(index, device)
+                self.resolve(len(self.seeds[index]), f"{name} on the {device}: {self.router} "
+                                                     f"timed out before", cached=0)
+                kept = {seed: self.cache.get(run_key(digest, device, seed, self.fallback,
+                                                     self.versions))
+                        for seed in self.seeds[index]}
+            for seed, result in kept.items():
                 if self.valid(result):
                     self.figures[index][(device, seed)] = result
                     self.resolve(1, f"{name} on the {device}, seed {seed}: cached", cached=1)
@@ -268,12 +301,15 @@ class _Runs:
             worst = min(runs, key=lambda run: run["fmax"])
             row["devices"][device] = {"outcome": "ok", "fmax": [run["fmax"] for run in runs],
                                       "limit": worst.get("critical")}
+        for device in self.fallen[index]:
+            if device in row["devices"]:
+                row["devices"][device]["router"] = self.fallback
         return row
 
 
 def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                pnr_timeout=None, cache=None, scheduler=None, jobs=None, cached_only=False,
-               progress=None, every_seed=lambda design: True):
+               progress=None, every_seed=lambda design: True, fallback=None):
     """Implement each of the ``chosen`` designs (:class:`~utfhw.boards.designs.Design`) on
     ``devices`` with ``seeds``, on a Dask cluster, taking what ``cache`` holds.
 
@@ -286,6 +322,10 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
         any other.
     every_seed : callable
         Whether a design is run with every seed (default: all are).
+    fallback : :class:`str` or None
+        A router that a design's runs on a device move to when a run of ``router`` there runs
+        past ``pnr_timeout``: every seed runs again with it, and the device's cell says
+        ``"router"``.
     router : :class:`str`
         nextpnr's router, one of :data:`~utfhw.boards.designs.ROUTERS`.
     pnr_timeout : :class:`float` or None
@@ -322,6 +362,8 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
     for device in devices:
         check_choice("device", device, DEVICES)
     check_choice("router", router, ROUTERS)
+    if fallback is not None:
+        check_choice("fallback", fallback, ROUTERS)
     if jobs is None:
         jobs = os.cpu_count() or 1
     check_integer("jobs", jobs, minimum=1)
@@ -335,7 +377,8 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
     seeds = tuple(seeds)
     seeds_of = [seeds if every_seed(design) else seeds[:1] for design in chosen]
     runs = _Runs(chosen, tuple(devices), seeds_of, router, pnr_timeout, versions, cache,
-                 progress, cached_only=cached_only)
+                 progress, cached_only=cached_only,
+                 fallback=fallback if fallback != router else None)
     with _Client(scheduler, jobs) as client:
         runs.running = _Running(client)
         waiting = as_completed()
@@ -361,6 +404,7 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
             submit(("digest", index), _digest_of, made, key=f"digest-{_short(identity)}",
                    priority=-index)
         syntheses = {}
+        syntheses_kept = {}
         digests = runs.digests
 
         def handle(tag, result):
@@ -406,15 +450,42 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                     return
                 if missing is None:
                     missing = runs.missing(index, digests[index], family, result["counts"])
-                for device, seed in missing:
-                    key = run_key(digests[index], device, seed, router, versions)
-                    submit(("run", index, device, seed, key), place_and_route, made, device,
-                           seed, router, versions, pnr_timeout, key=f"place-{key}",
-                           priority=-index)
+                place(index, family, made, missing)
             else:
-                device, seed, key = tag[2:]
+                device, seed, key, used = tag[2:]
                 cache.put(key, result)
-                runs.finished(index, device, seed, result)
+                if used != runs.router_of(index, device):
+                    # A run of the router the device has moved from: it counts for nothing.
+                    runs.resolve(1, f"{chosen[index].name} on the {device}, seed {seed}: "
+                                    f"{used}'s run set aside", computed=1)
+                elif runs.falls_back(index, device, result):
+                    runs.resolve(1, f"{chosen[index].name} on the {device}, seed {seed}: "
+                                    f"{used} timed out", computed=1)
+                    runs.fall_back(index, device)
+                    again = []
+                    for other in runs.seeds[index]:
+                        kept = cache.get(run_key(digests[index], device, other,
+                                                 runs.fallback, versions))
+                        if runs.valid(kept):
+                            runs.figures[index][(device, other)] = kept
+                            runs.resolve(1, f"{chosen[index].name} on the {device}, seed "
+                                            f"{other}: cached", cached=1)
+                        else:
+                            again.append((device, other))
+                    place(index, DEVICES[device][0], syntheses_kept[(index, DEVICES[device][0])],
+                          again)
+                else:
+                    runs.finished(index, device, seed, result)
+
+        def place(index, family, made, missing):
+            for device, seed in missing:
+                used = runs.router_of(index, device)
+                key = run_key(digests[index], device, seed, used, versions)
+                submit(("run", index, device, seed, key, used), place_and_route, made, device,
+                       seed, used, versions, pnr_timeout, key=f"place-{key}", priority=-index)
+            # A device may yet move to the fallback router, whose runs need the synthesis.
+            if runs.fallback is not None:
+                syntheses_kept[(index, family)] = made
 
         def failed(tag, error):
             kind, index = tag[:2]
@@ -428,7 +499,12 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                     missing = [(device, seed) for device in runs.family_devices(family)
                                for seed in seeds_of[index]]
             else:
-                missing = [tuple(tag[2:4])]
+                device, seed, _, used = tag[2:]
+                if used != runs.router_of(index, device):
+                    runs.resolve(1, f"{chosen[index].name} on the {device}, seed {seed}: "
+                                    f"{used}'s run set aside")
+                    return
+                missing = [(device, seed)]
             runs.fail(index, missing, error)
 
         for future in _completed(waiting, runs):

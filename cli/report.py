@@ -112,6 +112,10 @@ def add_parser(commands):
                         help="nextpnr's router: router1 meets timing best; router2 is much "
                              "faster on large designs and gives a lower Fmax "
                              "(default: router1)")
+    parser.add_argument("--fallback-router", choices=["router1", "router2"], default=None,
+                        help="with --pnr-timeout, route a design's runs on a device with this "
+                             "router where a run of --router timed out there; the cell names "
+                             "it (default: none)")
     parser.add_argument("--readme", metavar="FILE",
                         help="also write the table of figures into this README, between its "
                              "markers")
@@ -131,6 +135,9 @@ def run(subparser, args):
                         f"{args.pnr_timeout:g}")
     if args.jobs is not None and args.jobs < 1:
         subparser.error(f"--jobs must be a positive integer, not {args.jobs}")
+    if args.fallback_router is not None and args.pnr_timeout is None:
+        subparser.error("--fallback-router needs --pnr-timeout: without a time limit no run "
+                        "falls back")
     check_output_folder(subparser, args.output)
     output = pathlib.Path(args.output)
     paths = {"data": output.with_suffix(".json"), "chart": output.with_suffix(".png")}
@@ -158,7 +165,8 @@ def run(subparser, args):
             cache=cache,
             scheduler=args.scheduler, jobs=args.jobs, cached_only=args.cached_only,
             progress=progress,
-            every_seed=(lambda design: True) if args.every_seed else results.in_readme)
+            every_seed=(lambda design: True) if args.every_seed else results.in_readme,
+            fallback=args.fallback_router)
         package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         command = shlex.join(["utfhw", "report",
                               *(sys.argv[2:] if sys.argv[1:2] == ["report"] else [])])

@@ -9,7 +9,7 @@ import pytest
 from amaranth.back.verilog import convert
 from amaranth.lib import wiring
 
-from utfhw.boards import designs, implement, results
+from utfhw.boards import designs, implement, results, runner
 from utfhw.boards.designs import Design
 from utfhw.boards.runcache import RunCache
 from utfhw.boards.runner import NOT_RUN, Progress, _Runs, progress_line, run_report
@@ -443,6 +443,55 @@ def test_a_design_not_run_with_every_seed_takes_the_first(tmp_path):
     assert [row["seeds"] for row in report.rows] == [[2, 3], [2]]
     assert [len(row["devices"]["iCE40 UP5K"]["fmax"]) for row in report.rows] == [2, 1]
     assert report.computed == 2 + 1
+
+
+def test_a_device_whose_run_timed_out_falls_back_to_the_other_router(tmp_path):
+    """A run of router1 that timed out moves the design's runs on that device to the fallback
+    router: every seed runs with it, the cell names it, and the next report finds the runs
+    of both in the cache and runs nothing."""
+    design = Design("UTF32Encoder")
+    versions = implement.tool_versions(("ice40",))
+    cache = RunCache(tmp_path)
+    digest = implement.netlist(design).digest
+    # Seed 2's run of router1 timed out, under a limit longer than this report's.
+    cache.put(implement.run_key(digest, "iCE40 UP5K", 2, "router1", versions),
+              {"outcome": "timed out", "after": 1200})
+    report = run_report([design], devices=("iCE40 UP5K",), seeds=(1, 2), jobs=1, cache=cache,
+                        pnr_timeout=600, fallback="router2")
+    cell = report.rows[0]["devices"]["iCE40 UP5K"]
+    assert cell["outcome"] == "ok" and cell["router"] == "router2" and len(cell["fmax"]) == 2
+    assert report.rows[0]["router"] == "router1"
+    assert report.computed == 2
+    for seed in (1, 2):
+        assert "fmax" in cache.get(implement.run_key(digest, "iCE40 UP5K", seed, "router2",
+                                                     versions))
+    again = run_report([design], devices=("iCE40 UP5K",), seeds=(1, 2), jobs=1, cache=cache,
+                       pnr_timeout=600, fallback="router2")
+    assert again.rows[0]["devices"]["iCE40 UP5K"] == cell and again.computed == 0
+    # Without a fallback, the device timed out.
+    alone = run_report([design], devices=("iCE40 UP5K",), seeds=(1, 2), jobs=1, cache=cache,
+                       pnr_timeout=600)
+    assert alone.rows[0]["devices"]["iCE40 UP5K"]["outcome"] == "timed out"
+
+
+def test_a_run_that_times_out_now_falls_back(tmp_path, monkeypatch):
+    """A run of router1 that times out during the report is run again with router2, with the
+    device's other seeds; the set-aside run still counts for the progress."""
+    design = Design("UTF32Encoder")
+    real = implement.place_and_route
+
+    def slow_router1(made, device, seed, router, versions, timeout=None):
+        if router == "router1" and seed == 1:
+            return {"outcome": "timed out", "after": timeout}
+        return real(made, device, seed, router, versions, timeout)
+    monkeypatch.setattr(runner, "place_and_route", slow_router1)
+    seen = []
+    report = run_report([design], devices=("iCE40 UP5K",), seeds=(1, 2), jobs=1,
+                        cache=RunCache(tmp_path), pnr_timeout=600, fallback="router2",
+                        scheduler=None, progress=seen.append)
+    cell = report.rows[0]["devices"]["iCE40 UP5K"]
+    assert cell["outcome"] == "ok" and cell["router"] == "router2" and len(cell["fmax"]) == 2
+    assert seen[-1].done == seen[-1].total == 4
 
 
 def test_a_failed_synthesis_is_kept_and_not_run_again(tmp_path):

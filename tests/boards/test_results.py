@@ -9,7 +9,7 @@ import pytest
 from conftest import REPOSITORY
 from utfhw.boards import results
 from utfhw.boards.designs import Design
-from utfhw.boards.implement import synthesis_key
+from utfhw.boards.implement import run_key, synthesis_key
 from utfhw.boards.runcache import RunCache
 from utfhw.boards.runner import Report, _Runs
 from utfhw.hdl.cores import CoreSpec
@@ -130,6 +130,24 @@ def test_rows_of_fewer_seeds(tmp_path):
     assert runs.missing(1, "b" * 24, "ecp5", counts) == []
     assert runs.row(1)["devices"]["ECP5-85F"] == made["rows"][1]["devices"]["ECP5-85F"]
     assert runs.row(1)["seeds"] == [1]
+
+
+def test_cells_routed_with_the_fallback_router(tmp_path):
+    """A cell routed with another router than its row's names it, the page says why, and its
+    runs go back into a cache under that router."""
+    made = data([{**row(WIDE, {"ECP5-85F": {**ok(150.0, 149.0, 151.0), "router": "router2"},
+                               "ECP5-25F": ok(160.0, 161.0, 162.0)}), "netlist": "a" * 24}])
+    page = results.markdown(made)
+    assert ("routed with nextpnr's router1 (router2 in a cell that says so, where router1 ran "
+            "past the time limit). ") in page
+    assert "| 149.0 / 2.38 (router2) |" in page and "| 160.0 / 2.56 |" in page
+    cache = RunCache(tmp_path)
+    for key, value in results.recorded_runs(made):
+        cache.put(key, value)
+    for seed in (1, 2, 3):
+        assert "fmax" in cache.get(run_key("a" * 24, "ECP5-85F", seed, "router2", VERSIONS))
+        assert cache.get(run_key("a" * 24, "ECP5-85F", seed, "router1", VERSIONS)) is None
+        assert "fmax" in cache.get(run_key("a" * 24, "ECP5-25F", seed, "router1", VERSIONS))
 
 
 def test_readme_rows_take_every_seed():

@@ -121,6 +121,15 @@ def test_report_bad_pnr_timeout(tmp_path):
     assert not (tmp_path / "report.md").exists()
 
 
+def test_report_fallback_router_needs_a_time_limit(tmp_path):
+    result = run("report", "--pairs", "headline", "--fallback-router", "router2",
+                 "-o", tmp_path / "report.md")
+    assert result.returncode == 2
+    assert ("--fallback-router needs --pnr-timeout: without a time limit no run falls back"
+            in result.stderr)
+    assert not (tmp_path / "report.md").exists()
+
+
 def test_report_bad_router(tmp_path):
     result = run("report", "--pairs", "headline", "--router", "router3",
                  "-o", tmp_path / "report.md")
