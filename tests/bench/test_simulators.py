@@ -72,9 +72,10 @@ MODULES = EVERY if FULL_SWEEP else FIXED
 # tests/hdl/, and an example bench runs in Verilator in tests/test_examples.py), Icarus all of
 # them.
 VERILATED = set(MODULES if FULL_SWEEP else [("utf-8", "utf-8", "replace", False, 2)])
-# Icarus takes minutes to hours a dialect for the largest modules at W = 32 and 64 (45 ms a
-# clock for UTF-8 to UTF-8 at W = 32, six minutes for all of it at W = 64, two hours for ASCII
-# to UTF-8 at W = 64, docs/verification.md): there the full sweep gives it
+# Icarus takes minutes a dialect for the largest modules at W = 32 and 64 (45 ms a clock for
+# UTF-8 to UTF-8 at W = 32, six minutes for all of it at W = 64, eight for ASCII to UTF-8 at
+# W = 64, which took two hours before it went through expand; docs/verification.md): there
+# the full sweep gives it
 # a sample, each codec to the next (each source and each target once) and the three pairs of
 # forms that leaves out. Verilator runs every module at every width.
 ICARUS_SAMPLED_WIDTHS = (32, 64)
