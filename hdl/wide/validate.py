@@ -44,35 +44,6 @@ MARK_WEIGHT = (-1, -1, -3)
 _TOTALS = ("code_points", "utf16_units", "utf8_bytes")
 
 
-def _weight_table(total):
-    """What a lane adds to the ``total``-th of :data:`_TOTALS` (0, 1 or 2), for each of the 16
-    ways its counts of :data:`WEIGHTS` can be set (bit k the k-th), plus :func:`_offset`."""
-    names = list(WEIGHTS)
-    return [sum(WEIGHTS[name][total] for bit, name in enumerate(names) if flags >> bit & 1)
-            + _offset(total) for flags in range(1 << len(names))]
-
-
-def _offset(total):
-    """What every lane adds to the ``total``-th sum beside its weight, so that no lane's is
-    below zero (a lane that ends a character of two UTF-8 bytes takes one byte off the three
-    its first lane counted); the weigh stage takes ``width + 1`` of it off again."""
-    names = list(WEIGHTS)
-    return -min(0, *(sum(WEIGHTS[name][total] for bit, name in enumerate(names)
-                         if flags >> bit & 1) for flags in range(1 << len(names))))
-
-
-def _most_weight(total):
-    return max(_weight_table(total))
-
-
-def _lane_weight(verdict, total):
-    """What a lane (a :data:`~utfhw.hdl.unicode.layout.LaneVerdict`) adds to the ``total``-th
-    sum: a table of its four counts' bits, a LUT4 a bit, rather than adders in every lane."""
-    table = _weight_table(total)
-    flags = Cat(*(verdict[name] for name in WEIGHTS))
-    return Array(Const(value, range(max(table) + 1)) for value in table)[flags]
-
-
 def register_stage(m, stage):
     """Drive ``stage.i.ready`` and ``stage.o.valid`` as a register stage, and return the signal
     that is high when an input beat is taken (the payload and any state load then).
@@ -315,9 +286,7 @@ def _sum(values):
 
 class BeatVerdict(data.StructLayout):
     """A beat of ``width`` bytes with its first error (``found`` at ``lane``, of that lane's
-    ``error``), the sums of its lanes' weights (:data:`WEIGHTS`) for the code points, UTF-16
-    units and UTF-8 bytes (each lane's with an offset that keeps it from below zero), and its
-    ``mark``."""
+    ``error``), how many of its lanes have each count of :data:`WEIGHTS`, and its ``mark``."""
     def __init__(self, width):
         check_width(width)
         self.width = width
@@ -328,8 +297,7 @@ class BeatVerdict(data.StructLayout):
             "lane":  range(width + 1),
             "error": unsigned(3),
             "mark":  unsigned(1),
-            **{name: range((width + 1) * _most_weight(total) + 1)
-               for total, name in enumerate(_TOTALS)},
+            **{name: range(width + 2) for name in WEIGHTS},
             "last":  unsigned(1),
         })
 
@@ -355,8 +323,8 @@ def _sets(groups):
 class GroupVerdicts(data.StructLayout):
     """A beat of ``width`` bytes with, for each of ``groups`` groups of at most ``lanes`` lane
     verdicts (by default the :data:`GROUP_LANES` lanes of :class:`ReduceVerdicts`' groups), its
-    first error (``found`` at ``lane`` of the beat, of that lane's ``error``) and the sums of
-    its lanes' weights (:class:`BeatVerdict`)."""
+    first error (``found`` at ``lane`` of the beat, of that lane's ``error``) and how many of
+    its lanes have each count of :data:`WEIGHTS`."""
     def __init__(self, width, groups=None, lanes=GROUP_LANES):
         check_width(width)
         self.width = width
@@ -365,8 +333,7 @@ class GroupVerdicts(data.StructLayout):
             "found": unsigned(1),
             "lane":  range(width + 1),
             "error": unsigned(3),
-            **{name: range(lanes * _most_weight(total) + 1)
-               for total, name in enumerate(_TOTALS)},
+            **{name: range(lanes + 1) for name in WEIGHTS},
         })
         super().__init__({
             "data":   unsigned(8 * width),
@@ -440,9 +407,8 @@ class ReduceVerdicts(wiring.Component):
                                                           verdict.error))
                                         for lane, verdict in zip(lanes, verdicts)])
                 m.d.sync += [group.found.eq(found), Cat(group.lane, group.error).eq(chosen)]
-                for total, name in enumerate(_TOTALS):
-                    m.d.sync += group[name].eq(_sum([_lane_weight(verdict, total)
-                                                     for verdict in verdicts]))
+                for name in WEIGHTS:
+                    m.d.sync += group[name].eq(_sum([verdict[name] for verdict in verdicts]))
         return m
 
 
@@ -450,7 +416,7 @@ def _gather(groups, out):
     """The statements that give ``out`` the first error and the counts of ``groups``."""
     found, chosen = _first([(group.found, Cat(group.lane, group.error)) for group in groups])
     return [out.found.eq(found), Cat(out.lane, out.error).eq(chosen),
-            *(out[name].eq(_sum([group[name] for group in groups])) for name in _TOTALS)]
+            *(out[name].eq(_sum([group[name] for group in groups])) for name in WEIGHTS)]
 
 
 class MergeGroups(wiring.Component):
@@ -570,12 +536,19 @@ class WeighBeats(wiring.Component):
                 out.start.eq(beat.lane - backs[beat.error] - shift),
                 out.end.eq(beat.lane + aheads[beat.error] - shift),
             ]
-            # One adder each: the lanes' offsets, and a dropped mark's weight, are constants.
-            for total, name in enumerate(_TOTALS):
-                offset = _offset(total) * (self.width + 1)
-                m.d.sync += out[name].eq(beat[name] - Mux(beat.mark,
-                                                          offset - MARK_WEIGHT[total], offset))
+            for name, value in zip(_TOTALS, _weighed(beat)):
+                m.d.sync += out[name].eq(value)
         return m
+
+
+def _weighed(beat):
+    """A beat's code points, UTF-16 units and UTF-8 bytes from its counts (:data:`WEIGHTS`), as
+    sums of at most three adders in a row: a dropped mark is one thing less that begins."""
+    assert WEIGHTS == {"begins": (1, 1, 3), "ascii": (0, 0, -2), "two": (0, 0, -1),
+                       "four": (0, 1, 1)} and MARK_WEIGHT == (-1, -1, -3)
+    begins = beat.begins - beat.mark
+    less = (beat.ascii << 1) + beat.two
+    return begins, begins + beat.four, ((begins << 1) + begins) + (beat.four - less)
 
 
 class TallyMessages(wiring.Component):
