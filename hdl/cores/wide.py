@@ -252,7 +252,8 @@ class WideTranscoder(CodecPair, WidthStage):
     @property
     def most_clocks_per_beat(self):
         """The most clocks one input beat takes with the output ready: 1, or with *expand* (to
-        UTF-8 from UTF-8 or ASCII) and ``replace`` :data:`~utfhw.hdl.forms.utf8.expand.CHUNKS` for a beat with a U+FFFD."""
+        UTF-8 from UTF-8 or ASCII) and ``replace``
+        :data:`~utfhw.hdl.forms.utf8.expand.CHUNKS` for a beat with a U+FFFD."""
         if self._middle is not None and self._errors == "replace":
             return self._front.expansion.most_clocks
         return 1
