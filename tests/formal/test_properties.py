@@ -537,9 +537,10 @@ def wide_equivalence(core, beats):
 
 # A pair of each source form and of each target form (Latin-1 and ASCII each both ways), and
 # ASCII to UTF-8, which writes U+FFFD through *expand*, at width 4 over two beats. From UTF-8
-# the solver takes minutes at width 4 (four and a half to UTF-16-LE), seconds at width 2: CI checks UTF-8 to UTF-16-LE at width 2 over three beats (a
-# four-byte character across a beat), the full sweep at width 4 as well, with UTF-8 to UTF-32,
-# UTF-16 to UTF-8 and UTF-8 to UTF-8, and every pair over three beats too.
+# the solver takes minutes at width 4 (four and a half to UTF-16-LE), seconds at width 2: CI
+# checks UTF-8 to UTF-16-LE at width 2 over three beats (a four-byte character across a beat),
+# the full sweep at width 4 as well, with UTF-8 to UTF-32, UTF-16 to UTF-8 and UTF-8 to UTF-8,
+# and every pair over three beats too.
 EQUIVALENT_PAIRS = [("utf-32-le", "utf-16-be"), ("utf-16-le", "utf-32-be"),
                     ("utf-16", "utf-32-le"), ("utf-32-le", "utf-8"), ("utf-32-be", "utf-16"),
                     ("latin-1", "utf-16-be"), ("utf-32-le", "ascii"), ("ascii", "utf-32-le"),
