@@ -46,17 +46,52 @@ def test_every_byte_in_every_lane(codec, last, errors):
                                 else ErrorKind.ORDINAL_NOT_IN_RANGE)
 
 
+@pytest.mark.parametrize("errors", ["replace", "ignore"])
+def test_every_ascii_byte_as_a_token_in_every_lane(errors):
+    """As tokens for *expand* (ASCII to UTF-8): each byte of the message is kept where CPython
+    decodes it to itself, and with ``replace`` replaced (of ``ORDINAL_NOT_IN_RANGE``) where it
+    decodes to U+FFFD; lanes past ``count`` give nothing."""
+    from utfhw.hdl.forms.utf8.wide import ByteToken
+    width = 4
+    dut = DecodeSingleByteLanes(width=width, last=0x7F, errors=errors, token=ByteToken)
+    layout = ByteLanes(width)
+    beats = [(bytes((byte + lane * 67) % 256 for lane in range(width)), count)
+             for byte in range(256) for count in range(width + 1)]
+    payloads = [layout.const({"data": int.from_bytes(data, "little"), "count": count,
+                              "last": 1}).as_value().value for data, count in beats]
+    lanes_layout = dut.o.payload.shape()["lanes"].shape
+    got = run_valid_stream(dut, payloads)
+    assert len(got) == len(beats)
+    for (data, count), payload in zip(beats, got):
+        lanes = payload >> slots_offset(dut)
+        for lane in range(width):
+            bits = lanes >> (lane * ByteToken.size)
+
+            def field(name):
+                return (bits >> ByteToken[name].offset) & ((1 << ByteToken[name].width) - 1)
+            text = data[lane:lane + 1].decode("ascii", errors) if lane < count else ""
+            assert (field("kept"), field("replaced")) == (
+                int(text not in ("", "\ufffd")), int(text == "\ufffd")), (data.hex(), lane)
+            if field("kept"):
+                assert field("byte") == ord(text)
+                assert ErrorKind(field("error")) == ErrorKind.NONE
+            if field("replaced"):
+                assert ErrorKind(field("error")) == ErrorKind.ORDINAL_NOT_IN_RANGE
+    assert lanes_layout.elem_shape == ByteToken
+
+
 def slots_offset(dut):
     return dut.o.payload.shape()["lanes"].offset
 
 
 # A core of each front end to and from the one-byte forms, the handlers taking turns.
-# In CI a one-byte decoder to UTF-8 and to UTF-16 and a one-byte encoder; with UTFHW_SWEEP=full
+# In CI a one-byte decoder to UTF-8 (from Latin-1, and from ASCII through *expand*) and to
+# UTF-16 and a one-byte encoder; with UTFHW_SWEEP=full
 # also from UTF-8 and UTF-32 to Latin-1 and to a mark-writing codec (each core's build takes
 # more than its checks).
 @pytest.mark.parametrize("source,target,width,stall,errors", [
     ("latin-1", "utf-8", 4, 0.3, "replace"), ("ascii", "utf-16-le", WIDE_WIDTH, 0.5, "ignore"),
-    ("utf-16-be", "ascii", 4, 0.0, "ignore")] + ([
+    ("utf-16-be", "ascii", 4, 0.0, "ignore"), ("ascii", "utf-8", 4, 0.3, "replace")] + ([
         ("utf-8", "latin-1", WIDE_WIDTH, 0.3, "replace"), ("utf-32", "latin-1", 4, 0.4, "ignore"),
         ("ascii", "utf-8-sig", 4, 0.2, "replace")] if FULL_SWEEP else []))
 def test_wide_core_in_verilator(source, target, width, stall, errors):
