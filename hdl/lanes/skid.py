@@ -1,6 +1,8 @@
 """A skid buffer: an output register whose ``i.ready`` is a flip-flop, with copies of it for a
 pipeline that stops as one."""
 
+from types import SimpleNamespace
+
 from amaranth.hdl import Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
@@ -68,7 +70,7 @@ class SkidBuffer(wiring.Component):
     def side(self):
         """The side register, as a stream's ``valid`` and ``payload`` would give it (the beat
         after the output's, when there is one). For a formal bench."""
-        return _Held(~self._room[0], self._side)
+        return SimpleNamespace(valid=~self._room[0], payload=self._side)
 
     def invariants(self):
         """What holds in every reachable state, as ``(value, message)`` pairs for a formal
@@ -94,8 +96,3 @@ class SkidBuffer(wiring.Component):
         with m.If(held & room):
             m.d.sync += self._side.eq(self.i.payload)
         return m
-
-
-class _Held:
-    def __init__(self, valid, payload):
-        self.valid, self.payload = valid, payload

@@ -259,8 +259,7 @@ class LaneChecks(wiring.Component):
                 m.d.sync += [byte.eq(value) for byte, value in zip(history, window[-behind:])]
                 m.d.sync += [flag.eq(value) for flag, value
                              in zip(known, (known + [Const(1)] * width)[-behind:])]
-                m.d.sync += [kept.eq(value) for kept, value
-                             in zip(kept_flags, flags[-behind:] if behind else [])]
+                m.d.sync += [kept.eq(value) for kept, value in zip(kept_flags, flags[-behind:])]
         return m
 
 
