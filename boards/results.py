@@ -236,21 +236,28 @@ def _fallen(rows):
 _EVERY_SEED = "\\*"
 
 
-def _label(data, label, row):
-    every = tuple(data["seeds"])
-    if (tuple(row_seeds(data, row)) == every
-            and any(tuple(row_seeds(data, other)) != every for other in data["rows"])):
+def _fewer_seeds(data):
+    """The seeds of the rows run with fewer than every seed, each set once, in order."""
+    return sorted({tuple(row_seeds(data, row)) for row in data["rows"]}
+                  - {tuple(data["seeds"])})
+
+
+def _label(data, label, row, marked):
+    """A row's label, marked where it was run with every seed and others were not
+    (``marked``)."""
+    if marked and tuple(row_seeds(data, row)) == tuple(data["seeds"]):
         return f"{label} {_EVERY_SEED}"
     return label
 
 
 def _section(data, title, rows, first, rate):
     families, devices = _families(data), list(DEVICES)
+    marked = bool(_fewer_seeds(data))
     header = [first, *(f"{family} LUT4 / FF (/ BRAM)" for family in families),
               *(f"{device} MHz" + (" / GB/s" if rate else "") for device in devices),
               "what limited Fmax (worst seed)"]
     return [f"## {title}", "", *_table(header, [
-        [_label(data, label, row), *(_counts(row, family) for family in families),
+        [_label(data, label, row, marked), *(_counts(row, family) for family in families),
          *(_cell(row, device, rate) for device in devices), _limit(row)]
         for label, row in rows])]
 
@@ -296,7 +303,7 @@ def markdown(data, *, chart=None):
     """The results page for ``data`` (:func:`results_data`), linking ``chart`` if given."""
     rows = data["rows"]
     seeds = ", ".join(map(str, data["seeds"]))
-    fewer = sorted({tuple(row_seeds(data, row)) for row in rows} - {tuple(data["seeds"])})
+    fewer = _fewer_seeds(data)
     elsewhere = ""
     if fewer:
         others = (f"seed{'s' * (len(fewer[0]) > 1)} {', '.join(map(str, fewer[0]))}"

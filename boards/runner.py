@@ -228,23 +228,28 @@ class _Runs:
                 self.outcomes[index][device] = {"outcome": DOES_NOT_FIT}
                 self.resolve(len(self.seeds[index]), f"{name} does not fit the {device}")
                 continue
-            kept = {seed: self.cache.get(run_key(digest, device, seed, self.router,
-                                                 self.versions))
-                    for seed in self.seeds[index]}
-            if any(self.falls_back(index, device, result) for result in kept.values()
-                   if self.valid(result)):
+            if any(self.falls_back(index, device, result) for result in (
+                    self.cache.get(run_key(digest, device, seed, self.router, self.versions))
+                    for seed in self.seeds[index]) if self.valid(result)):
                 self.fall_back(index, device)
                 self.resolve(len(self.seeds[index]), f"{name} on the {device}: {self.router} "
-                                                     f"timed out before", cached=0)
-                kept = {seed: self.cache.get(run_key(digest, device, seed, self.fallback,
-                                                     self.versions))
-                        for seed in self.seeds[index]}
-            for seed, result in kept.items():
-                if self.valid(result):
-                    self.figures[index][(device, seed)] = result
-                    self.resolve(1, f"{name} on the {device}, seed {seed}: cached", cached=1)
-                else:
-                    missing.append((device, seed))
+                                                     f"timed out before")
+            missing += self.take_cached(index, digest, device)
+        return missing
+
+    def take_cached(self, index, digest, device):
+        """Take the cached runs of a design on ``device`` with its router there
+        (:meth:`router_of`); returns the (device, seed) runs still to make."""
+        missing = []
+        for seed in self.seeds[index]:
+            result = self.cache.get(run_key(digest, device, seed,
+                                            self.router_of(index, device), self.versions))
+            if self.valid(result):
+                self.figures[index][(device, seed)] = result
+                self.resolve(1, f"{self.chosen[index].name} on the {device}, seed {seed}: "
+                                f"cached", cached=1)
+            else:
+                missing.append((device, seed))
         return missing
 
     def fail_family(self, index, family, outcome, error):
@@ -462,18 +467,9 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                     runs.resolve(1, f"{chosen[index].name} on the {device}, seed {seed}: "
                                     f"{used} timed out", computed=1)
                     runs.fall_back(index, device)
-                    again = []
-                    for other in runs.seeds[index]:
-                        kept = cache.get(run_key(digests[index], device, other,
-                                                 runs.fallback, versions))
-                        if runs.valid(kept):
-                            runs.figures[index][(device, other)] = kept
-                            runs.resolve(1, f"{chosen[index].name} on the {device}, seed "
-                                            f"{other}: cached", cached=1)
-                        else:
-                            again.append((device, other))
-                    place(index, DEVICES[device][0], syntheses_kept[(index, DEVICES[device][0])],
-                          again)
+                    family = DEVICES[device][0]
+                    place(index, family, syntheses_kept[(index, family)],
+                          runs.take_cached(index, digests[index], device))
                 else:
                     runs.finished(index, device, seed, result)
 
