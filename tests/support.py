@@ -319,6 +319,26 @@ def run_valid_stream(dut, payloads, *, gap=0.3, seed=0, drain=64):
     return received
 
 
+def run_taking(dut, received, *testbenches):
+    """Simulate ``dut`` with ``testbenches`` (a writer driving ``dut.i``, a reader driving
+    ``dut.o.ready``), appending to ``received`` each payload ``dut.o`` gives as it is taken,
+    in order (a reader may watch it to know when to stop)."""
+    from amaranth.sim import Simulator
+
+    async def taker(ctx):
+        async for _, _, valid, ready, payload in ctx.tick().sample(dut.o.valid, dut.o.ready,
+                                                                   dut.o.payload):
+            if valid and ready:
+                received.append(payload)
+
+    simulator = Simulator(dut)
+    simulator.add_clock(1e-8)
+    for testbench in testbenches:
+        simulator.add_testbench(testbench)
+    simulator.add_process(taker)
+    simulator.run()
+
+
 def check_wide_beats(messages, source, target, width, errors):
     """Run ``messages`` through the wide core in Amaranth's simulator, with stalls on both
     sides, and check each message's beats against the model of the wide core, and its bytes

@@ -4,9 +4,10 @@ writer honours ``room``."""
 import random
 
 import pytest
-from amaranth.sim import Simulator
 
 from utfhw.hdl.lanes.queue import CreditQueue
+
+from support import run_taking
 
 
 @pytest.mark.parametrize("stall", [0.0, 0.5, 0.9])
@@ -41,16 +42,5 @@ def test_order_and_room(depth, threshold, stall):
             ctx.set(dut.o.ready, rng.random() >= stall)
             await ctx.tick()
 
-    async def taker(ctx):
-        async for _, _, valid, ready, payload in ctx.tick().sample(dut.o.valid, dut.o.ready,
-                                                                   dut.o.payload):
-            if valid and ready:
-                received.append(payload)
-
-    simulator = Simulator(dut)
-    simulator.add_clock(1e-8)
-    simulator.add_testbench(writer)
-    simulator.add_testbench(reader)
-    simulator.add_process(taker)
-    simulator.run()
+    run_taking(dut, received, writer, reader)
     assert received == values

@@ -14,6 +14,16 @@ from utfhw.hdl.wide.single_byte import DecodeSingleByteLanes
 from support import WIDE_WIDTH, adversarial_message, check_verilated, joined, run_valid_stream
 
 
+def every_byte_in_every_lane(width):
+    """Beats that put every byte value in each lane, each whole or cut short to every count:
+    ``(data, count)`` pairs, and the payloads of :class:`ByteLanes` that carry them."""
+    beats = [(bytes((byte + lane * 67) % 256 for lane in range(width)), count)
+             for byte in range(256) for count in range(width + 1)]
+    layout = ByteLanes(width)
+    return beats, [layout.const({"data": int.from_bytes(data, "little"), "count": count,
+                                 "last": 1}).as_value().value for data, count in beats]
+
+
 @pytest.mark.parametrize("codec,last", [("latin-1", 0xFF), ("ascii", 0x7F)])
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
 def test_every_byte_in_every_lane(codec, last, errors):
@@ -21,14 +31,7 @@ def test_every_byte_in_every_lane(codec, last, errors):
     each lane gives is CPython's decoding of that byte."""
     width = 4
     dut = DecodeSingleByteLanes(width=width, last=last, errors=errors)
-    layout = ByteLanes(width)
-    beats = []
-    for byte in range(256):
-        for count in range(width + 1):
-            data = bytes((byte + lane * 67) % 256 for lane in range(width))
-            beats.append((data, count))
-    payloads = [layout.const({"data": int.from_bytes(data, "little"), "count": count,
-                              "last": 1}).as_value().value for data, count in beats]
+    beats, payloads = every_byte_in_every_lane(width)
     slots = dut.o.payload.shape()["lanes"].shape
     got = run_valid_stream(dut, payloads)
     assert len(got) == len(beats)
@@ -54,11 +57,7 @@ def test_every_ascii_byte_as_a_token_in_every_lane(errors):
     from utfhw.hdl.forms.utf8.wide import ByteToken
     width = 4
     dut = DecodeSingleByteLanes(width=width, last=0x7F, errors=errors, token=ByteToken)
-    layout = ByteLanes(width)
-    beats = [(bytes((byte + lane * 67) % 256 for lane in range(width)), count)
-             for byte in range(256) for count in range(width + 1)]
-    payloads = [layout.const({"data": int.from_bytes(data, "little"), "count": count,
-                              "last": 1}).as_value().value for data, count in beats]
+    beats, payloads = every_byte_in_every_lane(width)
     lanes_layout = dut.o.payload.shape()["lanes"].shape
     got = run_valid_stream(dut, payloads)
     assert len(got) == len(beats)
