@@ -442,56 +442,66 @@ class WideStreamProperties(StreamProperties):
 
 
 class PassThrough(PropertyBench):
-    """A core whose output beats are its input beats, unchanged (a validator's): every output
-    beat carries the ``data``, ``count`` and ``last`` of the oldest beat taken and not yet
-    given, no output beat comes without one, and at most ``capacity`` are in flight.
+    """A core whose output beats are its input beats, unchanged (a validator's): the beats out
+    are as many as the beats in and no more, at most ``capacity`` are in flight, and any one
+    beat, chosen freely (the input ``watch``), leaves with the ``data``, ``count`` and
+    ``last`` it came with, after exactly the beats that came before it.
 
-    The bench keeps the beats in flight in a queue of its own. For induction it ties that
-    queue to the core's registers: ``core.stage_outputs()`` gives the streams of its register
-    stages, oldest first (the last one is ``o``), and the beats in flight are exactly those
-    the valid ones hold, in that order.
+    For induction the bench ties the watched beat to the core's registers:
+    ``core.held_beats()`` says where the core holds its beats, oldest first, as ``(count,
+    most, beat)`` (``count`` beats, at most ``most``, the one at ``position`` being
+    ``beat(position)``). The beats in flight are as many as those, and the watched beat is
+    the one in its place among them, unchanged. The core's ``invariants``, which the bench
+    asserts, make that inductive. (Following one beat, rather than keeping every beat in
+    flight, keeps the proof's state small: it took a validator with an output queue from
+    minutes to seconds.)
 
     Parameters
     ----------
     core : wiring.Component
-        With ``capacity`` and ``stage_outputs()``.
+        With ``capacity`` and ``held_beats()``.
     """
     _FIELDS = ("data", "count", "last")
 
     def __init__(self, core):
         self.capacity = core.capacity
-        super().__init__(core)
+        super().__init__(core, free=["watch"])
 
     def properties(self, m, taken, given):
         def beat(payload):
             return Cat(*(payload[name] for name in self._FIELDS))
 
         depth = self.capacity
-        width = len(beat(self.i.payload))
-        queue = Array(Signal(width, name=f"in_flight_{index}") for index in range(depth + 1))
-        in_flight = Signal(range(depth + 2))
-        with m.If(given):
-            m.d.comb += [
-                Assert(in_flight != 0, "no output beat without an input beat"),
-                Assert(beat(self.o.payload) == queue[0],
-                       "each output beat is the oldest input beat in flight, unchanged"),
-            ]
-        for index in range(depth + 1):
-            with m.If(given):
-                m.d.sync += queue[index].eq(queue[index + 1] if index < depth else 0)
-        with m.If(taken):
-            m.d.sync += queue[Mux(given, in_flight - 1, in_flight)].eq(beat(self.i.payload))
+        in_flight = Signal(range(depth + 2), name="beats_in_flight")
         m.d.sync += in_flight.eq(in_flight + taken - given)
         m.d.comb += Assert(in_flight <= depth, "at most capacity beats in flight")
-        # The beats in flight are those the stages hold, oldest first.
-        stages = list(self.core.stage_outputs())
+        with m.If(given):
+            m.d.comb += Assert(in_flight != 0, "no output beat without an input beat")
+
+        watching = Signal(name="watching")
+        watched_once = Signal(name="watched_once")
+        watched = Signal(len(beat(self.i.payload)), name="watched")
+        ahead = Signal.like(in_flight, name="ahead_of_watched")
         rank = Const(0, range(depth + 1))
-        for stage in stages:
-            with m.If(stage.valid):
-                m.d.comb += Assert(beat(stage.payload) == queue[rank],
-                                   "a stage holds the beat in flight of its place")
-            rank = rank + stage.valid
-        m.d.comb += Assert(in_flight == rank, "the stages hold every beat in flight")
+        for count, most, held in self.core.held_beats():
+            for position in range(most):
+                with m.If(watching & (position < count) & (rank + position == ahead)):
+                    m.d.comb += Assert(beat(held(position)) == watched,
+                                       "the core holds the watched beat unchanged, in its place")
+            rank = rank + count
+        m.d.comb += Assert(in_flight == rank, "the core holds every beat in flight")
+        with m.If(watching):
+            m.d.comb += Assert(ahead < in_flight, "the watched beat is in flight")
+            with m.If(given):
+                with m.If(ahead == 0):
+                    m.d.comb += Assert(beat(self.o.payload) == watched,
+                                       "the watched beat leaves unchanged, in its turn")
+                    m.d.sync += watching.eq(0)
+                with m.Else():
+                    m.d.sync += ahead.eq(ahead - 1)
+        with m.Elif(taken & self.watch & ~watched_once):
+            m.d.sync += [watching.eq(1), watched_once.eq(1), watched.eq(beat(self.i.payload)),
+                         ahead.eq(in_flight - given)]
 
 
 class FixedLatency(PropertyBench):

@@ -224,7 +224,7 @@ def test_readme_latencies_are_the_cores():
                      r"core, (\d+) to (\d+) for the wide core, by pair and width, (\w+) for "
                      r"the validator\)", text)
     assert said is not None
-    words = {"two": 2, "eight": 8}
+    words = {"two": 2, "eight": 8, "ten": 10}
     from utfhw.hdl.cores.validator import Validator
     assert words[said[5]] == Validator.latency
     assert words[said[1]] == CoreSpec("utf-8", "utf-32").build().latency
@@ -239,14 +239,19 @@ def test_cores_page_gives_the_validators_stages_and_latency():
     """docs/cores.md's validator section names its stages in order, and its latency and
     capacity in words, as the core has them."""
     from utfhw.hdl.cores.validator import Validator
+    from utfhw.hdl.lanes.queue import CreditQueue
     text = " ".join((REPOSITORY / "docs" / "cores.md").read_text().split())
     text = text[text.index("## Validation"):]
-    words = {"seven": 7, "eight": 8, "nine": 9}
+    words = {"seven": 7, "ten": 10, "twenty-five": 25, "three": 3}
     stages = Validator(source="utf-8", width=8).stage_names
+    assert stages[-1] == "queue"
     said = re.search(r"(\w+) register stages", text)
-    assert words[said[1]] == len(stages) == Validator.latency
-    latency = re.search(r"Latency: (\w+) clocks\. .* Capacity: (\w+) beats", text)
-    assert (words[latency[1]], words[latency[2]]) == (Validator.latency, Validator.capacity)
+    assert words[said[1]] == len(stages) - 1
+    said = re.search(r"Latency: (\w+) clocks, one a stage and (\w+) in the queue", text)
+    assert (words[said[1]], words[said[2]]) == (Validator.latency, CreditQueue.latency)
+    assert Validator.latency == len(stages) - 1 + CreditQueue.latency
+    capacity = re.search(r"Capacity: ([\w-]+) beats", text)
+    assert words[capacity[1]] == Validator.capacity
     named = re.findall(r"\*(\w+)\*", text[:text.index("**The first error")])
     assert list(dict.fromkeys(named)) == stages
 

@@ -8,7 +8,7 @@ from amaranth.lib.wiring import In, Out, connect
 from ..forms import CODECS, canonical_codec
 from ..unicode.layout import ByteLanes, ValidatedBytes
 from ..unicode.params import WIDTHS, check_integer, check_width
-from ..lanes.skid import SkidBuffer
+from ..lanes.queue import CreditQueue
 from ..wide.validate import (ClassifyBytes, GatherGroups, MergeGroups, ReduceVerdicts,
                              TallyMessages, WeighBeats)
 
@@ -30,13 +30,20 @@ def check_validator_width(width, *, source, name="width"):
     check_width(width, minimum=CODECS[source].unit_bytes, of=source, name=name)
 
 
+#: The stages before the queue, in order.
+_STAGE_NAMES = ("classify", "check", "reduce", "merge", "gather", "weigh", "tally")
+#: ``i.ready`` is high while the queue holds at most this many beats.
+_THRESHOLD = 3
+_QUEUE_DEPTH = CreditQueue.depth_after(len(_STAGE_NAMES), _THRESHOLD)
+
+
 class Validator(wiring.Component):
     """A source codec's bytes passed through unchanged, ``width`` bytes a clock, each message
     with what ``data.decode(source)`` says of it: whether it raises, CPython's ``start``,
     ``end`` and ``reason`` (the kind) of the first error, and the lengths of
     ``data.decode(source, "replace")`` in code points, UTF-16 units and UTF-8 bytes.
 
-    Stages, each a register:
+    Stages, each a register, which never stop:
 
     1. *classify* (:class:`~utfhw.hdl.wide.validate.ClassifyBytes`): what the checks need
        of each byte, and which lanes hold the message's bytes and where it ends;
@@ -49,21 +56,23 @@ class Validator(wiring.Component):
     6. *weigh* (:class:`~utfhw.hdl.wide.validate.WeighBeats`): what they add to the message;
     7. *tally* (:class:`~utfhw.hdl.wide.validate.TallyMessages`): the message's, given with
        its last beat;
-    8. *skid* (:class:`~utfhw.hdl.lanes.skid.SkidBuffer`): the output register, and one
-       beside it for the beat that comes on the clock the output is held.
+    8. *queue* (:class:`~utfhw.hdl.lanes.queue.CreditQueue`): the beats wait for the output.
 
-    Latency: :attr:`latency` (8) clocks from an input beat to the same beat out.
+    Latency: :attr:`latency` (10) clocks from an input beat to the same beat out: a clock a
+    stage, and the queue's three.
 
     Throughput: a beat on every clock, whatever the bytes, while ``o.ready`` is high. A
     message of ``n`` bytes takes ``ceil(n / width)`` clocks (one if empty).
 
-    Capacity: nine beats, one a stage and one in the skid buffer's side register.
+    Capacity: :attr:`capacity` (25) beats: the queue's, with its output register and its
+    write register, and one a stage.
 
-    Backpressure: all stages stop together while the skid buffer's side register holds a beat:
-    ``i.ready`` and every stage's enable are flip-flops, copies of "the side register is
-    empty" (one a stage, so that no one net reaches every register), and the side register
-    takes the beat that comes on the clock the output is held. Nothing is lost or duplicated,
-    and neither ``o.valid`` nor ``i.ready`` depends on ``o.ready`` within the clock.
+    Backpressure: the stages have no enable. A single one, made from ``o.ready``, reached
+    every register of every stage, and at W = 64 on the ECP5-85F its route was the critical
+    path however it was copied. The stages move a beat on every clock, and ``i.ready`` is the
+    queue's ``room``, a flip-flop that is high while the queue has room for every beat the
+    stages may still bring. Nothing is lost or duplicated, and neither ``o.valid`` nor
+    ``i.ready`` depends on ``o.ready`` within the clock.
 
     Parameters
     ----------
@@ -91,9 +100,9 @@ class Validator(wiring.Component):
         If ``source``, ``width`` or ``bits`` is not one of the values above.
     """
     #: Clocks from an input beat to the same beat out.
-    latency = 8
+    latency = len(_STAGE_NAMES) + CreditQueue.latency
     #: The most beats it holds.
-    capacity = 9
+    capacity = _QUEUE_DEPTH + 2 + len(_STAGE_NAMES)
 
     def __init__(self, *, source="utf-8", width, bits=33):
         source = canonical_codec("source", source)
@@ -107,34 +116,52 @@ class Validator(wiring.Component):
         # Made here, so that :meth:`stage_outputs` can name their registers.
         check = codec.form.check(codec=codec, width=width)
         after_mark = check.positions_after_mark
-        self._stages = [
-            ("classify", ClassifyBytes(width=width, classes=check.classes)),
-            ("check", check),
-            ("reduce", ReduceVerdicts(width=width)),
-            ("merge", MergeGroups(width=width)),
-            ("gather", GatherGroups(width=width)),
-            ("weigh", WeighBeats(width=width, errors=check.ERRORS,
-                                 positions_after_mark=after_mark)),
-            ("tally", TallyMessages(width=width, bits=bits, positions_after_mark=after_mark)),
-        ]
-        self._skid = SkidBuffer(shape=ValidatedBytes(width, bits), copies=len(self._stages))
+        self._stages = list(zip(_STAGE_NAMES, [
+            ClassifyBytes(width=width, classes=check.classes),
+            check,
+            ReduceVerdicts(width=width),
+            MergeGroups(width=width),
+            GatherGroups(width=width),
+            WeighBeats(width=width, errors=check.ERRORS, positions_after_mark=after_mark),
+            TallyMessages(width=width, bits=bits, positions_after_mark=after_mark),
+        ]))
+        self._queue = CreditQueue(shape=ValidatedBytes(width, bits), depth=_QUEUE_DEPTH,
+                                  threshold=_THRESHOLD)
 
     @property
     def stage_names(self):
         """The names of its stages, from the input to the output."""
-        return [name for name, _ in self._stages] + ["skid"]
+        return [name for name, _ in self._stages] + ["queue"]
 
-    def stage_outputs(self):
-        """The output streams of the stages, the oldest beat's first (the first is ``o``'s,
-        then the skid buffer's side register): each is a register, so the beats the core
-        holds are those of the valid ones, in this order. For a formal bench."""
-        return [self._skid.o, self._skid.side,
-                *(stage.o for _, stage in reversed(self._stages))]
+    def held_beats(self):
+        """For a formal bench: where the beats the core holds are, the oldest first, as
+        ``(count, most, beat)``: ``count`` beats are there, at most ``most``, and
+        ``beat(position)`` is the payload of one (a :class:`~amaranth.lib.data.View` of
+        :data:`~utfhw.hdl.unicode.layout.ValidatedBytes`). The queue's come first
+        (:meth:`CreditQueue.held_beats <utfhw.hdl.lanes.queue.CreditQueue.held_beats>`),
+        then each stage's output register, from the last stage to the first."""
+        layout = ValidatedBytes(self.width, self.bits)
+        count, beat = self._queue.held_beats()
+        yield count, _QUEUE_DEPTH + 2, lambda position: layout(beat(position))
+        for _, stage in reversed(self._stages):
+            yield stage.o.valid, 1, lambda position, stage=stage: stage.o.payload
 
     def invariants(self):
-        """What holds in every reachable state (:meth:`SkidBuffer.invariants
-        <utfhw.hdl.lanes.skid.SkidBuffer.invariants>`), for a formal bench."""
-        yield from self._skid.invariants()
+        """What holds in every reachable state, as ``(value, message)`` pairs for a formal
+        bench to assert: the queue's own (:meth:`CreditQueue.invariants
+        <utfhw.hdl.lanes.queue.CreditQueue.invariants>`), that its fill level counts its
+        entries, and that it has room for every beat the stages may still bring: ``i.ready``
+        is high only while it holds at most the threshold's entries, and then a beat more in
+        each stage and one in its write register still fit."""
+        queue = self._queue
+        yield from queue.invariants()
+        yield queue.fill_level_agrees(), "the validator's queue counts its entries"
+        yield ~queue.room | queue.at_most_threshold(), \
+            "the validator's queue has room when it says so"
+        count, _ = queue.held_beats()
+        in_stages = sum(stage.o.valid for _, stage in self._stages)
+        yield (count - queue.o.valid + in_stages <= _THRESHOLD + len(self._stages) + 2,
+               "the validator's queue has room for every beat in the stages")
 
     @staticmethod
     def signature_of(source, width, bits=33):
@@ -146,15 +173,17 @@ class Validator(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        stages = self._stages
-        for name, stage in stages:
+        stages = [stage for _, stage in self._stages]
+        for name, stage in self._stages:
             m.submodules[name] = stage
-        m.submodules.skid = skid = self._skid
-        connect(m, wiring.flipped(self.i), stages[0][1].i)
-        # Each stage moves on its own copy of the skid buffer's ready, all equal.
-        afters = [after.i for _, after in stages[1:]] + [skid.i]
-        for (_, before), after, ready in zip(stages, afters, skid.ready_copies):
-            m.d.comb += [after.valid.eq(before.o.valid), after.payload.eq(before.o.payload),
-                         before.o.ready.eq(ready)]
-        connect(m, skid.o, wiring.flipped(self.o))
+        m.submodules.queue = queue = self._queue
+        m.d.comb += [
+            self.i.ready.eq(queue.room),
+            stages[0].i.valid.eq(self.i.valid & queue.room),
+            stages[0].i.payload.eq(self.i.payload),
+        ]
+        for before, after in zip(stages, stages[1:] + [queue]):
+            m.d.comb += [after.i.valid.eq(before.o.valid), after.i.payload.eq(before.o.payload),
+                         before.o.ready.eq(1)]
+        connect(m, queue.o, wiring.flipped(self.o))
         return m

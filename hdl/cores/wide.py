@@ -98,11 +98,6 @@ def _latency(front, general=False):
             + CreditQueue.latency * (1 + (front.expansion is not None)))
 
 
-def _depth(stages, threshold):
-    """Entries of a queue fed through ``stages`` clocks by a writer that heeds its ``room``."""
-    return 1 << (stages + threshold + 4).bit_length()
-
-
 class WideTranscoder(CodecPair, WidthStage):
     """A codec pair at ``width`` bytes per clock, exact to
     ``bytes.decode(source, errors).encode(target, errors)`` on every input: any of the ten codecs
@@ -229,7 +224,7 @@ class WideTranscoder(CodecPair, WidthStage):
         stages, tail = _stages(front, general)
         # Room for every beat in the stages, the repacker's extra beat, the clock the ready
         # flip-flop lags, and a few beats of slack so a drained output never stops the input.
-        self.queue_depth = _depth(tail or stages, self._threshold)
+        self.queue_depth = CreditQueue.depth_after(tail or stages, self._threshold)
         #: The most beats the core holds: the queue with its output register, and the
         #: stages' beats (and from UTF-8 to UTF-8, the middle queue's and the stages' before).
         self.capacity = self.queue_depth + 1 + (tail or stages) + 1
@@ -239,7 +234,7 @@ class WideTranscoder(CodecPair, WidthStage):
             # for as long as beats take to come through the stages before it, so that after a
             # run of slow beats it never waits for the input to start again.
             middle_threshold = stages + 2
-            middle_depth = _depth(stages, middle_threshold)
+            middle_depth = CreditQueue.depth_after(stages, middle_threshold)
             self._middle = CreditQueue(shape=front.expansion.queue_shape, depth=middle_depth,
                                        threshold=middle_threshold)
             self.capacity += middle_depth + 1 + stages + 1

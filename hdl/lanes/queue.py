@@ -80,6 +80,18 @@ class CreditQueue(wiring.Component):
             "room": Out(1),
         })
 
+    @staticmethod
+    def depth_after(stages, threshold):
+        """Entries enough for a queue fed through ``stages`` clocks by a writer that heeds its
+        ``room`` with ``threshold``: every beat in the stages, the clock ``room`` lags, and a
+        few beats of slack so that a drained output never stops the writer (a power of two)."""
+        return 1 << (stages + threshold + 4).bit_length()
+
+    def at_most_threshold(self):
+        """For a formal bench: the memory held at most ``threshold`` entries after the last
+        clock, which is what ``room`` says but on the clock after reset."""
+        return ~self._held[self._threshold]
+
     def invariants(self):
         """What holds in every reachable state, as ``(value, message)`` pairs for a formal
         bench to assert: each slice's copies equal the originals. (A proof by induction needs

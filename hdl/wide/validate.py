@@ -4,10 +4,10 @@ and counts, by groups of lanes (:class:`ReduceVerdicts`) and then of groups
 (:class:`GatherGroups`), what they add to the message (:class:`WeighBeats`), and the
 message's (:class:`TallyMessages`).
 
-A validator does not rewrite its input, so the stages pass each beat on whole, one clock each,
-and all of them stop together when the output is held: each is a register stage
-(:func:`register_stage`) that moves when the next one takes, and the core gives each its own
-copy of one flip-flop as that (a :class:`~utfhw.hdl.lanes.skid.SkidBuffer` at its output).
+A validator does not rewrite its input, so the stages pass each beat on whole, one clock each:
+each is a register stage (:func:`register_stage`) that moves when the next one takes. The core
+has them take on every clock, and a :class:`~utfhw.hdl.lanes.queue.CreditQueue` after them
+says when its input may come.
 """
 
 import math
@@ -50,8 +50,8 @@ def register_stage(m, stage):
 
     The output register loads whenever the next stage takes (``o.ready``), and ``i.ready`` is
     ``o.ready``: so a pipeline of such stages moves on one enable, which need not wait for an
-    empty register to fill (the validator's enables are flip-flops, and a stage that waits
-    while empty costs nothing on a stream that is stopped anyway)."""
+    empty register to fill. (The validator ties every ``o.ready`` high, and synthesis then
+    leaves no enable at all.)"""
     m.d.comb += stage.i.ready.eq(stage.o.ready)
     with m.If(stage.i.ready):
         m.d.sync += stage.o.valid.eq(stage.i.valid)
