@@ -651,8 +651,9 @@ class RepackerAccounting(StreamProperties):
 
     The bench ties its count of lasts in flight to the stage's state: ``staged[j]`` says that
     a last beat taken ``j + 1`` clocks ago is still on its way. A last that is due goes out
-    now or waits in the holding register (:meth:`~utfhw.hdl.lanes.repack.Repacker.holding_last`),
-    and a last in the holding register is due and has not gone out. With the repacker's own
+    now or waits a clock for the holding register
+    (:meth:`~utfhw.hdl.lanes.repack.Repacker.last_waits`), and a last that waits is due and has
+    not gone out. With the repacker's own
     :meth:`~utfhw.hdl.lanes.repack.Repacker.invariants` (a held beat is never overwritten), these
     close the induction.
 
@@ -674,7 +675,7 @@ class RepackerAccounting(StreamProperties):
         super().properties(m, taken, given)
         due = self.repacker.latency - 1
         leaving = given & self.o.payload.last
-        holding_last = self.repacker.holding_last()
+        waits = self.repacker.last_waits()
         staged = Signal(due + 2, name="staged_lasts")
         left = Signal.like(staged, name="left_last")
         # The oldest last on its way is the one that goes out.
@@ -685,10 +686,10 @@ class RepackerAccounting(StreamProperties):
                    "a last beat goes out when due, not before"),
             Assert(~staged[due + 1] | leaving,
                    "a last beat goes out at most a clock after it is due"),
-            Assert(~staged[due] | holding_last | (leaving & ~staged[due + 1]),
-                   "a last beat goes out when due, unless the repacker holds it"),
-            Assert(~holding_last | (staged[due] & (staged[due + 1] | ~leaving)),
-                   "the repacker holds a last beat that is due and has not gone out"),
+            Assert(~staged[due] | waits | (leaving & ~staged[due + 1]),
+                   "a last beat goes out when due, unless it waits a clock"),
+            Assert(~waits | (staged[due] & (staged[due + 1] | ~leaving)),
+                   "a last beat that waits is due and has not gone out"),
             Assert(self.lasts_in_flight == sum(staged),
                    "the lasts in flight are the lasts on their way"),
         ]

@@ -30,6 +30,16 @@ class Repacker(WidthStage):
     of the beat that arrives then, which in turn waits. So the output lags the input by at most
     one beat at any time, and one output beat per clock always keeps up.
 
+    The output beat is read from the buffer through one multiplexer a bit, not from registers
+    of its own: at W = 64 from UTF-8 to UTF-16, an output register and a holding register for
+    the items were 2,560 flip-flops and as many LUT4s more. So ``o`` is a function of
+    flip-flops, for a stage that registers it (the wide core's queue does). A half stays as it
+    is until it has gone out: the items of a beat go into the half after the one they fill at
+    the earliest on the clock that one goes out, after it is read; a beat waits only from a
+    message's end on, and then every beat after it starts a fresh half and spills into no
+    other (:meth:`invariants`), and with ``lead`` none comes on the clock after a message's
+    last.
+
     With ``lead`` every message's output begins with those items (a byte order mark): the
     pointer starts each message ``len(lead)`` slots into its first half, and the first beat a
     message sends has them in its first lanes. A message then can give one output beat more
@@ -97,13 +107,16 @@ class Repacker(WidthStage):
                                       "starts": 1})
         self._first = Signal(emission, name="first")
         self._second = Signal(emission, name="second")
-        self._held = Signal(Lanes(item, width), name="held", reset_less=True)
+        self._held = Signal(data.StructLayout({"count": range(width + 1), "last": 1}),
+                            name="held", reset_less=True)
         self._held_valid = Signal(name="held_valid")
 
-    def holding_last(self):
-        """The holding register holds a message's last beat, which is the output beat of the
-        next clock, one clock later than its own. For a formal bench."""
-        return self._held_valid & self._held.last
+    def last_waits(self):
+        """A message's last beat is due and waits a clock, for the holding register: it is
+        the second of two beats, or it comes while the holding register's beat goes out. For
+        a formal bench."""
+        return ((self._first.valid & self._first.last & self._held_valid)
+                | self._second.valid)
 
     def invariants(self):
         """What holds in every reachable state, as ``(value, message)`` pairs for a formal
@@ -128,7 +141,7 @@ class Repacker(WidthStage):
     @staticmethod
     def latency_of(width):
         """The latency of a repacker of ``width`` items."""
-        return _rotate_stages(width) + 3
+        return _rotate_stages(width) + 2
 
     def elaborate(self, platform):
         m = Module()
@@ -252,40 +265,35 @@ class Repacker(WidthStage):
             second.last.eq(1),
         ]
 
-        # The holding register for the second of two beats, and the output register. The
-        # halves go out strictly in turn (a message's first half is the one after the last
-        # half of the message before), so the half ``first`` sends is the one after the last
-        # half sent, and ``second``'s the other.
+        # The holding register for the second of two beats. The halves go out strictly in
+        # turn (a message's first half is the one after the last half of the message before),
+        # so the output reads the half after the last one it sent, whichever beat that is:
+        # straight from the buffer, which keeps it until it has gone (see the class's
+        # docstring). Only the beat's count, last and lead are held, not its items.
         held, held_valid = self._held, self._held_valid
         held_starts = Signal(name="held_starts")
-        m.d.sync += self.o.valid.eq(held_valid | first.valid)
+        m.d.comb += [
+            self.o.valid.eq(held_valid | first.valid),
+            self.o.payload.count.eq(Mux(held_valid, held.count, first.count)),
+            self.o.payload.last.eq(Mux(held_valid, held.last, first.last)),
+        ]
         with m.If(held_valid):
-            m.d.sync += [self.o.payload.count.eq(held.count), self.o.payload.last.eq(held.last),
-                         held.count.eq(first.count), held.last.eq(first.last),
+            m.d.sync += [held.count.eq(first.count), held.last.eq(first.last),
                          held_starts.eq(first.starts), held_valid.eq(first.valid)]
         with m.Else():
-            m.d.sync += [self.o.payload.count.eq(first.count), self.o.payload.last.eq(first.last),
-                         held.count.eq(second.count), held.last.eq(second.last),
+            m.d.sync += [held.count.eq(second.count), held.last.eq(second.last),
                          held_starts.eq(second.starts), held_valid.eq(second.valid)]
-        # The beat that goes out next begins a message: its first lanes are the lead's.
+        # The beat that goes out begins a message: its first lanes are the lead's.
         starts = Mux(held_valid, held_starts, first.starts)
-        # Each lane's own copies of ``held_valid`` and of the half that ``first`` sends
-        # (:mod:`.copies`): one of each for the whole output would select for every bit of
-        # every lane, hundreds of multiplexers.
-        held_valids = state_copies(width, 1, name="held_valid")
-        update_copies(m, held_valids, lambda copy: Mux(copy, first.valid, second.valid))
+        # Each lane's own copy of the half that goes out (:mod:`.copies`): one for the whole
+        # output would select for every bit of every lane, hundreds of multiplexers.
         sent_halves = state_copies(width, 1, name="sent_half")
-        update_copies(m, sent_halves, lambda copy: copy ^ first.valid ^ second.valid)
-        for index, (lane_held_valid, lane_half) in enumerate(zip(held_valids, sent_halves)):
-            sent = Mux(lane_half, buffer[1][index], buffer[0][index])
-            other = Mux(lane_half, buffer[0][index], buffer[1][index])
-            out = Mux(lane_held_valid, held.lanes[index], sent)
+        update_copies(m, sent_halves, lambda copy: copy ^ (held_valid | first.valid))
+        for index, lane_half in enumerate(sent_halves):
+            out = Mux(lane_half, buffer[1][index], buffer[0][index])
             if index < lead:
                 out = Mux(starts, self._lead[index], out)
-            m.d.sync += [
-                self.o.payload.lanes[index].eq(out),
-                held.lanes[index].eq(Mux(lane_held_valid, sent, other)),
-            ]
+            m.d.comb += self.o.payload.lanes[index].eq(out)
         return m
 
 
