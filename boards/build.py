@@ -51,7 +51,8 @@ class BuildResult:
 
 def build(board, *, directory, source="utf-8", target="utf-16-le", errors="replace",
           baud=115200, **bridge_options):
-    """Build the bridge for ``board`` (``"icebreaker"`` or ``"ulx3s-85f"``) in ``directory``.
+    """Build the bridge for ``board`` (a name of :data:`~utfhw.boards.top.BOARDS`) in
+    ``directory``.
 
     Returns a :class:`BuildResult`. Raises :exc:`~utfhw.toolchain.tools.ToolchainError` if a
     tool is missing, :exc:`~utfhw.boards.nextpnr.TimingError` if the design does not meet the

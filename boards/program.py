@@ -16,6 +16,9 @@ __all__ = ["PROGRAMMERS", "default_bitstream", "programmer_command", "program"]
 PROGRAMMERS = {
     "icebreaker": (("openFPGALoader", ("-b", "icebreaker")), ("iceprog", ())),
     "ulx3s-85f": (("openFPGALoader", ("-b", "ulx3s")),),
+    # No programmer on the board: openFPGALoader then takes an FT2232 JTAG adapter on its pads
+    # (another needs ``-c CABLE``, run by hand).
+    "colorlight-5a-75b": (("openFPGALoader", ("-b", "colorlight")),),
 }
 
 #: Seconds a programmer is given.

@@ -1,9 +1,11 @@
-"""Board tops: the UART transcoder bridge on the iCEBreaker and the ULX3S."""
+"""Board tops: the UART transcoder bridge on the iCEBreaker, the ULX3S and the Colorlight
+5A-75B."""
 
 from dataclasses import dataclass
 
 from amaranth.hdl import Elaboratable, Module
 from amaranth.lib import io
+from amaranth_boards.colorlight_5a75b_r7_0 import Colorlight_5A75B_R70Platform
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 from amaranth_boards.ulx3s import ULX3S_85F_Platform
 
@@ -19,7 +21,8 @@ class Board:
     """A board the bridge is built for.
 
     ``overflow_led`` and ``framing_led`` are the resources (name, number) that show the
-    bridge's ``overflow`` and ``framing_error``; ``bitstream`` is the file the build makes."""
+    bridge's ``overflow`` and ``framing_error``, or ``None`` on a board whose LEDs are taken;
+    ``bitstream`` is the file the build makes."""
     platform: type
     overflow_led: tuple
     framing_led: tuple
@@ -37,12 +40,17 @@ BOARDS = {
                         ("yosys", "nextpnr-ice40", "icepack")),
     "ulx3s-85f": Board(ULX3S_85F_Platform, ("led", 0), ("led", 1), "bit",
                        ("yosys", "nextpnr-ecp5", "ecppack")),
+    # Revision 7.0. Its one LED's pin and its button's are the UART's (connector J19, through
+    # a USB serial adapter), so no LED shows the flags.
+    "colorlight-5a-75b": Board(Colorlight_5A75B_R70Platform, None, None, "bit",
+                               ("yosys", "nextpnr-ecp5", "ecppack")),
 }
 
 
 class BridgeTop(Elaboratable):
-    """The :class:`~utfhw.hdl.bridge.UARTBridge` wired to a board's USB serial port and
-    LEDs, clocked by the board's oscillator (12 MHz on the iCEBreaker, 25 MHz on the ULX3S).
+    """The :class:`~utfhw.hdl.bridge.UARTBridge` wired to a board's serial port and LEDs,
+    clocked by the board's oscillator (12 MHz on the iCEBreaker, 25 MHz on the ULX3S and the
+    Colorlight 5A-75B).
 
     The top only connects pins: all the logic is the bridge, which the system test simulates
     at these same pins. Keyword arguments go to :class:`~utfhw.hdl.bridge.UARTBridge`."""
@@ -58,14 +66,10 @@ class BridgeTop(Elaboratable):
         uart = platform.request("uart", 0, dir="-")
         m.submodules.rx = rx = io.Buffer("i", uart.rx)
         m.submodules.tx = tx = io.Buffer("o", uart.tx)
-        m.submodules.overflow_led = overflow = io.Buffer(
-            "o", platform.request(*self.board.overflow_led, dir="-"))
-        m.submodules.framing_led = framing_error = io.Buffer(
-            "o", platform.request(*self.board.framing_led, dir="-"))
-        m.d.comb += [
-            bridge.rx.eq(rx.i),
-            tx.o.eq(bridge.tx),
-            overflow.o.eq(bridge.overflow),
-            framing_error.o.eq(bridge.framing_error),
-        ]
+        m.d.comb += [bridge.rx.eq(rx.i), tx.o.eq(bridge.tx)]
+        for name, led, flag in (("overflow_led", self.board.overflow_led, bridge.overflow),
+                                ("framing_led", self.board.framing_led, bridge.framing_error)):
+            if led is not None:
+                m.submodules[name] = buffer = io.Buffer("o", platform.request(*led, dir="-"))
+                m.d.comb += buffer.o.eq(flag)
         return m

@@ -2,6 +2,7 @@
 
 import gc
 import os
+import re
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -51,6 +52,18 @@ def test_build_ulx3s(tmp_path):
     assert "output up to 4x the input" in result.stdout
 
 
+def test_build_colorlight(tmp_path):
+    """The Colorlight 5A-75B: an ECP5-25F, its serial port on J19, no LED for the flags."""
+    result = run("build", "--board", "colorlight-5a-75b", "-o", tmp_path / "colorlight")
+    assert result.returncode == 0, result.stderr
+    bitstream = (tmp_path / "colorlight" / "utfhw_bridge.bit").read_bytes()
+    assert ECP5_PREAMBLE in bitstream[:256]
+    assert result.stdout.startswith("colorlight-5a-75b (LFE5U-25F-BG256): ")
+    assert "MHz achieved, 25.0 MHz needed" in result.stdout
+    # The UART's two pins and the clock's: no LED.
+    assert re.search(r"TRELLIS_IO +3 /", result.stdout), result.stdout
+
+
 def test_timing_failure_is_an_error(tmp_path, monkeypatch):
     class OverclockedICEBreaker(ICEBreakerPlatform):
         resources = [
@@ -93,8 +106,8 @@ def test_bad_baud_is_reported(tmp_path):
 @pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 def test_board_names():
     assert set(BOARD_NAMES) == set(BOARDS)
-    with pytest.raises(ValueError, match=r"^board must be 'icebreaker' or 'ulx3s-85f', not "
-                                         r"'arty'$") as refused:
+    with pytest.raises(ValueError, match=r"^board must be 'icebreaker', 'ulx3s-85f' or "
+                                         r"'colorlight-5a-75b', not 'arty'$") as refused:
         BridgeTop("arty")
     # Collect the refused top now, while its warning is ignored.
     del refused

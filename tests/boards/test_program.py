@@ -35,6 +35,7 @@ def no_programs(monkeypatch, tmp_path):
     ("icebreaker", "openFPGALoader", ["-b", "icebreaker"]),
     ("icebreaker", "iceprog", []),
     ("ulx3s-85f", "openFPGALoader", ["-b", "ulx3s"]),
+    ("colorlight-5a-75b", "openFPGALoader", ["-b", "colorlight"]),
 ])
 def test_programmer_command(no_programs, board, name, arguments):
     path = fake_programmer(no_programs, name)
@@ -53,6 +54,9 @@ def test_openfpgaloader_first(no_programs):
                    "icebreaker b.bin"),
     ("ulx3s-85f", "no programmer for the ulx3s-85f found: install openFPGALoader (Debian: apt "
                   "install openfpgaloader), then run: openFPGALoader -b ulx3s b.bin"),
+    ("colorlight-5a-75b", "no programmer for the colorlight-5a-75b found: install "
+                          "openFPGALoader (Debian: apt install openfpgaloader), then run: "
+                          "openFPGALoader -b colorlight b.bin"),
 ])
 def test_no_programmer(no_programs, board, message):
     with pytest.raises(ToolchainError) as raised:
