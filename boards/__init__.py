@@ -1,4 +1,4 @@
-"""FPGA boards: the UART bridge's pin wiring on the iCEBreaker and the ULX3S (``top``), its
-bitstream builds (``build``), nextpnr's reports (``nextpnr``) and the implementation report of
+"""FPGA boards: the UART bridge's pin wiring on each board (``top``; a Gowin board's tools in
+``gowin``), its bitstream builds (``build``), nextpnr's reports (``nextpnr``) and the implementation report of
 every core (``report``). The gateware itself is in :mod:`utfhw.hdl`; the tools are found by
 :mod:`utfhw.toolchain.tools`."""

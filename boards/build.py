@@ -36,7 +36,11 @@ class BuildResult:
             f"  bitstream   {self.bitstream}",
         ]
         for cell, (used, available) in sorted(self.report.utilisation.items()):
-            lines.append(f"  {cell:<14}{used:>6} / {available:<6} ({100 * used / available:.0f} %)")
+            if available:
+                lines.append(f"  {cell:<14}{used:>6} / {available:<6} "
+                             f"({100 * used / available:.0f} %)")
+            else:   # a cell placed at another's sites (a Gowin TBUF at an IOB's)
+                lines.append(f"  {cell:<14}{used:>6}")
         for clock, (achieved, constraint) in self.report.fmax.items():
             lines.append(f"  clock       {achieved:.1f} MHz achieved, {constraint:.1f} MHz "
                          f"needed ({clock})")

@@ -19,6 +19,7 @@ PROGRAMMERS = {
     # No programmer on the board: openFPGALoader then takes an FT2232 JTAG adapter on its pads
     # (another needs ``-c CABLE``, run by hand).
     "colorlight-5a-75b": (("openFPGALoader", ("-b", "colorlight")),),
+    "tang-nano-9k": (("openFPGALoader", ("-b", "tangnano9k")),),
 }
 
 #: Seconds a programmer is given.

@@ -1,5 +1,5 @@
-"""Board tops: the UART transcoder bridge on the iCEBreaker, the ULX3S and the Colorlight
-5A-75B."""
+"""Board tops: the UART transcoder bridge on the iCEBreaker, the ULX3S, the Colorlight 5A-75B
+and the Tang Nano 9K."""
 
 from dataclasses import dataclass
 
@@ -7,9 +7,11 @@ from amaranth.hdl import Elaboratable, Module
 from amaranth.lib import io
 from amaranth_boards.colorlight_5a75b_r7_0 import Colorlight_5A75B_R70Platform
 from amaranth_boards.icebreaker import ICEBreakerPlatform
+from amaranth_boards.tang_nano_9k import TangNano9kPlatform
 from amaranth_boards.ulx3s import ULX3S_85F_Platform
 
 from ..hdl.bridge import UARTBridge
+from .gowin import HIMBAECHEL_TOOLS, himbaechel_platform
 from ..hdl.unicode.params import check_choice
 
 
@@ -31,6 +33,8 @@ class Board:
 
     @property
     def device(self):
+        if hasattr(self.platform, "part"):         # Gowin's name the package in the part
+            return self.platform.part
         return f"{self.platform.device}-{self.platform.package}"
 
 
@@ -44,13 +48,15 @@ BOARDS = {
     # a USB serial adapter), so no LED shows the flags.
     "colorlight-5a-75b": Board(Colorlight_5A75B_R70Platform, None, None, "bit",
                                ("yosys", "nextpnr-ecp5", "ecppack")),
+    "tang-nano-9k": Board(himbaechel_platform(TangNano9kPlatform), ("led", 0), ("led", 1), "fs",
+                          HIMBAECHEL_TOOLS),
 }
 
 
 class BridgeTop(Elaboratable):
     """The :class:`~utfhw.hdl.bridge.UARTBridge` wired to a board's serial port and LEDs,
     clocked by the board's oscillator (12 MHz on the iCEBreaker, 25 MHz on the ULX3S and the
-    Colorlight 5A-75B).
+    Colorlight 5A-75B, 27 MHz on the Tang Nano 9K).
 
     The top only connects pins: all the logic is the bridge, which the system test simulates
     at these same pins. Keyword arguments go to :class:`~utfhw.hdl.bridge.UARTBridge`."""

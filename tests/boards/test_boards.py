@@ -64,6 +64,19 @@ def test_build_colorlight(tmp_path):
     assert re.search(r"TRELLIS_IO +3 /", result.stdout), result.stdout
 
 
+def test_build_tang_nano_9k(tmp_path):
+    """The Tang Nano 9K: a Gowin GW1NR-9C, built with nextpnr-himbaechel and gowin_pack, its
+    27 MHz clock checked."""
+    result = run("build", "--board", "tang-nano-9k", "-o", tmp_path / "tang")
+    assert result.returncode == 0, result.stderr
+    lines = (tmp_path / "tang" / "utfhw_bridge.fs").read_text().splitlines()
+    # gowin_pack writes the bitstream as lines of 0 and 1, the sync word A5C3 near the top.
+    assert len(lines) > 100 and set("".join(lines)) <= {"0", "1"}
+    assert "1010010111000011" in lines[:4]
+    assert result.stdout.startswith("tang-nano-9k (GW1NR-LV9QN88PC6/I5): ")
+    assert "MHz achieved, 27.0 MHz needed" in result.stdout
+
+
 def test_timing_failure_is_an_error(tmp_path, monkeypatch):
     class OverclockedICEBreaker(ICEBreakerPlatform):
         resources = [
@@ -106,8 +119,9 @@ def test_bad_baud_is_reported(tmp_path):
 @pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
 def test_board_names():
     assert set(BOARD_NAMES) == set(BOARDS)
-    with pytest.raises(ValueError, match=r"^board must be 'icebreaker', 'ulx3s-85f' or "
-                                         r"'colorlight-5a-75b', not 'arty'$") as refused:
+    with pytest.raises(ValueError, match=r"^board must be 'icebreaker', 'ulx3s-85f', "
+                                         r"'colorlight-5a-75b' or 'tang-nano-9k', not "
+                                         r"'arty'$") as refused:
         BridgeTop("arty")
     # Collect the refused top now, while its warning is ignored.
     del refused

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from utfhw.boards.program import PROGRAMMERS, default_bitstream, program, programmer_command
+from utfhw.boards.top import BOARDS
 from utfhw.toolchain import tools
 from utfhw.toolchain.tools import BuildError, ToolchainError
 
@@ -36,6 +37,7 @@ def no_programs(monkeypatch, tmp_path):
     ("icebreaker", "iceprog", []),
     ("ulx3s-85f", "openFPGALoader", ["-b", "ulx3s"]),
     ("colorlight-5a-75b", "openFPGALoader", ["-b", "colorlight"]),
+    ("tang-nano-9k", "openFPGALoader", ["-b", "tangnano9k"]),
 ])
 def test_programmer_command(no_programs, board, name, arguments):
     path = fake_programmer(no_programs, name)
@@ -91,7 +93,8 @@ def test_default_bitstream():
     assert str(default_bitstream("icebreaker")) == os.path.join("build", "icebreaker",
                                                                "utfhw_bridge.bin")
     assert str(default_bitstream("ulx3s-85f")).endswith("utfhw_bridge.bit")
-    assert set(PROGRAMMERS) == {"icebreaker", "ulx3s-85f"}
+    assert str(default_bitstream("tang-nano-9k")).endswith("utfhw_bridge.fs")
+    assert set(PROGRAMMERS) == set(BOARDS)
 
 
 def board(*args, path, cwd):

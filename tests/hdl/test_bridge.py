@@ -15,7 +15,7 @@ from amaranth.lib.wiring import In
 from amaranth.lib.io import SimulationPort
 
 from utfhw.hdl.bridge import UARTBridge, burst_limit, expansion, FIFO_MARGIN, BITS_PER_FRAME
-from utfhw.boards.top import BridgeTop
+from utfhw.boards.top import BOARDS, BridgeTop
 from utfhw.hdl.bytestream import BeatAssembler, LaneSerializer, UnitAssembler
 from utfhw.hdl.unicode.layout import UnitBytes
 from utfhw.hdl.uart import UARTReceiver, UARTTransmitter
@@ -127,13 +127,13 @@ class PinLevelPlatform:
         return port
 
 
-@pytest.mark.parametrize("board", ["icebreaker", "ulx3s-85f", "colorlight-5a-75b"])
+@pytest.mark.parametrize("board", ["icebreaker", "ulx3s-85f", "colorlight-5a-75b",
+                                   "tang-nano-9k"])
 def test_board_top_at_its_pins(board):
     """The whole board top, simulated at the FPGA's pins: the UART's and the LEDs' (on the
     Colorlight 5A-75B, whose LED pin is the UART's, the UART's alone)."""
-    top = BridgeTop(board, baud=3_000_000 if board == "icebreaker" else 6_250_000,
-                    fifo_depth=512, idle_bits=IDLE_BITS)
-    clock = top.board.platform().default_clk_frequency
+    clock = BOARDS[board].platform().default_clk_frequency
+    top = BridgeTop(board, baud=int(clock) // DIVISOR, fifo_depth=512, idle_bits=IDLE_BITS)
     assert top.bridge.divisor == DIVISOR
     platform = PinLevelPlatform(top.board)
     design = Fragment.get(top, platform)
