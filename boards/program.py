@@ -20,6 +20,7 @@ PROGRAMMERS = {
     # (another needs ``-c CABLE``, run by hand).
     "colorlight-5a-75b": (("openFPGALoader", ("-b", "colorlight")),),
     "tang-nano-9k": (("openFPGALoader", ("-b", "tangnano9k")),),
+    "tang-primer-20k": (("openFPGALoader", ("-b", "tangprimer20k")),),
 }
 
 #: Seconds a programmer is given.

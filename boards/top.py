@@ -1,5 +1,4 @@
-"""Board tops: the UART transcoder bridge on the iCEBreaker, the ULX3S, the Colorlight 5A-75B
-and the Tang Nano 9K."""
+"""Board tops: the UART transcoder bridge on each board of :data:`BOARDS`."""
 
 from dataclasses import dataclass
 
@@ -8,6 +7,7 @@ from amaranth.lib import io
 from amaranth_boards.colorlight_5a75b_r7_0 import Colorlight_5A75B_R70Platform
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 from amaranth_boards.tang_nano_9k import TangNano9kPlatform
+from amaranth_boards.tang_primer_20k import TangPrimer20kPlatform
 from amaranth_boards.ulx3s import ULX3S_85F_Platform
 
 from ..hdl.bridge import UARTBridge
@@ -50,13 +50,17 @@ BOARDS = {
                                ("yosys", "nextpnr-ecp5", "ecppack")),
     "tang-nano-9k": Board(himbaechel_platform(TangNano9kPlatform), ("led", 0), ("led", 1), "fs",
                           HIMBAECHEL_TOOLS),
+    # The core board on its dock, whose USB port carries the UART; amaranth-boards names none
+    # of the dock's LEDs.
+    "tang-primer-20k": Board(himbaechel_platform(TangPrimer20kPlatform), None, None, "fs",
+                             HIMBAECHEL_TOOLS),
 }
 
 
 class BridgeTop(Elaboratable):
     """The :class:`~utfhw.hdl.bridge.UARTBridge` wired to a board's serial port and LEDs,
     clocked by the board's oscillator (12 MHz on the iCEBreaker, 25 MHz on the ULX3S and the
-    Colorlight 5A-75B, 27 MHz on the Tang Nano 9K).
+    Colorlight 5A-75B, 27 MHz on the Tang boards).
 
     The top only connects pins: all the logic is the bridge, which the system test simulates
     at these same pins. Keyword arguments go to :class:`~utfhw.hdl.bridge.UARTBridge`."""

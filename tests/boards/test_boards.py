@@ -120,8 +120,8 @@ def test_bad_baud_is_reported(tmp_path):
 def test_board_names():
     assert set(BOARD_NAMES) == set(BOARDS)
     with pytest.raises(ValueError, match=r"^board must be 'icebreaker', 'ulx3s-85f', "
-                                         r"'colorlight-5a-75b' or 'tang-nano-9k', not "
-                                         r"'arty'$") as refused:
+                                         r"'colorlight-5a-75b', 'tang-nano-9k' or "
+                                         r"'tang-primer-20k', not 'arty'$") as refused:
         BridgeTop("arty")
     # Collect the refused top now, while its warning is ignored.
     del refused

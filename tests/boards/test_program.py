@@ -38,6 +38,7 @@ def no_programs(monkeypatch, tmp_path):
     ("ulx3s-85f", "openFPGALoader", ["-b", "ulx3s"]),
     ("colorlight-5a-75b", "openFPGALoader", ["-b", "colorlight"]),
     ("tang-nano-9k", "openFPGALoader", ["-b", "tangnano9k"]),
+    ("tang-primer-20k", "openFPGALoader", ["-b", "tangprimer20k"]),
 ])
 def test_programmer_command(no_programs, board, name, arguments):
     path = fake_programmer(no_programs, name)

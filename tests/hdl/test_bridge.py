@@ -127,11 +127,10 @@ class PinLevelPlatform:
         return port
 
 
-@pytest.mark.parametrize("board", ["icebreaker", "ulx3s-85f", "colorlight-5a-75b",
-                                   "tang-nano-9k"])
+@pytest.mark.parametrize("board", BOARDS)
 def test_board_top_at_its_pins(board):
-    """The whole board top, simulated at the FPGA's pins: the UART's and the LEDs' (on the
-    Colorlight 5A-75B, whose LED pin is the UART's, the UART's alone)."""
+    """The whole board top, simulated at the FPGA's pins: the UART's and the LEDs' (the
+    UART's alone on a board without LEDs for the flags)."""
     clock = BOARDS[board].platform().default_clk_frequency
     top = BridgeTop(board, baud=int(clock) // DIVISOR, fifo_depth=512, idle_bits=IDLE_BITS)
     assert top.bridge.divisor == DIVISOR
