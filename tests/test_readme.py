@@ -294,3 +294,11 @@ def test_readme_validation_commands(tmp_path):
     assert validated.returncode == 1, validated.stderr
     error = pytest.raises(UnicodeDecodeError, data.decode, "utf-16").value
     assert f"{error.reason} (start={error.start}, end={error.end})" in validated.stdout
+
+
+def test_readme_names_every_board():
+    """The README's row for ``utfhw build`` names the boards ``--board`` takes, in order."""
+    from utfhw.cli.options import BOARD_NAMES
+    row = re.search(r"^\| `utfhw build --board BOARD` \|([^|]*)\|", (REPOSITORY / "README.md")
+                    .read_text(), re.M)
+    assert tuple(re.findall(r"`([\w-]+)`", row[1])) == BOARD_NAMES
