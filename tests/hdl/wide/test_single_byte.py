@@ -24,6 +24,18 @@ def every_byte_in_every_lane(width):
                                  "last": 1}).as_value().value for data, count in beats]
 
 
+def each_lane_of_every_byte(dut, width, lane_bits):
+    """``dut`` run on :func:`every_byte_in_every_lane`: for each beat and lane, ``(data,
+    count, lane, bits)``, ``bits`` being the ``lane_bits`` of that lane's output."""
+    beats, payloads = every_byte_in_every_lane(width)
+    got = run_valid_stream(dut, payloads)
+    assert len(got) == len(beats)
+    for (data, count), payload in zip(beats, got):
+        lanes = payload >> slots_offset(dut)
+        for lane in range(width):
+            yield data, count, lane, (lanes >> (lane * lane_bits)) & ((1 << lane_bits) - 1)
+
+
 @pytest.mark.parametrize("codec,last", [("latin-1", 0xFF), ("ascii", 0x7F)])
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
 def test_every_byte_in_every_lane(codec, last, errors):
@@ -31,22 +43,16 @@ def test_every_byte_in_every_lane(codec, last, errors):
     each lane gives is CPython's decoding of that byte."""
     width = 4
     dut = DecodeSingleByteLanes(width=width, last=last, errors=errors)
-    beats, payloads = every_byte_in_every_lane(width)
-    slots = dut.o.payload.shape()["lanes"].shape
-    got = run_valid_stream(dut, payloads)
-    assert len(got) == len(beats)
-    for (data, count), payload in zip(beats, got):
-        lanes = payload >> slots_offset(dut)
-        for lane in range(width):
-            slot = (lanes >> (lane * slots.elem_shape.size)) & ((1 << slots.elem_shape.size) - 1)
-            valid, item = slot & 1, slot >> 1
-            value, kind = item & ((1 << 21) - 1), ErrorKind(item >> 21)
-            text = data[lane:lane + 1].decode(codec, errors) if lane < count else ""
-            assert valid == (text != ""), (data.hex(), count, lane)
-            if valid:
-                assert value == ord(text), (data.hex(), lane)
-                assert kind == (ErrorKind.NONE if text != "\ufffd"
-                                else ErrorKind.ORDINAL_NOT_IN_RANGE)
+    slot_bits = dut.o.payload.shape()["lanes"].shape.elem_shape.size
+    for data, count, lane, slot in each_lane_of_every_byte(dut, width, slot_bits):
+        valid, item = slot & 1, slot >> 1
+        value, kind = item & ((1 << 21) - 1), ErrorKind(item >> 21)
+        text = data[lane:lane + 1].decode(codec, errors) if lane < count else ""
+        assert valid == (text != ""), (data.hex(), count, lane)
+        if valid:
+            assert value == ord(text), (data.hex(), lane)
+            assert kind == (ErrorKind.NONE if text != "\ufffd"
+                            else ErrorKind.ORDINAL_NOT_IN_RANGE)
 
 
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
@@ -57,26 +63,18 @@ def test_every_ascii_byte_as_a_token_in_every_lane(errors):
     from utfhw.hdl.forms.utf8.wide import ByteToken
     width = 4
     dut = DecodeSingleByteLanes(width=width, last=0x7F, errors=errors, token=ByteToken)
-    beats, payloads = every_byte_in_every_lane(width)
-    lanes_layout = dut.o.payload.shape()["lanes"].shape
-    got = run_valid_stream(dut, payloads)
-    assert len(got) == len(beats)
-    for (data, count), payload in zip(beats, got):
-        lanes = payload >> slots_offset(dut)
-        for lane in range(width):
-            bits = lanes >> (lane * ByteToken.size)
-
-            def field(name):
-                return (bits >> ByteToken[name].offset) & ((1 << ByteToken[name].width) - 1)
-            text = data[lane:lane + 1].decode("ascii", errors) if lane < count else ""
-            assert (field("kept"), field("replaced")) == (
-                int(text not in ("", "\ufffd")), int(text == "\ufffd")), (data.hex(), lane)
-            if field("kept"):
-                assert field("byte") == ord(text)
-                assert ErrorKind(field("error")) == ErrorKind.NONE
-            if field("replaced"):
-                assert ErrorKind(field("error")) == ErrorKind.ORDINAL_NOT_IN_RANGE
-    assert lanes_layout.elem_shape == ByteToken
+    for data, count, lane, bits in each_lane_of_every_byte(dut, width, ByteToken.size):
+        def field(name):
+            return (bits >> ByteToken[name].offset) & ((1 << ByteToken[name].width) - 1)
+        text = data[lane:lane + 1].decode("ascii", errors) if lane < count else ""
+        assert (field("kept"), field("replaced")) == (
+            int(text not in ("", "\ufffd")), int(text == "\ufffd")), (data.hex(), lane)
+        if field("kept"):
+            assert field("byte") == ord(text)
+            assert ErrorKind(field("error")) == ErrorKind.NONE
+        if field("replaced"):
+            assert ErrorKind(field("error")) == ErrorKind.ORDINAL_NOT_IN_RANGE
+    assert dut.o.payload.shape()["lanes"].shape.elem_shape == ByteToken
 
 
 def slots_offset(dut):
