@@ -4,11 +4,12 @@ import pathlib
 import subprocess
 
 from ..toolchain.tools import tool_environment
+from .fit import STAT_SCRIPT, DoesNotFit, check_command, design_counts, shortfall
 from .nextpnr import TimingError, read_report
 from .top import BOARDS, BridgeTop
 
 
-__all__ = ["build", "BuildResult", "TOP_NAME"]
+__all__ = ["build", "BuildResult", "TOP_NAME", "describe_core"]
 
 
 #: The name of the top module and of every file the build writes.
@@ -28,11 +29,8 @@ class BuildResult:
     def summary(self):
         """A few lines for people: the bitstream, utilisation, clock and the burst rule."""
         bridge = self.bridge
-        transcoder = bridge.transcoder
         lines = [
-            f"{self.board} ({BOARDS[self.board].device}): {transcoder.source} -> "
-            f"{transcoder.target}, errors={transcoder.errors}"
-            + ("" if bridge.width is None else f", wide core at {bridge.width} bytes a beat"),
+            f"{self.board} ({BOARDS[self.board].device}): {describe_core(bridge)}",
             f"  bitstream   {self.bitstream}",
         ]
         for cell, (used, available) in sorted(self.report.utilisation.items()):
@@ -53,27 +51,59 @@ class BuildResult:
         return "\n".join(lines)
 
 
+def describe_core(bridge):
+    """The core in ``bridge`` (a :class:`~utfhw.hdl.bridge.UARTBridge`) in a few words."""
+    transcoder = bridge.transcoder
+    return (f"{transcoder.source} -> {transcoder.target}, errors={transcoder.errors}"
+            + ("" if bridge.width is None else f", wide core at {bridge.width} bytes a beat"))
+
+
+def _checked(platform, board):
+    """``platform`` (a class) with the fit check (:mod:`~utfhw.boards.fit`) between its
+    synthesis, the first of its commands, and its place and route."""
+    check = check_command(board.family, board.capacity)
+
+    def command_templates(self):
+        synthesis, *rest = super(checked, self).command_templates
+        return [synthesis, check, *rest]
+    checked = type(platform.__name__, (platform,), {
+        "command_templates": property(command_templates),
+        "__module__": platform.__module__,
+    })
+    return checked
+
+
 def build(board, *, directory, source="utf-8", target="utf-16-le", errors="replace",
           baud=115200, **bridge_options):
     """Build the bridge for ``board`` (a name of :data:`~utfhw.boards.top.BOARDS`) in
     ``directory``.
 
     Returns a :class:`BuildResult`. Raises :exc:`~utfhw.toolchain.tools.ToolchainError` if a
-    tool is missing, :exc:`~utfhw.boards.nextpnr.TimingError` if the design does not meet the
-    board's clock, and :exc:`RuntimeError` with the failing tool's log for any other failure."""
+    tool is missing, :exc:`~utfhw.boards.fit.DoesNotFit` after synthesis if the design needs
+    more cells than the board's device has (nextpnr does not run),
+    :exc:`~utfhw.boards.nextpnr.TimingError` if the design does not meet the board's clock,
+    and :exc:`RuntimeError` with the failing tool's log for any other failure."""
     top = BridgeTop(board, source=source, target=target, errors=errors, baud=baud,
                     **bridge_options)
     environment = tool_environment(top.board.tools)
     directory = pathlib.Path(directory)
-    platform = top.board.platform()
+    platform = _checked(top.board.platform, top.board)()
     report = f"{TOP_NAME}.report.json"
+    stat = directory / f"{TOP_NAME}.stat.json"
+    stat.unlink(missing_ok=True)
     # The report gives utilisation and Fmax; timing is checked here, from it, so that a miss
     # says by how much.
     plan = platform.build(top, name=TOP_NAME, build_dir=str(directory), do_build=False,
-                          nextpnr_opts=f"--report {report} --timing-allow-fail")
+                          nextpnr_opts=f"--report {report} --timing-allow-fail",
+                          script_after_synth=STAT_SCRIPT.format(name=TOP_NAME))
     try:
         plan.execute_local(str(directory), env=environment)
     except subprocess.CalledProcessError as error:
+        missing = (shortfall(design_counts(stat, top.board.family), top.board.capacity)
+                   if stat.exists() else None)
+        if missing is not None:
+            raise DoesNotFit(f"{describe_core(top.bridge)} does not fit the {board}: the "
+                             f"bridge needs {missing}") from None
         log = ""
         for name in (f"{TOP_NAME}.tim", f"{TOP_NAME}.rpt"):
             path = directory / name

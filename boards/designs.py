@@ -25,7 +25,8 @@ from ..hdl.unicode.params import WIDTHS, check_choice
 
 __all__ = ["DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "ROUTERS", "STAGES", "Beside",
            "WIDE_WIDTHS", "WIDE_REPORT_PAIRS", "HEADLINE_SPEC", "PIPELINED_SPEC", "PAIRS",
-           "Design", "design_name", "designs", "design_names", "matrix", "kinds_in", "fits"]
+           "Design", "design_name", "designs", "design_names", "matrix", "kinds_in", "fits",
+           "cell_counts"]
 
 
 #: Device name: (family, nextpnr options, the frequency nextpnr is asked for in MHz).
@@ -37,13 +38,17 @@ DEVICES = {
     "ECP5-85F":   ("ecp5", ["--85k", "--package", "CABGA381", "--speed", "6"], 250),
 }
 
-#: Device name: (LUT4s, block RAMs) it has (Lattice's iCE40 UltraPlus, iCE40 LP/HX and ECP5
-#: family data sheets). A design that needs more is not placed on it.
+#: Device name: (LUT4s, flip-flops, block RAMs) it has (Lattice's iCE40 UltraPlus, iCE40 LP/HX
+#: and ECP5 family data sheets; Gowin's GW1N, GW2A and GW5AST data sheets). A design that
+#: needs more is not placed on it. The Gowin devices are those of the boards
+#: (:data:`~utfhw.boards.top.BOARDS`).
 CAPACITY = {
-    "iCE40 UP5K": (5280, 30),
-    "iCE40 HX8K": (7680, 32),
-    "ECP5-25F":   (24288, 56),
-    "ECP5-85F":   (83640, 208),
+    "iCE40 UP5K":  (5280, 5280, 30),
+    "iCE40 HX8K":  (7680, 7680, 32),
+    "ECP5-25F":    (24288, 24288, 56),
+    "ECP5-85F":    (83640, 83640, 208),
+    "GW1N-9C":     (8640, 6480, 26),
+    "GW2A-18C":    (20736, 15552, 46),
 }
 
 #: Family: (the Yosys synthesis command, cell types counted as LUT4s with their weight,
@@ -52,6 +57,9 @@ FAMILIES = {
     "ice40": ("synth_ice40", {"SB_LUT4": 1}, ("SB_DFF",), ("SB_RAM40_4K",)),
     # A CCU2C carry cell is two LUT4s of a slice.
     "ecp5": ("synth_ecp5", {"LUT4": 1, "CCU2C": 2}, ("TRELLIS_FF",), ("DP16KD",)),
+    # An ALU is one LUT4 of a slice in its arithmetic mode.
+    "gowin": ("synth_gowin", {"LUT1": 1, "LUT2": 1, "LUT3": 1, "LUT4": 1, "ALU": 1}, ("DFF",),
+              ("SP", "SDPB", "DPB", "pROM")),
 }
 
 SEEDS = (1, 2, 3)
@@ -261,7 +269,17 @@ def design_names(pairs="matrix", **options):
 
 def fits(counts, device):
     """Whether cells of these ``counts`` (``{"lut4", "ff", "bram"}``) fit on ``device``: its
-    LUT4s and block RAMs suffice. Each LUT4 of both families shares its logic cell or slice
-    with one flip-flop, so the flip-flops are bounded by the LUT4s too."""
-    luts, block_rams = CAPACITY[device]
-    return counts["lut4"] <= luts and counts["ff"] <= luts and counts["bram"] <= block_rams
+    LUT4s, flip-flops and block RAMs suffice."""
+    return all(counts[kind] <= have
+               for kind, have in zip(("lut4", "ff", "bram"), CAPACITY[device]))
+
+
+def cell_counts(cells, family):
+    """``{"lut4", "ff", "bram"}`` of Yosys's cells of ``family`` (``{cell type: number}``, as
+    ``stat`` gives them), each LUT4 by its weight in :data:`FAMILIES`."""
+    _, luts, flip_flops, block_rams = FAMILIES[family]
+    return {
+        "lut4": sum(count * luts.get(cell, 0) for cell, count in cells.items()),
+        "ff": sum(count for cell, count in cells.items() if cell.startswith(flip_flops)),
+        "bram": sum(count for cell, count in cells.items() if cell.startswith(block_rams)),
+    }

@@ -20,7 +20,7 @@ from amaranth.back import rtlil
 
 from ..toolchain.cache import cached_conversion, digest
 from ..toolchain.tools import BuildError, BuildTimeout, run, tool_environment
-from .designs import DEVICES, FAMILIES
+from .designs import DEVICES, FAMILIES, cell_counts
 from .harness import TimingHarness
 from .nextpnr import read_report
 
@@ -177,15 +177,9 @@ def run_key(netlist_digest, device, seed, router, versions):
 
 
 def _cell_counts(stat_path, family):
-    _, luts, flip_flops, block_rams = FAMILIES[family]
     with open(stat_path) as file:
         modules = json.load(file)["modules"]
-    cells = modules["\\top.core"]["num_cells_by_type"]
-    return {
-        "lut4": sum(count * luts.get(cell, 0) for cell, count in cells.items()),
-        "ff": sum(count for cell, count in cells.items() if cell.startswith(flip_flops)),
-        "bram": sum(count for cell, count in cells.items() if cell.startswith(block_rams)),
-    }
+    return cell_counts(modules["\\top.core"]["num_cells_by_type"], family)
 
 
 def _run(command, directory, environment, timeout=None):

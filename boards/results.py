@@ -103,7 +103,7 @@ def results_data(report, *, commit, command, date=None):
         "tools": report.versions,
         "seeds": list(report.seeds),
         "devices": {device: {"family": family, "frequency": frequency,
-                             "lut4": CAPACITY[device][0], "bram": CAPACITY[device][1]}
+                             "lut4": CAPACITY[device][0], "bram": CAPACITY[device][2]}
                     for device, (family, _, frequency) in DEVICES.items()},
         "kinds_absent": [kind for kind in CORE_KINDS if kind not in present],
         "rows": rows,

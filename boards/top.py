@@ -24,12 +24,15 @@ class Board:
 
     ``overflow_led`` and ``framing_led`` are the resources (name, number) that show the
     bridge's ``overflow`` and ``framing_error``, or ``None`` on a board whose LEDs are taken;
-    ``bitstream`` is the file the build makes."""
+    ``bitstream`` is the file the build makes; ``family`` the device's family and
+    ``capacity`` its name in :data:`~utfhw.boards.designs.CAPACITY`."""
     platform: type
     overflow_led: tuple
     framing_led: tuple
     bitstream: str
     tools: tuple
+    family: str
+    capacity: str
 
     @property
     def device(self):
@@ -41,19 +44,19 @@ class Board:
 BOARDS = {
     # The red LED for overflow; the green one for a framing error (a wrong baud rate).
     "icebreaker": Board(ICEBreakerPlatform, ("led_r", 0), ("led_g", 0), "bin",
-                        ("yosys", "nextpnr-ice40", "icepack")),
+                        ("yosys", "nextpnr-ice40", "icepack"), "ice40", "iCE40 UP5K"),
     "ulx3s-85f": Board(ULX3S_85F_Platform, ("led", 0), ("led", 1), "bit",
-                       ("yosys", "nextpnr-ecp5", "ecppack")),
+                       ("yosys", "nextpnr-ecp5", "ecppack"), "ecp5", "ECP5-85F"),
     # Revision 7.0. Its one LED's pin and its button's are the UART's (connector J19, through
     # a USB serial adapter), so no LED shows the flags.
     "colorlight-5a-75b": Board(Colorlight_5A75B_R70Platform, None, None, "bit",
-                               ("yosys", "nextpnr-ecp5", "ecppack")),
+                               ("yosys", "nextpnr-ecp5", "ecppack"), "ecp5", "ECP5-25F"),
     "tang-nano-9k": Board(himbaechel_platform(TangNano9kPlatform), ("led", 0), ("led", 1), "fs",
-                          HIMBAECHEL_TOOLS),
+                          HIMBAECHEL_TOOLS, "gowin", "GW1N-9C"),
     # The core board on its dock, whose USB port carries the UART; amaranth-boards names none
     # of the dock's LEDs.
     "tang-primer-20k": Board(himbaechel_platform(TangPrimer20kPlatform), None, None, "fs",
-                             HIMBAECHEL_TOOLS),
+                             HIMBAECHEL_TOOLS, "gowin", "GW2A-18C"),
 }
 
 

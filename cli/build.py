@@ -16,7 +16,8 @@ def add_parser(commands):
                     "NEXTPNR_ECP5, ECPPACK): bytes sent to the board's USB serial port come "
                     "back transcoded (utfhw board sends them and checks the answers). Prints "
                     "utilisation, the clock reached, the serial settings and the burst rule. "
-                    "Fails if a tool is missing or the clock is not met.")
+                    "Fails if a tool is missing, if the design needs more cells than the "
+                    "board's device has (before place and route) or if the clock is not met.")
     parser.add_argument("--board", required=True, choices=BOARD_NAMES)
     add_codec_arguments(parser, HARDWARE_ERROR_HANDLERS)
     add_bridge_arguments(parser)
@@ -30,12 +31,13 @@ def run(subparser, args):
 
     def load():
         from ..boards.build import build
+        from ..boards.fit import DoesNotFit
         from ..boards.nextpnr import TimingError
-        return build, TimingError
-    build, TimingError = import_extra(subparser, "build", "build", load)
+        return build, (TimingError, DoesNotFit)
+    build, failures = import_extra(subparser, "build", "build", load)
     directory = args.output or os.path.join("build", args.board)
     try:
         result = build(args.board, directory=directory, baud=args.baud, **bridge_options(args))
-    except (ValueError, ToolchainError, TimingError, RuntimeError) as error:
+    except (ValueError, ToolchainError, RuntimeError, *failures) as error:
         fail(subparser, str(error))
     print(result.summary())

@@ -15,6 +15,8 @@ from amaranth_boards.icebreaker import ICEBreakerPlatform
 from utfhw.hdl.bridge import UARTBridge
 from utfhw.toolchain import tools
 from utfhw.boards.build import BuildResult, build
+from utfhw.boards.designs import CAPACITY, FAMILIES
+from utfhw.boards.fit import design_counts, main as fit_main, shortfall
 from utfhw.boards.nextpnr import TimingError
 from utfhw.toolchain.tools import ToolchainError, tool_environment
 from utfhw.boards.top import BOARDS, Board, BridgeTop
@@ -75,6 +77,47 @@ def test_build_tang_nano_9k(tmp_path):
     assert "1010010111000011" in lines[:4]
     assert result.stdout.startswith("tang-nano-9k (GW1NR-LV9QN88PC6/I5): ")
     assert "MHz achieved, 27.0 MHz needed" in result.stdout
+
+
+def test_a_core_that_does_not_fit_is_refused_before_place_and_route(tmp_path):
+    """The wide core at W = 16 needs more flip-flops than the iCEBreaker's UP5K has: the build
+    stops after synthesis, saying by how much, and nextpnr never runs."""
+    result = run("build", "--board", "icebreaker", "--width", "16", "-o", tmp_path)
+    assert result.returncode == 1
+    last = result.stderr.splitlines()[-1]
+    assert re.fullmatch(
+        r"utfhw build: error: utf-8 -> utf-16-le, errors=replace, wide core at 16 bytes a beat "
+        r"does not fit the icebreaker: the bridge needs [\d,]+ flip-flops where the iCE40 UP5K "
+        r"has 5,280", last), last
+    assert not (tmp_path / "utfhw_bridge.tim").exists()
+    # The check read the counts that Yosys wrote.
+    counts = design_counts(tmp_path / "utfhw_bridge.stat.json", "ice40")
+    assert counts["ff"] > 5280 and f"{counts['ff']:,} flip-flops" in last
+
+
+def test_fit_names_each_cell_kind_short():
+    assert shortfall({"lut4": 8640, "ff": 6480, "bram": 26}, "GW1N-9C") is None
+    assert shortfall({"lut4": 8641, "ff": 6481, "bram": 26}, "GW1N-9C") == (
+        "8,641 LUT4s where the GW1N-9C has 8,640; 6,481 flip-flops where the GW1N-9C has 6,480")
+    assert shortfall({"lut4": 1, "ff": 1, "bram": 47}, "GW2A-18C") == (
+        "47 block RAMs where the GW2A-18C has 46")
+
+
+def test_fit_check_command(tmp_path, capsys):
+    """The build script's check: status 1 and a line on standard error when the design needs
+    more than the device has, 0 otherwise."""
+    (tmp_path / "stat.json").write_text(
+        '{"design": {"num_cells_by_type": {"LUT4": 9000, "ALU": 100, "DFFE": 10, "SDPB": 2}}}')
+    assert fit_main([str(tmp_path / "stat.json"), "gowin", "GW2A-18C"]) == 0
+    assert fit_main([str(tmp_path / "stat.json"), "gowin", "GW1N-9C"]) == 1
+    assert capsys.readouterr().err == ("the design does not fit: it needs 9,100 LUT4s where the "
+                                       "GW1N-9C has 8,640\n")
+
+
+def test_every_board_names_its_device_capacity():
+    for board in BOARDS.values():
+        assert board.capacity in CAPACITY
+        assert board.family in FAMILIES
 
 
 def test_timing_failure_is_an_error(tmp_path, monkeypatch):
