@@ -30,12 +30,21 @@ __all__ = ["DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "ROUTERS", "STAGES", "Bes
 
 
 #: Device name: (family, nextpnr options, the frequency nextpnr is asked for in MHz).
-#: The datasheets' LUT4s and block RAMs of each device are in :data:`CAPACITY`.
+#: The datasheets' LUT4s, flip-flops and block RAMs of each device are in :data:`CAPACITY`.
 DEVICES = {
     "iCE40 UP5K": ("ice40", ["--up5k", "--package", "sg48"], 100),
     "iCE40 HX8K": ("ice40", ["--hx8k", "--package", "ct256"], 100),
     "ECP5-25F":   ("ecp5", ["--25k", "--package", "CABGA381", "--speed", "6"], 250),
     "ECP5-85F":   ("ecp5", ["--85k", "--package", "CABGA381", "--speed", "6"], 250),
+    # nextpnr-himbaechel's parts and chip databases: the Tang Nano 9K's, the Tang Primer 20K's
+    # and the Tang Mega 138K Pro's devices, the harness's pins on them in
+    # :data:`~utfhw.boards.implement.GOWIN_PINS`.
+    "GW1N-9C":     ("gowin", ["--device", "GW1NR-LV9QN88PC6/I5", "--vopt", "family=GW1N-9C"],
+                    150),
+    "GW2A-18C":    ("gowin", ["--device", "GW2A-LV18PG256C8/I7", "--vopt", "family=GW2A-18C"],
+                    150),
+    "GW5AST-138C": ("gowin", ["--device", "GW5AST-LV138FPG676AC1/I0",
+                              "--vopt", "family=GW5AST-138C"], 250),
 }
 
 #: Device name: (LUT4s, flip-flops, block RAMs) it has (Lattice's iCE40 UltraPlus, iCE40 LP/HX
@@ -49,6 +58,7 @@ CAPACITY = {
     "ECP5-85F":    (83640, 83640, 208),
     "GW1N-9C":     (8640, 6480, 26),
     "GW2A-18C":    (20736, 15552, 46),
+    "GW5AST-138C": (138240, 138240, 340),
 }
 
 #: Family: (the Yosys synthesis command, cell types counted as LUT4s with their weight,

@@ -25,7 +25,8 @@ from .harness import TimingHarness
 from .nextpnr import read_report
 
 
-__all__ = ["FORMAT", "DOES_NOT_FIT", "TIMED_OUT", "SYNTHESIS_FAILED", "Netlist", "netlist",
+__all__ = ["FORMAT", "DOES_NOT_FIT", "TIMED_OUT", "SYNTHESIS_FAILED", "NO_TIMING", "Netlist",
+           "netlist",
            "tool_versions", "synthesis_key", "run_key", "synthesise", "fallback_script",
            "failure_stands", "place_and_route", "critical_path", "ToolVersionError"]
 
@@ -38,6 +39,11 @@ DOES_NOT_FIT = "does not fit"
 TIMED_OUT = "timed out"
 #: What a device's cell says when Yosys could not synthesise the design for its family.
 SYNTHESIS_FAILED = "synthesis failed"
+#: What a run says when nextpnr routed the design but its timing model found no path between
+#: two flip-flops, so gave no Fmax: nextpnr-himbaechel's Gowin model has no delays for some
+#: cells ("No Fmax available; no interior timing paths found in design", the UTF-32 decoder
+#: stage on the GW1N-9C and the GW2A-18C), which break every path through them.
+NO_TIMING = "no timing"
 
 # Runs of Yosys on one design before its failure is taken as final.
 _SYNTHESIS_ATTEMPTS = 3
@@ -59,6 +65,32 @@ ABC_FALLBACK = {"ecp5": ("check -latchonly -assert; techmap -map +/lattice/latch
 #: any pin, and its runs keep the keys they had.
 ROUTER2_CONSTRAINTS = {"ecp5": ("clock.lpf", 'LOCATE COMP "clk" SITE "G2";\n'
                                              'IOBUF PORT "clk" IO_TYPE=LVCMOS33;\n')}
+
+#: The pins of the harness's ports on each Gowin device, as nextpnr-himbaechel's constraints
+#: file takes them: nextpnr places no port of its own choosing there ("Unconstrained IO"), and
+#: the clock must come in on a clock pin (on the GW5AST-138C router2 "failed to route arc 0.0
+#: of net 'core.clk'" from another). The pins are those of the device's board in
+#: ``amaranth-boards``: its oscillator's for the clock, its serial port's for the serial input
+#: and output, and two buttons' (on the Tang Primer 20K, SD card pins) for ``rst`` and
+#: ``load``.
+GOWIN_PINS = {
+    "GW1N-9C":     {"clk": "52", "serial_in": "18", "serial_out": "17", "rst": "4",
+                    "load": "3"},
+    "GW2A-18C":    {"clk": "H11", "serial_in": "T13", "serial_out": "M11", "rst": "N10",
+                    "load": "R14"},
+    "GW5AST-138C": {"clk": "P16", "serial_in": "P15", "serial_out": "N16", "rst": "K16",
+                    "load": "G15"},
+}
+
+#: Each family's place and route tool.
+PLACERS = {"ice40": "nextpnr-ice40", "ecp5": "nextpnr-ecp5", "gowin": "nextpnr-himbaechel"}
+
+#: Where a family's synthesis script differs from ``synth_FAMILY -top top -json FAMILY.json``:
+#: ``synth_gowin`` puts I/O buffers on every module's ports, the core's too once it keeps its
+#: hierarchy, so here they go on the harness's ports alone.
+_SYNTHESIS = {"gowin": "synth_gowin -top top -noiopads; "
+                       "iopadmap -bits -inpad IBUF O:I -outpad OBUF I:O top; "
+                       "write_json gowin.json"}
 
 # What nextpnr says of cells that fit the device's count but that it cannot place (on an
 # iCE40 a logic cell holds one LUT4 and one flip-flop, which not every design's pairs allow).
@@ -91,7 +123,7 @@ def netlist(design):
 
 
 def _tools(family):
-    return ["yosys", f"nextpnr-{family}"]
+    return ["yosys", PLACERS[family]]
 
 
 @functools.lru_cache(maxsize=None)
@@ -125,7 +157,8 @@ def _script(family, synthesis):
 
 
 def _synthesis_script(family):
-    return _script(family, f"{FAMILIES[family][0]} -top top -json {family}.json")
+    return _script(family, _SYNTHESIS.get(family,
+                                          f"{FAMILIES[family][0]} -top top -json {family}.json"))
 
 
 def fallback_script(family):
@@ -148,15 +181,23 @@ def failure_stands(kept, family):
 def _constraints(device, router):
     """The constraints file of a run, as ``(name, text)``, or ``None``."""
     family = DEVICES[device][0]
+    if device in GOWIN_PINS:
+        return ("harness.cst", "".join(f'IO_LOC "{port}" {pin};\n'
+                                       for port, pin in GOWIN_PINS[device].items()))
     return ROUTER2_CONSTRAINTS.get(family) if router == "router2" else None
 
 
 def _pnr_options(device, seed, router):
     family, options, frequency = DEVICES[device]
     constraints = _constraints(device, router)
+    if constraints is None:
+        given = []
+    elif family == "gowin":
+        given = ["--vopt", f"cst={constraints[0]}"]
+    else:
+        given = ["--lpf", constraints[0], "--lpf-allow-unconstrained"]
     return [*options, "--json", f"{family}.json", "--freq", str(frequency),
-            "--timing-allow-fail", "--router", router, "--seed", str(seed),
-            *(["--lpf", constraints[0], "--lpf-allow-unconstrained"] if constraints else [])]
+            "--timing-allow-fail", "--router", router, "--seed", str(seed), *given]
 
 
 def synthesis_key(netlist_digest, family, versions):
@@ -173,7 +214,7 @@ def run_key(netlist_digest, device, seed, router, versions):
     return digest(FORMAT, "run", synthesis_key(netlist_digest, family, versions), device,
                   json.dumps(_pnr_options(device, seed, router)),
                   *([constraints[1]] if constraints else []),
-                  versions[f"nextpnr-{family}"])
+                  versions[PLACERS[family]])
 
 
 def _cell_counts(stat_path, family):
@@ -236,8 +277,8 @@ def place_and_route(synthesis, device, seed, router, versions, timeout=None):
     """Place and route a :func:`synthesise` result on ``device`` with nextpnr's ``router``
     and ``seed``, stopping after ``timeout`` seconds if given.
 
-    Returns ``{"fmax": MHz, "critical": critical_path(...)}``, ``{"outcome": DOES_NOT_FIT}``
-    or ``{"outcome": TIMED_OUT, "after": timeout}``.
+    Returns ``{"fmax": MHz, "critical": critical_path(...)}``, ``{"outcome": DOES_NOT_FIT}``,
+    ``{"outcome": NO_TIMING}`` or ``{"outcome": TIMED_OUT, "after": timeout}``.
 
     Raises
     ------
@@ -253,7 +294,7 @@ def place_and_route(synthesis, device, seed, router, versions, timeout=None):
         constraints = _constraints(device, router)
         if constraints:
             (directory / constraints[0]).write_text(constraints[1])
-        command = [environment[f"NEXTPNR_{family.upper()}"], "-q",
+        command = [environment[PLACERS[family].upper().replace("-", "_")], "-q",
                    *_pnr_options(device, seed, router), "--report", "report.json"]
         try:
             _run(command, directory, environment, timeout=timeout)
@@ -265,12 +306,15 @@ def place_and_route(synthesis, device, seed, router, versions, timeout=None):
             raise
         with open(directory / "report.json") as file:
             paths = json.load(file).get("critical_paths", [])
-        return {"fmax": read_report(directory / "report.json").worst_fmax,
-                "critical": critical_path(paths)}
+        report = read_report(directory / "report.json")
+        if not report.fmax:
+            return {"outcome": NO_TIMING}
+        return {"fmax": report.worst_fmax, "critical": critical_path(paths)}
 
 
 # Yosys and nextpnr name a cell after the net it drives, then its type and port.
-_CELL_SUFFIX = re.compile(r"_(?:SB_|TRELLIS_|DP16KD|LUT4|CCU2C|PFUMX|L6MUX).*$")
+_CELL_SUFFIX = re.compile(r"_(?:SB_|TRELLIS_|DP16KD|LUT4|CCU2C|PFUMX|L6MUX|LUT[1-3]|ALU|DFF|"
+                          r"MUX2_LUT).*$")
 
 
 def _endpoint(name):

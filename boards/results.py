@@ -10,7 +10,8 @@ from ..hdl.cores import CORE_KINDS, CoreSpec
 from ..hdl.forms import CODECS
 from ..toolchain.tools import find_program, run
 from .designs import CAPACITY, DEVICES, FAMILIES, HEADLINE_SPEC, PIPELINED_SPEC
-from .implement import DOES_NOT_FIT, SYNTHESIS_FAILED, TIMED_OUT, run_key, synthesis_key
+from .implement import (DOES_NOT_FIT, NO_TIMING, SYNTHESIS_FAILED, TIMED_OUT, run_key,
+                        synthesis_key)
 from .runner import FAILED, NOT_RUN
 
 
@@ -56,7 +57,7 @@ def row_seeds(data, row):
 #: The README's devices.
 README_DEVICES = ("ECP5-85F", "iCE40 UP5K")
 
-_OUTCOMES = (DOES_NOT_FIT, TIMED_OUT, SYNTHESIS_FAILED, FAILED, NOT_RUN)
+_OUTCOMES = (DOES_NOT_FIT, TIMED_OUT, NO_TIMING, SYNTHESIS_FAILED, FAILED, NOT_RUN)
 
 
 def _git(folder, *arguments):
@@ -205,8 +206,10 @@ def _where(name, start):
 
 
 def _limit(row):
-    """What limited Fmax on the largest device with a figure: ``from → to, N levels``."""
-    for device in reversed(list(DEVICES)):
+    """What limited Fmax on the largest device with a figure: ``from → to, N levels``. A
+    Gowin device's comes last, as nextpnr's Gowin timing model lacks some cells' delays."""
+    devices = [device for device in DEVICES if device in row["devices"]]
+    for device in sorted(reversed(devices), key=lambda device: DEVICES[device][0] == "gowin"):
         if worst_fmax(row, device) is not None and row["devices"][device].get("limit"):
             limit = row["devices"][device]["limit"]
             levels = limit["levels"]
@@ -251,7 +254,7 @@ def _label(data, label, row, marked):
 
 
 def _section(data, title, rows, first, rate):
-    families, devices = _families(data), list(DEVICES)
+    families, devices = _families(data), list(data["devices"])
     marked = bool(_fewer_seeds(data))
     header = [first, *(f"{family} LUT4 / FF (/ BRAM)" for family in families),
               *(f"{device} MHz" + (" / GB/s" if rate else "") for device in devices),
@@ -282,7 +285,7 @@ def _source(data):
 
 def _missing(data):
     lines = ["## Cells without a figure", ""]
-    devices = list(DEVICES)
+    devices = list(data["devices"])
     for outcome in _OUTCOMES:
         cells = [(row["design"], device) for row in data["rows"] for device in devices
                  if row["devices"][device]["outcome"] == outcome]
@@ -342,6 +345,9 @@ def markdown(data, *, chart=None):
         f"A cell says **{DOES_NOT_FIT}** where the design's LUT4s, flip-flops or block RAMs "
         "exceed the device's, or nextpnr cannot place it; "
         f"**{TIMED_OUT}** where a seed of nextpnr ran past the time limit; "
+        f"**{NO_TIMING}** where nextpnr routed the design but its timing model found no "
+        "path from one flip-flop to another, so gave no Fmax (nextpnr-himbaechel's Gowin "
+        "model lacks some cells' delays); "
         f"**{SYNTHESIS_FAILED}** where Yosys could not synthesise the design for the "
         f"family; **{FAILED}** where a run failed in a way the report does not know (its "
         f"error is in the data); **{NOT_RUN}** where the report has no run yet.",

@@ -15,7 +15,7 @@ from typing import Optional
 from ..hdl.unicode.params import check_choice, check_integer
 from ..toolchain.cache import digest
 from .designs import DEVICES, FAMILIES, ROUTERS, SEEDS, fits
-from .implement import (DOES_NOT_FIT, SYNTHESIS_FAILED, TIMED_OUT, ToolVersionError,
+from .implement import (DOES_NOT_FIT, NO_TIMING, SYNTHESIS_FAILED, TIMED_OUT, ToolVersionError,
                         failure_stands, netlist, place_and_route, run_key, synthesis_key,
                         synthesise, tool_versions)
 from .runcache import RunCache, default_folder
@@ -293,8 +293,10 @@ class _Runs:
             outcomes = {run.get("outcome") for run in runs} - {None}
             if outcomes:
                 # A seed that cannot be placed means the design does not fit; one that ran
-                # out of time, or failed, leaves the device without a worst seed.
-                outcome = next(outcome for outcome in (DOES_NOT_FIT, TIMED_OUT, FAILED)
+                # out of time, had no timing, or failed, leaves the device without a worst
+                # seed.
+                outcome = next(outcome for outcome in (DOES_NOT_FIT, TIMED_OUT, NO_TIMING,
+                                                       FAILED)
                                if outcome in outcomes)
                 # Each seed's run goes with it, for the data file to record (a failed one
                 # is not kept, and runs again).

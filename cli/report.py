@@ -8,6 +8,7 @@ import pathlib
 import shlex
 import sys
 
+from ..boards.designs import DEVICES
 from ..hdl.forms import CODECS
 from ..toolchain.tools import ToolchainError
 from .files import check_output_folder, output_file
@@ -50,10 +51,10 @@ def add_parser(commands):
     # Counted from the codecs, so that the help stays true when one is added.
     transcoders = len(CODECS) ** 2
     parser = commands.add_parser(
-        "report", help="implement every core on four FPGAs into one results page",
-        description="Synthesise, place and route every core and stage on iCE40 UP5K, iCE40 "
-                    "HX8K, ECP5-25F and ECP5-85F (three nextpnr seeds for the README's rows, "
-                    "one for the rest), spread over a "
+        "report", help=f"implement every core on {len(DEVICES)} FPGAs into one results page",
+        description="Synthesise, place and route every core and stage on "
+                    f"{', '.join(list(DEVICES)[:-1])} and {list(DEVICES)[-1]} (three nextpnr "
+                    "seeds for the README's rows, one for the rest), spread over a "
                     "Dask cluster (a local one unless --scheduler is given), and write the "
                     "results page: FILE.md, its data FILE.json and its chart FILE.png. Each "
                     "run is kept in a cache by the digest of the design's netlist, the "
@@ -83,8 +84,8 @@ def add_parser(commands):
                         help="the pairs of the wide core for --pairs wide, e.g. "
                              "utf-8:utf-32-le,utf-32-le:utf-16-le (default: utf-8:utf-16-le)")
     parser.add_argument("--devices", default=None, metavar="DEVICE,...",
-                        help="implement on these devices only (default: 'iCE40 UP5K,iCE40 "
-                             "HX8K,ECP5-25F,ECP5-85F'); the others are \"not run\"")
+                        help=f"implement on these devices only (default: "
+                             f"'{','.join(DEVICES)}'); the others are \"not run\"")
     parser.add_argument("--seeds", type=seeds_argument, default=None, metavar="N,N,...",
                         help="nextpnr's seeds for the README's rows; Fmax is the worst of "
                              "them; every other row takes the first (default: 1,2,3)")

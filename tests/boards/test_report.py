@@ -4,6 +4,8 @@ checks (the runner on a real cluster: test_report_cluster.py; the page: test_res
 import json
 import os
 import time
+import zlib
+from types import SimpleNamespace
 
 import pytest
 from amaranth.back.verilog import convert
@@ -96,12 +98,14 @@ def test_beside_gives_each_part_its_own_ports():
         assert f"  input {port};" in verilog or f"  output {port};" in verilog, port
 
 
-def test_fits_bounds_flip_flops_by_lut4s():
+def test_fits_bounds_each_kind_of_cell():
     assert designs.fits({"lut4": 5280, "ff": 5280, "bram": 30}, "iCE40 UP5K")
     assert not designs.fits({"lut4": 100, "ff": 5281, "bram": 0}, "iCE40 UP5K")
     assert not designs.fits({"lut4": 5281, "ff": 0, "bram": 0}, "iCE40 UP5K")
     assert not designs.fits({"lut4": 1, "ff": 0, "bram": 31}, "iCE40 UP5K")
     assert designs.fits({"lut4": 5281, "ff": 0, "bram": 31}, "ECP5-25F")
+    # A Gowin GW1N-9C has fewer flip-flops than LUT4s.
+    assert not designs.fits({"lut4": 7000, "ff": 7000, "bram": 0}, "GW1N-9C")
 
 
 def test_netlist_names_the_gateware_only():
@@ -197,6 +201,36 @@ def test_router2_on_the_ecp5_has_the_clock_on_a_clock_pin(monkeypatch):
         "ECP5-25F", json.dumps(implement._pnr_options("ECP5-25F", 1, "router1")),
         versions["nextpnr-ecp5"])
     assert keys["router2"] != keys["router1"]
+
+
+def test_gowin_places_the_core_with_its_ports_on_the_board_pins(monkeypatch):
+    """On a Gowin device the core keeps no I/O buffer of its own (synth_gowin would put one on
+    each of its ports), and nextpnr-himbaechel takes the harness's pins from a constraints
+    file, the clock on the board's oscillator pin."""
+    versions = implement.tool_versions(("gowin",))
+    made = implement.synthesise(implement.netlist(Design("UTF32Encoder")), "gowin", versions)
+    assert made["counts"]["lut4"] > 0 and 0 < made["counts"]["ff"] < 2 * 80
+    netlist = json.loads(zlib.decompress(made["json"]))
+    core = netlist["modules"]["top.core"]["cells"].values()
+    assert not {"IBUF", "OBUF"} & {cell["type"] for cell in core}
+    commands = record_runs(monkeypatch)
+    run = implement.place_and_route(made, "GW1N-9C", 1, "router1", versions)
+    assert run["fmax"] > 10 and run["critical"]["levels"] >= 1
+    (command,) = commands
+    assert command[command.index("--device") + 1] == "GW1NR-LV9QN88PC6/I5"
+    assert "cst=harness.cst" in command
+    name, text = implement._constraints("GW1N-9C", "router1")
+    assert name == "harness.cst" and 'IO_LOC "clk" 52;\n' in text
+
+
+def test_a_run_without_fmax_has_no_timing(synthesis, monkeypatch):
+    """A report without Fmax (nextpnr's timing model found no path between flip-flops) is
+    the outcome "no timing", not a figure."""
+    made, versions = synthesis
+    monkeypatch.setattr(implement, "read_report",
+                        lambda path: SimpleNamespace(fmax={}, worst_fmax=None))
+    assert implement.place_and_route(made, "iCE40 UP5K", 1, "router1", versions) == {
+        "outcome": implement.NO_TIMING}
 
 
 def test_place_and_route_timed_out(synthesis):
@@ -321,8 +355,9 @@ def test_run_cache(tmp_path):
 
 
 @pytest.mark.parametrize("options,message", [
-    ({"devices": ("Virtex",)}, r"^device must be 'iCE40 UP5K', 'iCE40 HX8K', 'ECP5-25F' or "
-                               r"'ECP5-85F', not 'Virtex'$"),
+    ({"devices": ("Virtex",)}, r"^device must be 'iCE40 UP5K', 'iCE40 HX8K', 'ECP5-25F', "
+                               r"'ECP5-85F', 'GW1N-9C', 'GW2A-18C' or 'GW5AST-138C', not "
+                               r"'Virtex'$"),
     ({"router": "router3"}, r"^router must be 'router1' or 'router2', not 'router3'$"),
     ({"jobs": 0}, r"^jobs must be an integer of at least 1, not 0$"),
     ({"pnr_timeout": 0}, r"^pnr_timeout must be a positive number of seconds, not 0$"),
@@ -356,7 +391,8 @@ def test_rows_say_what_became_of_each_device(tmp_path):
         "ECP5-25F": {"outcome": "ok", "fmax": [200.0, 190.0], "limit": {"from": "b"}},
         "ECP5-85F": {"outcome": "timed out",
                      "runs": [{"fmax": 210.0, "critical": None},
-                              {"outcome": "timed out", "after": 900}]}}
+                              {"outcome": "timed out", "after": 900}]},
+        **{device: {"outcome": NOT_RUN} for device in ("GW1N-9C", "GW2A-18C", "GW5AST-138C")}}
     # Two runs do not fit, one timed out in the cache (under a longer limit), three computed.
     assert (runs.done, runs.cached, runs.computed) == (6, 1, 3)
     assert [progress.done for progress in seen] == [2, 3, 4, 5, 6]

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import REPOSITORY
 from utfhw.boards import results
-from utfhw.boards.designs import Design
+from utfhw.boards.designs import DEVICES, Design
 from utfhw.boards.implement import run_key, synthesis_key
 from utfhw.boards.runcache import RunCache
 from utfhw.boards.runner import Report, _Runs
@@ -26,10 +26,7 @@ def row(design, devices, counts=None):
                         "ecp5": {"lut4": 310, "ff": 120, "bram": 2}}
     return {"design": design.name, "spec": design.fields(), "width": design.width,
             "router": "router1", "counts": counts,
-            "devices": {"iCE40 UP5K": {"outcome": "not run"},
-                        "iCE40 HX8K": {"outcome": "not run"},
-                        "ECP5-25F": {"outcome": "not run"},
-                        "ECP5-85F": {"outcome": "not run"}, **devices}}
+            "devices": {**{device: {"outcome": "not run"} for device in DEVICES}, **devices}}
 
 
 WIDE = Design.of(CoreSpec("utf-8", "utf-16-le", kind="wide", width=16))
@@ -175,7 +172,8 @@ def test_page():
     assert "![GB/s against LUT4s of the wide core](results.png)" in page
     # Each kind in its table; the wide core by pair and width, with GB/s and what limited it.
     assert ("| ErrorDropper | 300 / 120 | 310 / 120 / 2 | not run | not run | not run | "
-            "390.5 | ECP5-85F: input port → `state`, 3 levels, 2.5 of 3.7 ns routing |"
+            "390.5 | not run | not run | not run | ECP5-85F: input port → `state`, 3 levels, "
+            "2.5 of 3.7 ns routing |"
             ) in page
     assert "| utf-8 → utf-16-le | 300 / 120 | 310 / 120 / 2 | timed out | not run | not run | " \
            "148.8 / 0.15 |" in page
@@ -185,12 +183,12 @@ def test_page():
     assert "| 16 | 300 / 120 | 310 / 120 / 2 | does not fit | not run | synthesis failed | " \
            "192.5 / 3.08 |" in page
     # What has no figure, and why.
-    assert "- **does not fit**: 1 of 16 cells:\n  - iCE40 UP5K: WideUTF8ToUTF16(16)" in page
-    assert "- **timed out**: 1 of 16 cells:\n  - iCE40 UP5K: pipeline utf-8 -> utf-16-le" \
+    assert "- **does not fit**: 1 of 28 cells:\n  - iCE40 UP5K: WideUTF8ToUTF16(16)" in page
+    assert "- **timed out**: 1 of 28 cells:\n  - iCE40 UP5K: pipeline utf-8 -> utf-16-le" \
         in page
-    assert "- **synthesis failed**: 1 of 16 cells:\n  - ECP5-25F: WideUTF8ToUTF16(16)" in page
-    assert "- **failed**: 1 of 16 cells:\n  - iCE40 HX8K: pipeline utf-16-le -> utf-8" in page
-    assert "- **not run**: 8 of 16 cells." in page
+    assert "- **synthesis failed**: 1 of 28 cells:\n  - ECP5-25F: WideUTF8ToUTF16(16)" in page
+    assert "- **failed**: 1 of 28 cells:\n  - iCE40 HX8K: pipeline utf-16-le -> utf-8" in page
+    assert "- **not run**: 20 of 28 cells." in page
     assert "- Kinds of core not yet in the report: pipelined, validator." in page
 
 

@@ -152,8 +152,8 @@ def test_report_bad_arguments(tmp_path, args, message):
 
 @pytest.mark.parametrize("args,message", [
     (["--devices", "iCE40 UP5K,Virtex"], "utfhw report: error: device must be 'iCE40 UP5K', "
-                                         "'iCE40 HX8K', 'ECP5-25F' or 'ECP5-85F', not "
-                                         "'Virtex'\n"),
+                                         "'iCE40 HX8K', 'ECP5-25F', 'ECP5-85F', 'GW1N-9C', "
+                                         "'GW2A-18C' or 'GW5AST-138C', not 'Virtex'\n"),
     # Nothing listens on the discard port.
     (["--scheduler", "tcp://127.0.0.1:9"], "utfhw report: error: cannot reach the Dask "
                                            "scheduler at tcp://127.0.0.1:9: "),
