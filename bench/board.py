@@ -25,11 +25,13 @@ import pathlib
 import threading
 import time
 
-from ..hdl.bridge import BAUD_TOLERANCE, BITS_PER_FRAME, FIFO_MARGIN, burst_limit, expansion
+from ..hdl.bridge import (BAUD_TOLERANCE, BITS_PER_FRAME, FIFO_MARGIN, VERDICT_BYTES, burst_limit,
+                          expansion)
 from ..hdl.cores import CoreSpec
 from ..hdl.forms import CODECS, plain_codec
-from ..hdl.unicode.params import check_integer
-from .golden import _cpython as cpython_verdict, _input_span as input_span
+from ..hdl.unicode.params import check_flag, check_integer
+from .golden import (_cpython as cpython_verdict, _describe_result as describe_result,
+                     _input_span as input_span, cpython_result)
 from .sample import sample_messages
 
 
@@ -175,7 +177,10 @@ class _Reader(threading.Thread):
 class Host:
     """Sends messages to the bridge on ``port`` (an open :class:`serial.Serial`, or anything
     with its ``read``, ``write``, ``in_waiting`` and ``close``) and checks each answer against
-    ``message.decode(source, errors).encode(target, errors)``.
+    ``message.decode(source, errors).encode(target, errors)``, or from a validating bridge
+    against CPython's verdict on ``message.decode(source)`` (as
+    :data:`~utfhw.hdl.bridge.VERDICT_BYTES` bytes of its
+    :class:`~utfhw.hdl.unicode.layout.ValidationResult`).
 
     Parameters
     ----------
@@ -183,8 +188,9 @@ class Host:
         The open port. The host closes it (:meth:`close`, or leaving ``with``).
     baud : :class:`int`
         The port's baud rate, which the bridge must run at.
-    source, target, errors, width, fifo_depth, idle_bits
-        The bridge's, as it was built (``width`` ``None`` for the scalar core).
+    source, target, errors, width, fifo_depth, idle_bits, validate
+        The bridge's, as it was built (``width`` ``None`` for the scalar core; with
+        ``validate``, ``target`` ``None`` or ``source``).
     timeout : :class:`float`
         Seconds without a byte, once a message has ended, after which its answer is taken as
         it stands (and the first message's, the probe's, as no answer).
@@ -198,18 +204,26 @@ class Host:
     """
     def __init__(self, port, *, baud=115200, source="utf-8", target="utf-16-le",
                  errors="replace", width=None, fifo_depth=2048, idle_bits=1000, timeout=2.0,
-                 name=None):
+                 name=None, validate=False):
         check_integer("baud", baud, minimum=1)
         check_integer("fifo_depth", fifo_depth, minimum=2 * FIFO_MARGIN)
         check_integer("idle_bits", idle_bits, minimum=2 * BITS_PER_FRAME)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
-        self.spec = CoreSpec.of(source, target, errors=errors, width=width)
+        check_flag("validate", validate)
+        self.spec = spec = CoreSpec.of(source, target, errors=errors, width=width,
+                                       validate=validate)
         self.baud, self.fifo_depth, self.idle_bits, self.timeout = \
             baud, fifo_depth, idle_bits, timeout
         self.name = name or getattr(port, "name", "the port")
-        self.burst_limit = burst_limit(source, target, errors, fifo_depth=fifo_depth)
-        self._expansion = expansion(source, target, errors)
+        if spec.kind == "validator":
+            # The validator takes a byte a clock: the FIFO fills only while an answer of a
+            # few bytes goes out.
+            self.burst_limit, self._expansion = None, 1
+        else:
+            self.burst_limit = burst_limit(spec.source, spec.target, errors,
+                                           fifo_depth=fifo_depth)
+            self._expansion = expansion(spec.source, spec.target, errors)
         self._port = port
         self._reader = _Reader(port)
         self._reader.start()
@@ -231,6 +245,8 @@ class Host:
     def expected(self, message):
         """CPython's answer to ``message``."""
         spec = self.spec
+        if spec.kind == "validator":
+            return cpython_result(message, spec).to_bytes(VERDICT_BYTES, "little")
         return bytes(message).decode(spec.source, spec.errors).encode(spec.target, spec.errors)
 
     def _send(self, data):
@@ -302,8 +318,9 @@ class Host:
             .encode(_plain(self.spec.source))
         expected = self.expected(message)
         got, _ = self._exchange(message)
-        settings = (f"--baud {self.baud}, --from {self.spec.source}, --to {self.spec.target}, "
-                    f"--errors {self.spec.errors}")
+        settings = (f"--baud {self.baud}, --from {self.spec.source}, "
+                    + ("--validate" if self.spec.kind == "validator" else
+                       f"--to {self.spec.target}, --errors {self.spec.errors}"))
         if not got:
             raise BoardError(f"no answer from {self.name} within {self.timeout:g} s: is the "
                              f"board programmed with the bridge, at {self.baud} baud?")
@@ -351,8 +368,18 @@ class Host:
     def describe(self, index, count, message, expected, got):
         """A mismatch as :func:`~utfhw.bench.golden.check_beats` names one: the message, the
         first output byte that differs, expected against got around it, the input bytes that
-        make it, and CPython's strict verdict on the message."""
+        make it, and CPython's strict verdict on the message; for a validator, the verdict
+        expected and the one the answer gives."""
         data = message.data
+        if self.spec.kind == "validator":
+            return (f"message {index} of {count} ({message.description}, {len(data)} bytes): "
+                    f"the verdict differs\n"
+                    f"  expected {describe_result(int.from_bytes(expected, 'little'), self.spec)}"
+                    f"\n  got      " + (
+                        describe_result(int.from_bytes(got, "little"), self.spec)
+                        if len(got) == len(expected) else
+                        f"{len(got)} bytes ({_shown(got)}), not {len(expected)}")
+                    + f"\n  {cpython_verdict(data, self.spec.source)}")
         at = next((offset for offset, (one, other) in enumerate(zip(expected, got))
                    if one != other), min(len(expected), len(got)))
         unit_bytes = CODECS[self.spec.target].unit_bytes

@@ -3,6 +3,7 @@
 import pathlib
 import subprocess
 
+from ..hdl.bridge import VERDICT_BYTES
 from ..toolchain.tools import tool_environment
 from .fit import STAT_SCRIPT, DoesNotFit, check_command, design_counts, shortfall
 from .nextpnr import TimingError, read_report
@@ -42,20 +43,27 @@ class BuildResult:
         for clock, (achieved, constraint) in self.report.fmax.items():
             lines.append(f"  clock       {achieved:.1f} MHz achieved, {constraint:.1f} MHz "
                          f"needed ({clock})")
-        limit = bridge.burst_limit
         lines.append(f"  serial      {bridge.actual_baud:.0f} baud ({bridge.divisor} clocks per "
                      f"bit), 8N1; a message ends after {bridge.idle_bits} idle bit times")
-        lines.append(f"  burst rule  output up to {bridge.expansion:g}x the input; send at most "
-                     + ("any number of" if limit is None else str(limit))
-                     + f" bytes back to back (FIFO of {bridge.fifo_depth})")
+        if bridge.validates:
+            lines.append(f"  answers     each message's verdict, {VERDICT_BYTES} bytes (utfhw "
+                         f"board --validate reads them); send any number of bytes back to "
+                         f"back (FIFO of {bridge.fifo_depth})")
+        else:
+            limit = bridge.burst_limit
+            lines.append(f"  burst rule  output up to {bridge.expansion:g}x the input; send at "
+                         f"most " + ("any number of" if limit is None else str(limit))
+                         + f" bytes back to back (FIFO of {bridge.fifo_depth})")
         return "\n".join(lines)
 
 
 def describe_core(bridge):
     """The core in ``bridge`` (a :class:`~utfhw.hdl.bridge.UARTBridge`) in a few words."""
-    transcoder = bridge.transcoder
-    return (f"{transcoder.source} -> {transcoder.target}, errors={transcoder.errors}"
-            + ("" if bridge.width is None else f", wide core at {bridge.width} bytes a beat"))
+    spec = bridge.spec
+    if bridge.validates:
+        return f"the {spec.source} validator at {spec.width} bytes a beat"
+    return (f"{spec.source} -> {spec.target}, errors={spec.errors}"
+            + ("" if spec.width is None else f", wide core at {spec.width} bytes a beat"))
 
 
 def _checked(platform, board):

@@ -7,8 +7,9 @@ import sys
 from ..hdl.bridge import BITS_PER_FRAME, FIFO_MARGIN
 from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS, check_integer
 from ..toolchain.tools import BuildError, ToolchainError
-from .options import (BOARD_NAMES, add_bridge_arguments, add_codec_arguments, bridge_options,
-                      check_core_options, fail, import_extra)
+from .options import (BOARD_NAMES, add_bridge_arguments, add_codec_arguments,
+                      add_validate_argument, bridge_options, check_core_options, core_spec,
+                      fail, import_extra)
 from .running import announce_build, plural
 
 
@@ -38,7 +39,8 @@ def add_parser(commands):
         description="Send each file of PATH (a folder: each of its files) as a message to the "
                     "UART bridge that utfhw build makes, through the board's serial port, "
                     "keeping the bridge's idle-gap and burst rules, and compare each answer "
-                    "with CPython's data.decode(source, errors).encode(target). Without PATH, "
+                    "with CPython's data.decode(source, errors).encode(target), or with "
+                    "--validate with CPython's verdict on data.decode(source). Without PATH, "
                     "the sample text, the malformed sequences of the source's form and a burst "
                     "at the burst limit. Prints each mismatch and the bytes per second; exits 1 "
                     "if an answer differs. The codec and bridge options must be those the "
@@ -52,6 +54,7 @@ def add_parser(commands):
                             "bit level in real time, in place of a board")
     add_codec_arguments(parser, HARDWARE_ERROR_HANDLERS)
     add_bridge_arguments(parser)
+    add_validate_argument(parser)
     parser.add_argument("--simulate-baud", type=int, default=None, metavar="BAUD",
                         help="with --simulate, the simulated bridge's baud rate, to see what a "
                              "--baud other than the bridge's does (default: --baud)")
@@ -71,7 +74,8 @@ def add_parser(commands):
 def _messages(subparser, args):
     from ..bench.board import builtin_messages, read_messages
     if not args.paths:
-        return builtin_messages(args.source, args.target, args.errors,
+        options = bridge_options(args)
+        return builtin_messages(args.source, options["target"] or args.source, args.errors,
                                 fifo_depth=args.fifo_depth)
     try:
         messages = read_messages(args.paths)
@@ -167,15 +171,20 @@ def _note_simulation(simulated):
 
 
 def _summary(args, result):
-    core = "scalar core" if args.width is None else f"wide core, {args.width} bytes a beat"
+    spec = core_spec(args)
+    if spec.kind == "validator":
+        what = f"{args.source} validator, {args.width} bytes a beat"
+    else:
+        core = "scalar core" if args.width is None else f"wide core, {args.width} bytes a beat"
+        what = f"{spec.source} -> {spec.target}, errors={spec.errors}, {core}"
     count = len(result.mismatches)
     verdict = ("matches CPython" if not count
                else f"{count} differ{'s' if count == 1 else ''} from CPython")
     line_rate = args.baud / 10
     again = (f"; a message sent again {plural(result.tries, 'time')}, the host having been "
              f"held up within it" if result.tries else "")
-    print(f"utfhw board: {plural(result.messages, 'message')} ({args.source} -> {args.target}, "
-          f"errors={args.errors}, {core}), {verdict}: {result.input_bytes:,} bytes in and "
+    print(f"utfhw board: {plural(result.messages, 'message')} ({what}), {verdict}: "
+          f"{result.input_bytes:,} bytes in and "
           f"{result.output_bytes:,} out in {result.seconds:.2f} s, {result.input_rate:,.0f} "
           f"bytes/s in and {result.output_rate:,.0f} out (the line carries {line_rate:,.0f} "
           f"each way){again}")

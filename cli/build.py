@@ -4,8 +4,9 @@ import os
 
 from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS
 from ..toolchain.tools import ToolchainError
-from .options import (BOARD_NAMES, add_bridge_arguments, add_codec_arguments, bridge_options,
-                      check_core_options, fail, import_extra)
+from .options import (BOARD_NAMES, add_bridge_arguments, add_codec_arguments,
+                      add_validate_argument, bridge_options, check_core_options, fail,
+                      import_extra)
 
 
 def add_parser(commands):
@@ -21,6 +22,7 @@ def add_parser(commands):
     parser.add_argument("--board", required=True, choices=BOARD_NAMES)
     add_codec_arguments(parser, HARDWARE_ERROR_HANDLERS)
     add_bridge_arguments(parser)
+    add_validate_argument(parser)
     parser.add_argument("-o", "--output", metavar="DIR",
                         help="build directory (default: build/BOARD)")
     return parser

@@ -91,8 +91,11 @@ def add_bridge_arguments(parser):
 def bridge_options(args):
     """The :class:`~utfhw.hdl.bridge.UARTBridge` keyword arguments the options give, but the
     clock and the baud rate."""
-    return {"source": args.source, "target": args.target, "errors": args.errors,
-            "width": args.width, "fifo_depth": args.fifo_depth, "idle_bits": args.idle_bits}
+    validate = getattr(args, "validate", False)
+    target = args.target if args.target is not None or validate else DEFAULT_TARGET
+    return {"source": args.source, "target": target, "errors": args.errors,
+            "width": args.width, "fifo_depth": args.fifo_depth, "idle_bits": args.idle_bits,
+            "validate": validate}
 
 
 def add_core_arguments(parser):

@@ -7,16 +7,15 @@ from amaranth.lib import fifo, wiring
 from amaranth.lib.wiring import In, Out
 
 from .bytestream import BeatAssembler, UnitAssembler, LaneSerializer
-from .unicode.layout import FramedByte
+from .unicode.layout import FramedByte, ValidationResult
 from .forms import CODECS, expansion
-from .unicode.params import check_integer
-from .cores.transcoder import Transcoder
-from .cores.wide import WideTranscoder
+from .unicode.params import check_errors, check_flag, check_integer
+from .cores.spec import CoreSpec
 from .uart import UARTReceiver, UARTTransmitter, MINIMUM_DIVISOR
 
 
 __all__ = ["UARTBridge", "expansion", "burst_limit", "BITS_PER_FRAME", "BAUD_TOLERANCE",
-           "FIFO_MARGIN"]
+           "FIFO_MARGIN", "VERDICT_BYTES"]
 
 
 #: A frame is a start bit, 8 data bits and a stop bit.
@@ -29,6 +28,11 @@ BAUD_TOLERANCE = 0.01
 #: ratio (a byte order mark, the replacement of a part unit at its end, its end marker) and for
 #: the units held between the FIFO and the line.
 FIFO_MARGIN = 8
+
+
+#: Bytes of a validating bridge's answer to a message: the validator's
+#: :class:`~utfhw.hdl.unicode.layout.ValidationResult`, least significant byte first.
+VERDICT_BYTES = (ValidationResult().size + 7) // 8
 
 
 def burst_limit(source, target, errors="replace", *, fifo_depth=2048):
@@ -55,6 +59,14 @@ class UARTBridge(wiring.Component):
     ``UnitAssembler`` and the ``Transcoder``: the same bridge around a wide core, so that a
     board checks it. Its output waits for the next beat of its message (the core looks one beat
     ahead), which the FIFO does not feel: those bytes have left it.
+
+    With ``validate`` (and ``width``) the core is the source's
+    :class:`~utfhw.hdl.cores.validator.Validator`, and the bridge answers each message with its
+    verdict alone: :data:`VERDICT_BYTES` bytes, the
+    :class:`~utfhw.hdl.unicode.layout.ValidationResult`'s bits least significant byte first
+    (whether ``data.decode(source)`` raises, the first error's kind, ``start`` and ``end``, and
+    the lengths of ``data.decode(source, "replace")``). The bytes passed through are dropped.
+    While an answer goes out the validator's output waits, and the FIFO with it.
 
     **Messages.** A serial line has no message boundaries, so a message ends when ``rx`` has been
     idle (high, no frame) for ``idle_bits`` bit times. The bytes up to then are one message: a
@@ -90,7 +102,10 @@ class UARTBridge(wiring.Component):
         Bit times of idle line that end a message, at least 2 * 10 (two frames).
     width : :class:`int` or ``None``
         ``None`` for the ``Transcoder``, one code unit a clock; else the wide core's bytes a
-        beat (see :func:`~utfhw.hdl.cores.wide.check_wide_width`).
+        beat (see :func:`~utfhw.hdl.cores.wide.check_wide_width`), or the validator's.
+    validate : :class:`bool`
+        The validator of ``source`` in place of a transcoder (``target`` then ``None`` or
+        ``source``, and ``width`` given).
 
     Attributes
     ----------
@@ -103,14 +118,18 @@ class UARTBridge(wiring.Component):
     framing_error : :py:`Out(1)`
         Goes high when a frame with a low stop bit is dropped (a wrong baud rate), and stays
         high.
-    transcoder : :class:`~utfhw.hdl.cores.transcoder.Transcoder` or
-            :class:`~utfhw.hdl.cores.wide.WideTranscoder`
+    transcoder : :class:`~utfhw.hdl.cores.transcoder.Transcoder`,
+            :class:`~utfhw.hdl.cores.wide.WideTranscoder` or
+            :class:`~utfhw.hdl.cores.validator.Validator`
         The core.
+    spec : :class:`~utfhw.hdl.cores.CoreSpec`
+        Its name.
 
     Raises
     ------
     :exc:`ValueError`
-        If a codec, ``errors``, the baud rate, a size or ``width`` is not as above.
+        If a codec, ``errors``, the baud rate, a size, ``width`` or ``validate`` is not as
+        above.
     """
     rx: In(1, init=1)
     tx: Out(1, init=1)
@@ -118,7 +137,8 @@ class UARTBridge(wiring.Component):
     framing_error: Out(1)
 
     def __init__(self, *, source="utf-8", target="utf-16-le", errors="replace",
-                 clk_freq, baud=115200, fifo_depth=2048, idle_bits=1000, width=None):
+                 clk_freq, baud=115200, fifo_depth=2048, idle_bits=1000, width=None,
+                 validate=False):
         if not isinstance(clk_freq, (int, float)) or isinstance(clk_freq, bool) or clk_freq <= 0:
             raise ValueError(f"clk_freq must be a positive number of Hz, not {clk_freq!r}")
         check_integer("baud", baud, minimum=1)
@@ -133,11 +153,11 @@ class UARTBridge(wiring.Component):
                              f"choose one within {BAUD_TOLERANCE:.0%}")
         check_integer("fifo_depth", fifo_depth, minimum=2 * FIFO_MARGIN)
         check_integer("idle_bits", idle_bits, minimum=2 * BITS_PER_FRAME)
-        if width is None:
-            self.transcoder = Transcoder(source=source, target=target, errors=errors)
-        else:
-            self.transcoder = WideTranscoder(source=source, target=target, errors=errors,
-                                             width=width)
+        check_errors(errors)    # the gateware's handlers: CoreSpec takes "strict" too
+        check_flag("validate", validate)
+        self.spec = CoreSpec.of(source, target, errors=errors, width=width,
+                                validate=validate)
+        self.transcoder = self.spec.build()
         self._width = width
         self._divisor = divisor
         self._clk_freq = clk_freq
@@ -169,18 +189,26 @@ class UARTBridge(wiring.Component):
         return self._idle_bits
 
     @property
+    def validates(self):
+        """Whether the core is a validator, whose answer is a verdict."""
+        return self.spec.kind == "validator"
+
+    @property
     def expansion(self):
-        """See :func:`expansion`."""
-        transcoder = self.transcoder
-        return expansion(transcoder.source, transcoder.target, transcoder.errors)
+        """See :func:`expansion`; ``None`` for a validator, whose answer to a message is
+        :data:`VERDICT_BYTES` long whatever its length."""
+        spec = self.spec
+        return None if self.validates else expansion(spec.source, spec.target, spec.errors)
 
     @property
     def burst_limit(self):
         """The most bytes a host may send back to back at the full line rate, starting from an
-        idle bridge, before it must pause; ``None`` when there is no limit."""
-        transcoder = self.transcoder
-        return burst_limit(transcoder.source, transcoder.target, transcoder.errors,
-                           fifo_depth=self._fifo_depth)
+        idle bridge, before it must pause; ``None`` when there is no limit (as for a
+        validator, which takes a byte a clock but while an answer goes out)."""
+        spec = self.spec
+        if self.validates:
+            return None
+        return burst_limit(spec.source, spec.target, spec.errors, fifo_depth=self._fifo_depth)
 
     def elaborate(self, platform):
         m = Module()
@@ -193,8 +221,6 @@ class UARTBridge(wiring.Component):
             assembler = BeatAssembler(width=self._width)
         m.submodules.assembler = assembler
         m.submodules.transcoder = self.transcoder
-        serializer = m.submodules.serializer = LaneSerializer(
-            layout=self.transcoder.o.payload.shape())
         transmitter = m.submodules.transmitter = UARTTransmitter(divisor=self._divisor)
 
         m.d.comb += receiver.rx.eq(self.rx)
@@ -236,7 +262,28 @@ class UARTBridge(wiring.Component):
             buffer.r_en.eq(assembler.i.ready),
         ]
         wiring.connect(m, assembler.o, self.transcoder.i)
-        wiring.connect(m, self.transcoder.o, serializer.i)
-        wiring.connect(m, serializer.o, transmitter.i)
+        if self.validates:
+            self._answer_verdicts(m, self.transcoder.o, transmitter.i)
+        else:
+            serializer = m.submodules.serializer = LaneSerializer(
+                layout=self.transcoder.o.payload.shape())
+            wiring.connect(m, self.transcoder.o, serializer.i)
+            wiring.connect(m, serializer.o, transmitter.i)
         m.d.comb += self.tx.eq(transmitter.tx)
         return m
+
+    @staticmethod
+    def _answer_verdicts(m, beats, line):
+        """Each message's result from the validator's ``beats`` out on ``line`` (the
+        transmitter's input), a byte at a time; the beats wait while one goes out."""
+        record = Signal(8 * VERDICT_BYTES)
+        left = Signal(range(VERDICT_BYTES + 1))
+        m.d.comb += [
+            beats.ready.eq(left == 0),
+            line.valid.eq(left != 0),
+            line.payload.eq(record[:8]),
+        ]
+        with m.If(beats.valid & beats.ready & beats.payload.last):
+            m.d.sync += [record.eq(beats.payload.result.as_value()), left.eq(VERDICT_BYTES)]
+        with m.If(line.valid & line.ready):
+            m.d.sync += [record.eq(record >> 8), left.eq(left - 1)]

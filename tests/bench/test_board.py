@@ -13,7 +13,9 @@ import pytest
 
 from utfhw.bench.board import (BoardError, Host, Message, PROBE, builtin_messages,
                                burst_message, read_messages)
-from utfhw.hdl.bridge import burst_limit, expansion
+from utfhw.bench.golden import cpython_result
+from utfhw.hdl.bridge import VERDICT_BYTES, burst_limit, expansion
+from utfhw.hdl.cores import CoreSpec
 from utfhw.hdl.forms import CODECS
 from utfhw.sim.bridge import SimulatedBoard
 from utfhw.toolchain.tools import ToolchainError, find_verilator
@@ -67,6 +69,24 @@ def test_simulated_board_matches_cpython(source, target, errors, width):
     assert f"{sum(len(message.data) for message in messages):,} bytes in" in result.stdout
     assert "bytes/s in" in result.stdout
     # The bridge dropped no byte and saw no bad frame.
+    assert "flag is set" not in result.stderr
+
+
+# The validating bridge: each message answered with its verdict.
+VALIDATORS = [("utf-8", 4)]
+if FULL_SWEEP:
+    VALIDATORS += [("utf-16-le", 2), ("utf-32", 8), ("ascii", 1)]
+
+
+@pytest.mark.parametrize("source,width", VALIDATORS)
+def test_simulated_validating_board_matches_cpython(source, width):
+    needs_verilator()
+    result = board("--simulate", "--validate", "--from", source, "--width", width)
+    assert result.returncode == 0, result.stdout + result.stderr
+    messages = builtin_messages(source, source, "replace")
+    assert (f"utfhw board: {len(messages)} messages ({source} validator, {width} bytes a beat),"
+            f" matches CPython: {sum(len(message.data) for message in messages):,} bytes in "
+            f"and {len(messages) * VERDICT_BYTES:,} out") in result.stdout
     assert "flag is set" not in result.stderr
 
 
@@ -236,6 +256,33 @@ def test_mismatch_is_reported_as_the_golden_checker_does():
         "  CPython: utf-8 strict raises at start=1, end=2: invalid start byte")
 
 
+class VerdictBridge(EchoBridge):
+    """A port that answers each write with CPython's verdict, as a validating bridge's
+    :data:`VERDICT_BYTES`, but one count more for a message holding ``corrupt``."""
+    def write(self, data):
+        self.written.append(bytes(data))
+        spec = CoreSpec.of(self.codecs[0], None, width=4, validate=True)
+        answer = cpython_result(data, spec)
+        if self.corrupt in data:
+            answer += 1 << spec.output_layout["result"].shape["code_points"].offset
+        self.waiting += answer.to_bytes(VERDICT_BYTES, "little")
+
+
+def test_validating_bridge_mismatch_names_both_verdicts():
+    port = VerdictBridge("utf-8", None, None, corrupt=b"\xc0")
+    messages = [Message(b"fine", "a fine one"), Message(b"[\xc0\xaf]", "an overlong '/'")]
+    with Host(port, idle_bits=20, timeout=0.2, width=4, validate=True, target=None) as host:
+        run = host.run(messages)
+    assert run.messages == 2 and run.output_bytes == 2 * VERDICT_BYTES
+    assert run.mismatches == [
+        "message 1 of 2 (an overlong '/', 4 bytes): the verdict differs\n"
+        "  expected valid=False, start=1, end=2, reason=invalid start byte, code_points=4, "
+        "utf16_units=4, utf8_bytes=8, overflow=False\n"
+        "  got      valid=False, start=1, end=2, reason=invalid start byte, code_points=5, "
+        "utf16_units=4, utf8_bytes=8, overflow=False\n"
+        "  CPython: utf-8 strict raises at start=1, end=2: invalid start byte"]
+
+
 def test_probe_answered_wrongly():
     port = EchoBridge("utf-8", "utf-16-le", "replace", corrupt=b"u")
     with Host(port, idle_bits=20, timeout=0.2, name="/dev/ttyX") as host:
@@ -253,6 +300,7 @@ def test_probe_answered_wrongly():
     ({"idle_bits": 19}, "idle_bits must be an integer of at least 20, not 19"),
     ({"timeout": 0}, "timeout must be a positive number of seconds, not 0"),
     ({"width": 3}, "width must be a power of two from 1 to 64, not 3"),
+    ({"validate": "yes", "target": None, "width": 4}, "validate must be True or False, not 'yes'"),
 ])
 def test_host_arguments(arguments, message):
     with pytest.raises(ValueError, match="^" + message + "$"):

@@ -12,7 +12,7 @@ from amaranth.hdl import Fragment
 from amaranth.build import Attrs, Clock, Pins, Resource
 from amaranth_boards.icebreaker import ICEBreakerPlatform
 
-from utfhw.hdl.bridge import UARTBridge
+from utfhw.hdl.bridge import VERDICT_BYTES, UARTBridge
 from utfhw.toolchain import tools
 from utfhw.boards.build import BuildResult, build
 from utfhw.boards.designs import CAPACITY, FAMILIES
@@ -43,6 +43,18 @@ def test_build_icebreaker(tmp_path):
     assert "ICESTORM_LC" in result.stdout and "MHz achieved, 12.0 MHz needed" in result.stdout
     assert "115385 baud (104 clocks per bit)" in result.stdout
     assert "send at most 4080 bytes back to back" in result.stdout
+
+
+def test_build_a_validating_bridge(tmp_path):
+    """--validate puts the source's validator in the bridge, whose answer is a verdict."""
+    result = run("build", "--board", "icebreaker", "--validate", "--width", "4", "-o", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert ICE40_SYNC in (tmp_path / "utfhw_bridge.bin").read_bytes()[:64]
+    assert result.stdout.startswith("icebreaker (iCE40UP5K-SG48): the utf-8 validator at 4 "
+                                    "bytes a beat\n")
+    assert (f"  answers     each message's verdict, {VERDICT_BYTES} bytes (utfhw board "
+            f"--validate reads them); send any number of bytes back to back (FIFO of 2048)"
+            ) in result.stdout
 
 
 def test_build_ulx3s(tmp_path):

@@ -310,6 +310,10 @@ def test_expansion_is_reached(source, target):
     ({"errors": "strict"}, "errors must be 'replace' or 'ignore', not 'strict'"),
     ({"width": 3}, "width must be a power of two from 1 to 64, not 3"),
     ({"source": "utf-32", "width": 2}, "width must be at least 4 for utf-32, not 2"),
+    ({"validate": True, "target": None}, "width must be given for a validator (validate=True)"),
+    ({"validate": True, "width": 4}, "a validator passes its source through: target must be "
+                                     "utf-8, not utf-16-le"),
+    ({"validate": 1, "target": None, "width": 4}, "validate must be True or False, not 1"),
 ])
 def test_bridge_arguments(arguments, message):
     kwargs = {"clk_freq": CLOCK, "baud": CLOCK // DIVISOR, **arguments}
