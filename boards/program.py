@@ -12,15 +12,18 @@ __all__ = ["PROGRAMMERS", "default_bitstream", "programmer_command", "program"]
 
 
 #: For each board, the programmers that can load it, as ``(program, arguments before the
-#: bitstream)``, the first found used.
+#: bitstream)``, the first found used. openFPGALoader's names of the boards are those of its
+#: ``src/board.hpp`` (the iCEBreaker is its ``ice40_generic``); each is in its release 0.10.0,
+#: Debian's, but the Tang Mega 138K's, from 0.12.0.
 PROGRAMMERS = {
-    "icebreaker": (("openFPGALoader", ("-b", "icebreaker")), ("iceprog", ())),
+    "icebreaker": (("openFPGALoader", ("-b", "ice40_generic")), ("iceprog", ())),
     "ulx3s-85f": (("openFPGALoader", ("-b", "ulx3s")),),
     # No programmer on the board: openFPGALoader then takes an FT2232 JTAG adapter on its pads
     # (another needs ``-c CABLE``, run by hand).
     "colorlight-5a-75b": (("openFPGALoader", ("-b", "colorlight")),),
     "tang-nano-9k": (("openFPGALoader", ("-b", "tangnano9k")),),
     "tang-primer-20k": (("openFPGALoader", ("-b", "tangprimer20k")),),
+    "tang-mega-138k-pro": (("openFPGALoader", ("-b", "tangmega138k")),),
 }
 
 #: Seconds a programmer is given.

@@ -6,6 +6,7 @@ from amaranth.hdl import Elaboratable, Module
 from amaranth.lib import io
 from amaranth_boards.colorlight_5a75b_r7_0 import Colorlight_5A75B_R70Platform
 from amaranth_boards.icebreaker import ICEBreakerPlatform
+from amaranth_boards.tang_mega_138k_pro_dock import TangMega138kProDockPlatform
 from amaranth_boards.tang_nano_9k import TangNano9kPlatform
 from amaranth_boards.tang_primer_20k import TangPrimer20kPlatform
 from amaranth_boards.ulx3s import ULX3S_85F_Platform
@@ -57,6 +58,9 @@ BOARDS = {
     # of the dock's LEDs.
     "tang-primer-20k": Board(himbaechel_platform(TangPrimer20kPlatform), None, None, "fs",
                              HIMBAECHEL_TOOLS, "gowin", "GW2A-18C"),
+    # The Pro dock's USB port carries the UART, as on the Tang Primer 20K's.
+    "tang-mega-138k-pro": Board(himbaechel_platform(TangMega138kProDockPlatform), ("led", 0),
+                                ("led", 1), "fs", HIMBAECHEL_TOOLS, "gowin", "GW5AST-138C"),
 }
 
 

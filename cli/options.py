@@ -13,7 +13,7 @@ from ..sim.stream import check_stall
 #: The boards ``utfhw build`` knows (``utfhw.boards.top.BOARDS``, which needs amaranth-boards,
 #: is imported only when a board is built).
 BOARD_NAMES = ("icebreaker", "ulx3s-85f", "colorlight-5a-75b", "tang-nano-9k",
-               "tang-primer-20k")
+               "tang-primer-20k", "tang-mega-138k-pro")
 
 
 def probability(text):

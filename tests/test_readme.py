@@ -302,3 +302,11 @@ def test_readme_names_every_board():
     row = re.search(r"^\| `utfhw build --board BOARD` \|([^|]*)\|", (REPOSITORY / "README.md")
                     .read_text(), re.M)
     assert tuple(re.findall(r"`([\w-]+)`", row[1])) == BOARD_NAMES
+
+
+def test_fpga_page_gives_the_validating_bridges_answer():
+    """docs/fpga.md's length of a validating bridge's answer is the bridge's."""
+    from utfhw.hdl.bridge import VERDICT_BYTES
+    page = (REPOSITORY / "docs" / "fpga.md").read_text()
+    said = re.search(r"answered with its verdict alone, (\d+) bytes \(`VERDICT_BYTES`", page)
+    assert said is not None and int(said[1]) == VERDICT_BYTES

@@ -132,6 +132,17 @@ def test_every_board_names_its_device_capacity():
         assert board.family in FAMILIES
 
 
+def test_a_gowin_gw5a_part_is_read():
+    """Amaranth 0.5 refuses the GW5A's part names: the Tang Mega 138K Pro's is read here, and
+    nextpnr-himbaechel's chip database named; a GW1N's is read as Amaranth reads it."""
+    mega = BOARDS["tang-mega-138k-pro"].platform()
+    assert (mega.series, mega.size, mega.package, mega.speed) == \
+        ("GW5AST", "138", "FPG676A", "C1/I0")
+    assert mega._chipdb_device == "GW5AST-138C"
+    nano = BOARDS["tang-nano-9k"].platform()
+    assert (nano.series, nano._chipdb_device) == ("GW1NR", "GW1N-9C")
+
+
 def test_timing_failure_is_an_error(tmp_path, monkeypatch):
     class OverclockedICEBreaker(ICEBreakerPlatform):
         resources = [
@@ -175,8 +186,9 @@ def test_bad_baud_is_reported(tmp_path):
 def test_board_names():
     assert set(BOARD_NAMES) == set(BOARDS)
     with pytest.raises(ValueError, match=r"^board must be 'icebreaker', 'ulx3s-85f', "
-                                         r"'colorlight-5a-75b', 'tang-nano-9k' or "
-                                         r"'tang-primer-20k', not 'arty'$") as refused:
+                                         r"'colorlight-5a-75b', 'tang-nano-9k', "
+                                         r"'tang-primer-20k' or 'tang-mega-138k-pro', not "
+                                         r"'arty'$") as refused:
         BridgeTop("arty")
     # Collect the refused top now, while its warning is ignored.
     del refused

@@ -33,12 +33,13 @@ def no_programs(monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("board,name,arguments", [
-    ("icebreaker", "openFPGALoader", ["-b", "icebreaker"]),
+    ("icebreaker", "openFPGALoader", ["-b", "ice40_generic"]),
     ("icebreaker", "iceprog", []),
     ("ulx3s-85f", "openFPGALoader", ["-b", "ulx3s"]),
     ("colorlight-5a-75b", "openFPGALoader", ["-b", "colorlight"]),
     ("tang-nano-9k", "openFPGALoader", ["-b", "tangnano9k"]),
     ("tang-primer-20k", "openFPGALoader", ["-b", "tangprimer20k"]),
+    ("tang-mega-138k-pro", "openFPGALoader", ["-b", "tangmega138k"]),
 ])
 def test_programmer_command(no_programs, board, name, arguments):
     path = fake_programmer(no_programs, name)
@@ -54,7 +55,7 @@ def test_openfpgaloader_first(no_programs):
 @pytest.mark.parametrize("board,message", [
     ("icebreaker", "no programmer for the icebreaker found: install openFPGALoader or iceprog "
                    "(Debian: apt install openfpgaloader), then run: openFPGALoader -b "
-                   "icebreaker b.bin"),
+                   "ice40_generic b.bin"),
     ("ulx3s-85f", "no programmer for the ulx3s-85f found: install openFPGALoader (Debian: apt "
                   "install openfpgaloader), then run: openFPGALoader -b ulx3s b.bin"),
     ("colorlight-5a-75b", "no programmer for the colorlight-5a-75b found: install "
@@ -113,10 +114,10 @@ def test_board_programs_then_streams(tmp_path):
                    path=tmp_path / "bin", cwd=tmp_path)
     assert result.returncode == 1
     assert (tmp_path / "bin" / "openFPGALoader.args").read_text() == \
-        "-b icebreaker build/icebreaker/utfhw_bridge.bin\n"
+        "-b ice40_generic build/icebreaker/utfhw_bridge.bin\n"
     assert result.stderr.splitlines() == [
         f"utfhw board: programmed the icebreaker: {tmp_path / 'bin' / 'openFPGALoader'} -b "
-        f"icebreaker build/icebreaker/utfhw_bridge.bin",
+        f"ice40_generic build/icebreaker/utfhw_bridge.bin",
         f"utfhw board: error: cannot open {tmp_path / 'ttyUSB9'}: No such file or directory"]
 
 
@@ -125,7 +126,7 @@ def test_board_programs_then_streams(tmp_path):
                 "--board icebreaker"),
     ("bitstream", "no programmer for the icebreaker found: install openFPGALoader or iceprog "
                   "(Debian: apt install openfpgaloader), then run: openFPGALoader -b "
-                  "icebreaker build/icebreaker/utfhw_bridge.bin"),
+                  "ice40_generic build/icebreaker/utfhw_bridge.bin"),
     ("failing", "programming the icebreaker failed (exit 1): "),
 ])
 def test_board_cannot_program(tmp_path, setup, message):
