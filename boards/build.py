@@ -5,7 +5,9 @@ import subprocess
 
 from ..hdl.bridge import VERDICT_BYTES
 from ..toolchain.tools import tool_environment
+from .designs import CAPACITY
 from .fit import STAT_SCRIPT, DoesNotFit, check_command, design_counts, shortfall
+from .implement import PLACEMENT_FAILURES
 from .nextpnr import TimingError, read_report
 from .top import BOARDS, BridgeTop
 
@@ -81,6 +83,17 @@ def _checked(platform, board):
     return checked
 
 
+def _placement_failure(log):
+    """nextpnr's error in ``log`` (a path) when it could not place the design, or ``None``."""
+    if not log.exists():
+        return None
+    for line in log.read_text().splitlines():
+        if line.startswith("ERROR: ") and any(message in line
+                                              for message in PLACEMENT_FAILURES):
+            return line[len("ERROR: "):].rstrip(".")
+    return None
+
+
 def build(board, *, directory, source="utf-8", target="utf-16-le", errors="replace",
           baud=115200, **bridge_options):
     """Build the bridge for ``board`` (a name of :data:`~utfhw.boards.top.BOARDS`) in
@@ -107,11 +120,18 @@ def build(board, *, directory, source="utf-8", target="utf-16-le", errors="repla
     try:
         plan.execute_local(str(directory), env=environment)
     except subprocess.CalledProcessError as error:
-        missing = (shortfall(design_counts(stat, top.board.family), top.board.capacity)
-                   if stat.exists() else None)
+        counts = design_counts(stat, top.board.family) if stat.exists() else None
+        missing = None if counts is None else shortfall(counts, top.board.capacity)
         if missing is not None:
             raise DoesNotFit(f"{describe_core(top.bridge)} does not fit the {board}: the "
                              f"bridge needs {missing}") from None
+        placement = _placement_failure(directory / f"{TOP_NAME}.tim")
+        if placement is not None and counts is not None:
+            luts, flip_flops, _ = CAPACITY[top.board.capacity]
+            raise DoesNotFit(f"{describe_core(top.bridge)} does not fit the {board}: nextpnr "
+                             f"could not place the bridge's {counts['lut4']:,} LUT4s and "
+                             f"{counts['ff']:,} flip-flops on the {top.board.capacity}'s "
+                             f"{luts:,} and {flip_flops:,} ({placement})") from None
         log = ""
         for name in (f"{TOP_NAME}.tim", f"{TOP_NAME}.rpt"):
             path = directory / name

@@ -92,12 +92,12 @@ _SYNTHESIS = {"gowin": "synth_gowin -top top -noiopads; "
                        "iopadmap -bits -inpad IBUF O:I -outpad OBUF I:O top; "
                        "write_json gowin.json"}
 
-# What nextpnr says of cells that fit the device's count but that it cannot place (on an
+#: What nextpnr says of cells that fit the device's count but that it cannot place (on an
 # iCE40 a logic cell holds one LUT4 and one flip-flop, which not every design's pairs allow).
 # HeAP's legaliser says the third when the packed cells outnumber the device's: the wide core
 # from UTF-8 to UTF-16-LE at W = 8 packs into 5293 ICESTORM_LCs for the UP5K's 5280, on every
 # seed, though Yosys counts fewer LUT4s than that.
-_PLACEMENT_FAILURES = ("Unable to find legal placement", "no BELs remaining",
+PLACEMENT_FAILURES = ("Unable to find legal placement", "no BELs remaining",
                        "Failed to expand region")
 
 
@@ -301,7 +301,7 @@ def place_and_route(synthesis, device, seed, router, versions, timeout=None):
         except BuildTimeout:
             return {"outcome": TIMED_OUT, "after": timeout}
         except BuildError as error:
-            if any(message in str(error) for message in _PLACEMENT_FAILURES):
+            if any(message in str(error) for message in PLACEMENT_FAILURES):
                 return {"outcome": DOES_NOT_FIT}
             raise
         with open(directory / "report.json") as file:

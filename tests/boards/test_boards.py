@@ -14,7 +14,7 @@ from amaranth_boards.icebreaker import ICEBreakerPlatform
 
 from utfhw.hdl.bridge import VERDICT_BYTES, UARTBridge
 from utfhw.toolchain import tools
-from utfhw.boards.build import BuildResult, build
+from utfhw.boards.build import BuildResult, _placement_failure, build
 from utfhw.boards.designs import CAPACITY, FAMILIES
 from utfhw.boards.fit import design_counts, main as fit_main, shortfall
 from utfhw.boards.nextpnr import TimingError
@@ -105,6 +105,18 @@ def test_a_core_that_does_not_fit_is_refused_before_place_and_route(tmp_path):
     # The check read the counts that Yosys wrote.
     counts = design_counts(tmp_path / "utfhw_bridge.stat.json", "ice40")
     assert counts["ff"] > 5280 and f"{counts['ff']:,} flip-flops" in last
+
+
+def test_a_placement_failure_is_read_from_nextpnrs_log(tmp_path):
+    log = tmp_path / "utfhw_bridge.tim"
+    assert _placement_failure(log) is None
+    log.write_text("Info: Running main analytical placer.\n"
+                   "ERROR: Unable to find legal placement for all cells, design is probably at "
+                   "utilisation limit.\n0 warnings, 1 error\n")
+    assert _placement_failure(log) == ("Unable to find legal placement for all cells, design "
+                                       "is probably at utilisation limit")
+    log.write_text("ERROR: Max frequency for clock 'clk': 1.0 MHz\n")
+    assert _placement_failure(log) is None
 
 
 def test_fit_names_each_cell_kind_short():
