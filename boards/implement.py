@@ -40,9 +40,10 @@ TIMED_OUT = "timed out"
 #: What a device's cell says when Yosys could not synthesise the design for its family.
 SYNTHESIS_FAILED = "synthesis failed"
 #: What a run says when nextpnr routed the design but its timing model found no path between
-#: two flip-flops, so gave no Fmax: nextpnr-himbaechel's Gowin model has no delays for some
-#: cells ("No Fmax available; no interior timing paths found in design", the UTF-32 decoder
-#: stage on the GW1N-9C and the GW2A-18C), which break every path through them.
+#: two flip-flops, so gave no Fmax ("No Fmax available; no interior timing paths found in
+#: design"): nextpnr-himbaechel's Gowin timing model has gaps, and with ``--pairs all`` 14 of
+#: the 127 designs, small stages such as the Latin-1, ASCII and UTF-32 decoders, have no Fmax
+#: on each Gowin device (at 242cd5a).
 NO_TIMING = "no timing"
 
 # Runs of Yosys on one design before its failure is taken as final.

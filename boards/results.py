@@ -347,7 +347,7 @@ def markdown(data, *, chart=None):
         f"**{TIMED_OUT}** where a seed of nextpnr ran past the time limit; "
         f"**{NO_TIMING}** where nextpnr routed the design but its timing model found no "
         "path from one flip-flop to another, so gave no Fmax (nextpnr-himbaechel's Gowin "
-        "model lacks some cells' delays); "
+        "timing model has gaps); "
         f"**{SYNTHESIS_FAILED}** where Yosys could not synthesise the design for the "
         f"family; **{FAILED}** where a run failed in a way the report does not know (its "
         f"error is in the data); **{NOT_RUN}** where the report has no run yet.",
