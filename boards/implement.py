@@ -19,7 +19,7 @@ import zlib
 from amaranth.back import rtlil
 
 from ..toolchain.cache import cached_conversion, digest
-from ..toolchain.tools import BuildError, BuildTimeout, run, tool_environment
+from ..toolchain.tools import BuildError, BuildTimeout, run, tool_environment, tool_variable
 from .designs import DEVICES, FAMILIES, cell_counts
 from .harness import TimingHarness
 from .nextpnr import read_report
@@ -94,12 +94,12 @@ _SYNTHESIS = {"gowin": "synth_gowin -top top -noiopads; "
                        "write_json gowin.json"}
 
 #: What nextpnr says of cells that fit the device's count but that it cannot place (on an
-# iCE40 a logic cell holds one LUT4 and one flip-flop, which not every design's pairs allow).
-# HeAP's legaliser says the third when the packed cells outnumber the device's: the wide core
-# from UTF-8 to UTF-16-LE at W = 8 packs into 5293 ICESTORM_LCs for the UP5K's 5280, on every
-# seed, though Yosys counts fewer LUT4s than that.
+#: iCE40 a logic cell holds one LUT4 and one flip-flop, which not every design's pairs allow).
+#: HeAP's legaliser says the third when the packed cells outnumber the device's: the wide core
+#: from UTF-8 to UTF-16-LE at W = 8 packs into 5293 ICESTORM_LCs for the UP5K's 5280, on every
+#: seed, though Yosys counts fewer LUT4s than that.
 PLACEMENT_FAILURES = ("Unable to find legal placement", "no BELs remaining",
-                       "Failed to expand region")
+                      "Failed to expand region")
 
 
 class ToolVersionError(RuntimeError):
@@ -130,8 +130,7 @@ def _tools(family):
 @functools.lru_cache(maxsize=None)
 def _version(tool):
     environment = tool_environment([tool])
-    variable = tool.upper().replace("-", "_")
-    answer = run([environment[variable], "--version"], what=f"{tool} --version", check=False)
+    answer = run([environment[tool_variable(tool)], "--version"], what=f"{tool} --version", check=False)
     return (answer.stdout + answer.stderr).strip().splitlines()[-1]
 
 
@@ -295,7 +294,7 @@ def place_and_route(synthesis, device, seed, router, versions, timeout=None):
         constraints = _constraints(device, router)
         if constraints:
             (directory / constraints[0]).write_text(constraints[1])
-        command = [environment[PLACERS[family].upper().replace("-", "_")], "-q",
+        command = [environment[tool_variable(PLACERS[family])], "-q",
                    *_pnr_options(device, seed, router), "--report", "report.json"]
         try:
             _run(command, directory, environment, timeout=timeout)

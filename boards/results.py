@@ -207,7 +207,7 @@ def _where(name, start):
 
 def _limit(row):
     """What limited Fmax on the largest device with a figure: ``from → to, N levels``. A
-    Gowin device's comes last, as nextpnr's Gowin timing model lacks some cells' delays."""
+    Gowin device's comes last, as nextpnr's Gowin timing model has gaps."""
     devices = [device for device in DEVICES if device in row["devices"]]
     for device in sorted(reversed(devices), key=lambda device: DEVICES[device][0] == "gowin"):
         if worst_fmax(row, device) is not None and row["devices"][device].get("limit"):

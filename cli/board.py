@@ -74,8 +74,8 @@ def add_parser(commands):
 def _messages(subparser, args):
     from ..bench.board import builtin_messages, read_messages
     if not args.paths:
-        options = bridge_options(args)
-        return builtin_messages(args.source, options["target"] or args.source, args.errors,
+        spec = core_spec(args)
+        return builtin_messages(spec.source, spec.target, args.errors,
                                 fifo_depth=args.fifo_depth)
     try:
         messages = read_messages(args.paths)

