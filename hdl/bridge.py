@@ -221,6 +221,9 @@ class UARTBridge(wiring.Component):
             assembler = BeatAssembler(width=self._width)
         m.submodules.assembler = assembler
         m.submodules.transcoder = self.transcoder
+        if not self.validates:
+            serializer = m.submodules.serializer = LaneSerializer(
+                layout=self.transcoder.o.payload.shape())
         transmitter = m.submodules.transmitter = UARTTransmitter(divisor=self._divisor)
 
         m.d.comb += receiver.rx.eq(self.rx)
@@ -265,8 +268,6 @@ class UARTBridge(wiring.Component):
         if self.validates:
             self._answer_verdicts(m, self.transcoder.o, transmitter.i)
         else:
-            serializer = m.submodules.serializer = LaneSerializer(
-                layout=self.transcoder.o.payload.shape())
             wiring.connect(m, self.transcoder.o, serializer.i)
             wiring.connect(m, serializer.o, transmitter.i)
         m.d.comb += self.tx.eq(transmitter.tx)
