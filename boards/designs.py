@@ -23,8 +23,8 @@ from ..hdl.unicode.layout import UTF16UnitLanes, UTF32UnitLanes
 from ..hdl.unicode.params import WIDTHS, check_choice
 
 
-__all__ = ["DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "ROUTERS", "STAGES", "Beside",
-           "WIDE_WIDTHS", "WIDE_REPORT_PAIRS", "HEADLINE_SPEC", "PIPELINED_SPEC", "PAIRS",
+__all__ = ["DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "ROUTERS", "ROUTER1_MOST_LUT4S", "STAGES",
+           "Beside", "WIDE_WIDTHS", "WIDE_REPORT_PAIRS", "HEADLINE_SPEC", "PIPELINED_SPEC", "PAIRS",
            "Design", "design_name", "designs", "design_names", "matrix", "kinds_in", "fits",
            "cell_counts"]
 
@@ -78,6 +78,13 @@ SEEDS = (1, 2, 3)
 #: which routes the wide core at width 32 on an ECP5-85F in minutes where ``router1`` takes
 #: more than half an hour a seed (and gives a lower Fmax).
 ROUTERS = ("router1", "router2")
+
+#: The most LUT4s of a design that a report routes with ``router1`` when it has a fallback
+#: router: a bigger one goes to the fallback at once, rather than after a time limit spent.
+#: On the ECP5-85F router1 routed every design up to 5,637 LUT4s (the wide core from ASCII to
+#: UTF-8 at width 8) in minutes, and did not finish the wide core from UTF-8 to UTF-16-LE at
+#: width 32 (11,012) in 55 minutes, which router2 routed in 2 to 5 minutes a seed.
+ROUTER1_MOST_LUT4S = 8000
 
 #: The widths of the wide core that ``pairs="wide"`` implements unless asked for others.
 WIDE_WIDTHS = (1, 4, 8, 16, 32)

@@ -14,7 +14,7 @@ from typing import Optional
 
 from ..hdl.unicode.params import check_choice, check_integer
 from ..toolchain.cache import digest
-from .designs import DEVICES, FAMILIES, ROUTERS, SEEDS, fits
+from .designs import DEVICES, FAMILIES, ROUTER1_MOST_LUT4S, ROUTERS, SEEDS, fits
 from .implement import (DOES_NOT_FIT, NO_TIMING, SYNTHESIS_FAILED, TIMED_OUT, ToolVersionError,
                         failure_stands, netlist, place_and_route, run_key, synthesis_key,
                         synthesise, tool_versions)
@@ -207,6 +207,14 @@ class _Runs:
         return (self.fallback is not None and device not in self.fallen[index]
                 and result is not None and result.get("outcome") == TIMED_OUT)
 
+    def too_big_for_router1(self, index, device, counts):
+        """Whether a design of ``counts`` goes to the fallback router on ``device`` before any
+        run: the report's router is router1, there is a fallback, and the design has more than
+        :data:`~utfhw.boards.designs.ROUTER1_MOST_LUT4S` LUT4s."""
+        return (self.router == "router1" and self.fallback is not None
+                and device not in self.fallen[index]
+                and counts.get("lut4", 0) > ROUTER1_MOST_LUT4S)
+
     def fall_back(self, index, device):
         """Move a design's runs on ``device`` to the fallback router: what its router gave
         there no longer counts, and every seed runs again (the progress counts them anew)."""
@@ -228,7 +236,12 @@ class _Runs:
                 self.outcomes[index][device] = {"outcome": DOES_NOT_FIT}
                 self.resolve(len(self.seeds[index]), f"{name} does not fit the {device}")
                 continue
-            if any(self.falls_back(index, device, result) for result in (
+            if self.too_big_for_router1(index, device, counts):
+                # No run of router1 was counted, so nothing is taken back.
+                self.fallen[index].add(device)
+                self.resolve(0, f"{name} on the {device}: {counts['lut4']:,} LUT4s, more "
+                                f"than {ROUTER1_MOST_LUT4S:,}, so {self.fallback}")
+            elif any(self.falls_back(index, device, result) for result in (
                     self.cache.get(run_key(digest, device, seed, self.router, self.versions))
                     for seed in self.seeds[index]) if self.valid(result)):
                 self.fall_back(index, device)

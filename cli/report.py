@@ -8,7 +8,7 @@ import pathlib
 import shlex
 import sys
 
-from ..boards.designs import DEVICES
+from ..boards.designs import DEVICES, ROUTER1_MOST_LUT4S
 from ..hdl.forms import CODECS
 from ..toolchain.tools import ToolchainError
 from .files import check_output_folder, output_file
@@ -115,8 +115,9 @@ def add_parser(commands):
                              "(default: router1)")
     parser.add_argument("--fallback-router", choices=["router1", "router2"], default=None,
                         help="with --pnr-timeout, route a design's runs on a device with this "
-                             "router where a run of --router timed out there; the cell names "
-                             "it (default: none)")
+                             "router where a run of --router timed out there, or from the "
+                             "start where --router is router1 and the design has more than "
+                             f"{ROUTER1_MOST_LUT4S:,} LUT4s; the cell names it (default: none)")
     parser.add_argument("--readme", metavar="FILE",
                         help="also write the table of figures into this README, between its "
                              "markers")

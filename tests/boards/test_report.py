@@ -1,6 +1,7 @@
 """The report's catalogue of designs, its tool runs and their keys, its cache and its runner's
 checks (the runner on a real cluster: test_report_cluster.py; the page: test_results.py)."""
 
+import functools
 import json
 import os
 import time
@@ -528,6 +529,30 @@ def test_a_run_that_times_out_now_falls_back(tmp_path, monkeypatch):
     cell = report.rows[0]["devices"]["iCE40 UP5K"]
     assert cell["outcome"] == "ok" and cell["router"] == "router2" and len(cell["fmax"]) == 2
     assert seen[-1].done == seen[-1].total == 4
+
+
+def test_a_design_too_big_for_router1_goes_to_the_fallback_at_once(tmp_path, monkeypatch):
+    """A design with more LUT4s than router1 is given goes to the fallback router before any
+    run, and its cell names it; without a fallback it stays with router1."""
+    design = Design("UTF32Encoder")
+    monkeypatch.setattr(runner, "ROUTER1_MOST_LUT4S", 10)
+    key = functools.partial(implement.run_key, implement.netlist(design).digest, "iCE40 UP5K",
+                            1, versions=implement.tool_versions(("ice40",)))
+    seen = []
+    cache = RunCache(tmp_path)
+    report = run_report([design], devices=("iCE40 UP5K",), seeds=(1,), jobs=1, cache=cache,
+                        pnr_timeout=600, fallback="router2", scheduler=None,
+                        progress=seen.append)
+    cell = report.rows[0]["devices"]["iCE40 UP5K"]
+    assert cell["outcome"] == "ok" and cell["router"] == "router2"
+    assert cache.get(key(router="router1")) is None and cache.get(key(router="router2"))
+    assert any("more than 10, so router2" in progress.last for progress in seen)
+    assert seen[-1].done == seen[-1].total == 1
+    cache = RunCache(tmp_path / "without")
+    report = run_report([design], devices=("iCE40 UP5K",), seeds=(1,), jobs=1, cache=cache,
+                        scheduler=None)
+    assert "router" not in report.rows[0]["devices"]["iCE40 UP5K"]
+    assert cache.get(key(router="router1")) and cache.get(key(router="router2")) is None
 
 
 def test_a_failed_synthesis_is_kept_and_not_run_again(tmp_path):
