@@ -173,9 +173,8 @@ class CreditQueue(wiring.Component):
                 m.d.comb += [probe_port.addr.eq(address),
                              probe[start:start + width].eq(probe_port.data)]
             # The read register, written out so that it has an initial value: a read port's
-            # own register has none in the Verilog, and would be X until the first read. Like
-            # every payload it has no reset (:func:`~.stage.payload_register`).
-            read_data = Signal(width, name=f"read_data_{index}", reset_less=True)
+            # own register has none in the Verilog, and would be X until the first read.
+            read_data = Signal(width, name=f"read_data_{index}")
             with m.If(slice_reading):
                 m.d.sync += read_data.eq(read.data)
             outgoing.append(read_data)

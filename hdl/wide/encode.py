@@ -6,7 +6,6 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..lanes.compact import Slot
-from ..lanes.stage import payload_register
 from ..lanes.window import LaneBeat
 from ..unicode.form import check_form
 from ..unicode.layout import BYTE_ORDER_MARK, CodePoint, ErrorKind
@@ -91,8 +90,7 @@ class EncodeLanes(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        out = payload_register(m, self.o)
-        m.d.sync += [self.o.valid.eq(self.i.valid), out.last.eq(self.i.payload.last)]
+        m.d.sync += [self.o.valid.eq(self.i.valid), self.o.payload.last.eq(self.i.payload.last)]
         for lane, source in enumerate(self.i.payload.lanes):
             value, error, present = source.item.data, source.item.error, source.valid
             if not self._form.holds_every_code_point:
@@ -101,7 +99,7 @@ class EncodeLanes(wiring.Component):
                     present = present & ~beyond
             units, count = self._form.encode(value)
             for index, unit in enumerate(units[:self._most]):
-                slot = out.lanes[self._most * lane + index]
+                slot = self.o.payload.lanes[self._most * lane + index]
                 bits = len(slot.item.data)
                 numeric = Cat(unit, Const(0, bits - len(unit)))
                 m.d.sync += [

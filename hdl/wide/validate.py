@@ -16,7 +16,6 @@ from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, Value, signed, 
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..lanes.stage import payload_register
 from ..unicode.layout import (ByteLanes, ErrorKind, LaneVerdicts, ValidatedBytes,
                               ValidationResult)
 from ..unicode.params import check_integer, check_width
@@ -46,10 +45,8 @@ _TOTALS = ("code_points", "utf16_units", "utf8_bytes")
 
 
 def register_stage(m, stage):
-    """Drive ``stage.i.ready`` and ``stage.o.valid`` as a register stage, and return
-    ``(takes, out)``: the signal that is high when an input beat is taken (the payload and any
-    state load then), and the register without a reset that drives ``stage.o.payload``
-    (:func:`~utfhw.hdl.lanes.stage.payload_register`).
+    """Drive ``stage.i.ready`` and ``stage.o.valid`` as a register stage, and return the signal
+    that is high when an input beat is taken (the payload and any state load then).
 
     The output register loads whenever the next stage takes (``o.ready``), and ``i.ready`` is
     ``o.ready``: so a pipeline of such stages moves on one enable, which need not wait for an
@@ -60,7 +57,7 @@ def register_stage(m, stage):
         m.d.sync += stage.o.valid.eq(stage.i.valid)
     takes = Signal()
     m.d.comb += takes.eq(stage.i.valid & stage.i.ready)
-    return takes, payload_register(m, stage.o)
+    return takes
 
 
 def _pass_on(beat, out, *, mark=True):
@@ -150,8 +147,8 @@ class ClassifyBytes(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes, out = register_stage(m, self)
-        beat = self.i.payload
+        takes = register_stage(m, self)
+        beat, out = self.i.payload, self.o.payload
         with m.If(takes):
             m.d.sync += _pass_on(beat, out, mark=False)
             for lane in range(self.width + 1):
@@ -160,7 +157,7 @@ class ClassifyBytes(wiring.Component):
                 if lane == self.width:
                     break
                 m.d.sync += out.present[lane].eq(~below(beat.count, lane + 1))
-                if out.shape().flag_names:
+                if self.o.payload.shape().flag_names:
                     byte = beat.data[8 * lane:8 * lane + 8]
                     for name, value in self._classes(byte).items():
                         m.d.sync += out.flags[lane][name].eq(value)
@@ -227,7 +224,7 @@ class LaneChecks(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes, out = register_stage(m, self)
+        takes = register_stage(m, self)
         beat, width, behind = self.i.payload, self.width, self.behind
         flag_layout = beat.shape()["flags"].shape if beat.shape().flag_names else None
         lanes = [beat.data[8 * lane:8 * lane + 8] for lane in range(width)]
@@ -245,15 +242,15 @@ class LaneChecks(wiring.Component):
         verdicts, mark = self.verdicts(m, window, present, beat, takes, ends=ends, flags=flags)
         with m.If(takes):
             m.d.sync += [
-                out.data.eq(beat.data),
-                out.count.eq(beat.count),
-                out.last.eq(beat.last),
-                out.mark.eq(mark),
+                self.o.payload.data.eq(beat.data),
+                self.o.payload.count.eq(beat.count),
+                self.o.payload.last.eq(beat.last),
+                self.o.payload.mark.eq(mark),
             ]
             for lane, verdict in enumerate(verdicts):
-                m.d.sync += out.lanes[lane].eq(0)
+                m.d.sync += self.o.payload.lanes[lane].eq(0)
                 for name, value in verdict.items():
-                    m.d.sync += out.lanes[lane][name].eq(value)
+                    m.d.sync += self.o.payload.lanes[lane][name].eq(value)
             # Every beat but a message's last is whole, so its last bytes are the ones before
             # the next beat.
             with m.If(beat.last):
@@ -399,8 +396,8 @@ class ReduceVerdicts(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes, out = register_stage(m, self)
-        beat = self.i.payload
+        takes = register_stage(m, self)
+        beat, out = self.i.payload, self.o.payload
         with m.If(takes):
             m.d.sync += _pass_on(beat, out)
             for group, lanes in zip(out.groups, _groups(self.width)):
@@ -450,8 +447,8 @@ class MergeGroups(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes, out = register_stage(m, self)
-        beat = self.i.payload
+        takes = register_stage(m, self)
+        beat, out = self.i.payload, self.o.payload
         with m.If(takes):
             m.d.sync += _pass_on(beat, out)
             for merged, chosen in zip(out.groups, _sets(len(_groups(self.width)))):
@@ -484,8 +481,8 @@ class GatherGroups(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes, out = register_stage(m, self)
-        beat = self.i.payload
+        takes = register_stage(m, self)
+        beat, out = self.i.payload, self.o.payload
         groups = [beat.groups[index] for index in range(len(beat.groups))]
         with m.If(takes):
             m.d.sync += _pass_on(beat, out) + _gather(groups, out)
@@ -523,8 +520,8 @@ class WeighBeats(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes, out = register_stage(m, self)
-        beat = self.i.payload
+        takes = register_stage(m, self)
+        beat, out = self.i.payload, self.o.payload
         errors = list(self._errors) + [(ErrorKind.NONE, 0, 0)] * (8 - len(self._errors))
         kinds = Array(Const(kind.value, 4) for kind, _, _ in errors)
         backs = Array(Const(back, 3) for _, back, _ in errors)
@@ -590,8 +587,8 @@ class TallyMessages(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes, out = register_stage(m, self)
-        beat = self.i.payload
+        takes = register_stage(m, self)
+        beat, out = self.i.payload, self.o.payload
         result = ValidationResult(self.bits)
         bits = self.bits
         # The message so far, before this beat: its bytes (after a mark ``utf-8-sig`` drops,
