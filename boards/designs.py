@@ -23,8 +23,9 @@ from ..hdl.unicode.layout import UTF16UnitLanes, UTF32UnitLanes
 from ..hdl.unicode.params import WIDTHS, check_choice
 
 
-__all__ = ["DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "ROUTERS", "ROUTER1_MOST_LUT4S", "STAGES",
-           "Beside", "WIDE_WIDTHS", "WIDE_REPORT_PAIRS", "HEADLINE_SPEC", "PIPELINED_SPEC", "PAIRS",
+__all__ = ["DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "ROUTERS", "ROUTER1_MOST_LUT4S",
+           "STAGES", "Beside", "WIDE_WIDTHS", "WIDE_REPORT_PAIRS", "HEADLINE_SPEC",
+           "PIPELINED_SPEC", "PAIRS",
            "Design", "design_name", "designs", "design_names", "matrix", "kinds_in", "fits",
            "cell_counts"]
 

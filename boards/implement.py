@@ -130,7 +130,8 @@ def _tools(family):
 @functools.lru_cache(maxsize=None)
 def _version(tool):
     environment = tool_environment([tool])
-    answer = run([environment[tool_variable(tool)], "--version"], what=f"{tool} --version", check=False)
+    answer = run([environment[tool_variable(tool)], "--version"], what=f"{tool} --version",
+                 check=False)
     return (answer.stdout + answer.stderr).strip().splitlines()[-1]
 
 
