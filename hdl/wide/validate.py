@@ -45,19 +45,32 @@ _TOTALS = ("code_points", "utf16_units", "utf8_bytes")
 
 
 def register_stage(m, stage):
-    """Drive ``stage.i.ready`` and ``stage.o.valid`` as a register stage, and return the signal
-    that is high when an input beat is taken (the payload and any state load then).
+    """Drive ``stage.i.ready`` and ``stage.o.valid`` as a register stage, and return
+    ``(takes, out)``: the signal that is high when an input beat is taken (the payload and any
+    state load then), and the register that drives ``stage.o.payload``, for the stage to load
+    its output beat into with ``m.d.sync``.
 
     The output register loads whenever the next stage takes (``o.ready``), and ``i.ready`` is
     ``o.ready``: so a pipeline of such stages moves on one enable, which need not wait for an
     empty register to fill. (The validator ties every ``o.ready`` high, and synthesis then
-    leaves no enable at all.)"""
+    leaves no enable at all.)
+
+    Only ``o.valid`` has a reset, not the payload: the next stage reads the payload only while
+    ``o.valid`` is high, which after a reset it is not until a beat is loaded. A reset on every
+    payload bit costs: the ECP5 has no global network for a reset, so nextpnr routes it through
+    the fabric to each flip-flop's ``LSR``. On the ECP5-85F the W = 64 ASCII validator had its
+    reset on 5,534 of its 8,139 flip-flops, and after 12 minutes router1 still had about 2,000
+    of its 31,487 arcs to route, no longer falling; the same netlist with those resets taken
+    out routed in 11 s, at 173.6 MHz. The register keeps the payload's initial value, so
+    simulators and formal benches start from it rather than from X."""
     m.d.comb += stage.i.ready.eq(stage.o.ready)
     with m.If(stage.i.ready):
         m.d.sync += stage.o.valid.eq(stage.i.valid)
     takes = Signal()
     m.d.comb += takes.eq(stage.i.valid & stage.i.ready)
-    return takes
+    out = Signal.like(stage.o.payload, reset_less=True, name="payload")
+    m.d.comb += stage.o.payload.eq(out)
+    return takes, out
 
 
 def _pass_on(beat, out, *, mark=True):
@@ -147,8 +160,8 @@ class ClassifyBytes(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes = register_stage(m, self)
-        beat, out = self.i.payload, self.o.payload
+        takes, out = register_stage(m, self)
+        beat = self.i.payload
         with m.If(takes):
             m.d.sync += _pass_on(beat, out, mark=False)
             for lane in range(self.width + 1):
@@ -157,7 +170,7 @@ class ClassifyBytes(wiring.Component):
                 if lane == self.width:
                     break
                 m.d.sync += out.present[lane].eq(~below(beat.count, lane + 1))
-                if self.o.payload.shape().flag_names:
+                if out.shape().flag_names:
                     byte = beat.data[8 * lane:8 * lane + 8]
                     for name, value in self._classes(byte).items():
                         m.d.sync += out.flags[lane][name].eq(value)
@@ -224,7 +237,7 @@ class LaneChecks(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes = register_stage(m, self)
+        takes, out = register_stage(m, self)
         beat, width, behind = self.i.payload, self.width, self.behind
         flag_layout = beat.shape()["flags"].shape if beat.shape().flag_names else None
         lanes = [beat.data[8 * lane:8 * lane + 8] for lane in range(width)]
@@ -242,15 +255,15 @@ class LaneChecks(wiring.Component):
         verdicts, mark = self.verdicts(m, window, present, beat, takes, ends=ends, flags=flags)
         with m.If(takes):
             m.d.sync += [
-                self.o.payload.data.eq(beat.data),
-                self.o.payload.count.eq(beat.count),
-                self.o.payload.last.eq(beat.last),
-                self.o.payload.mark.eq(mark),
+                out.data.eq(beat.data),
+                out.count.eq(beat.count),
+                out.last.eq(beat.last),
+                out.mark.eq(mark),
             ]
             for lane, verdict in enumerate(verdicts):
-                m.d.sync += self.o.payload.lanes[lane].eq(0)
+                m.d.sync += out.lanes[lane].eq(0)
                 for name, value in verdict.items():
-                    m.d.sync += self.o.payload.lanes[lane][name].eq(value)
+                    m.d.sync += out.lanes[lane][name].eq(value)
             # Every beat but a message's last is whole, so its last bytes are the ones before
             # the next beat.
             with m.If(beat.last):
@@ -396,8 +409,8 @@ class ReduceVerdicts(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes = register_stage(m, self)
-        beat, out = self.i.payload, self.o.payload
+        takes, out = register_stage(m, self)
+        beat = self.i.payload
         with m.If(takes):
             m.d.sync += _pass_on(beat, out)
             for group, lanes in zip(out.groups, _groups(self.width)):
@@ -447,8 +460,8 @@ class MergeGroups(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes = register_stage(m, self)
-        beat, out = self.i.payload, self.o.payload
+        takes, out = register_stage(m, self)
+        beat = self.i.payload
         with m.If(takes):
             m.d.sync += _pass_on(beat, out)
             for merged, chosen in zip(out.groups, _sets(len(_groups(self.width)))):
@@ -481,8 +494,8 @@ class GatherGroups(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes = register_stage(m, self)
-        beat, out = self.i.payload, self.o.payload
+        takes, out = register_stage(m, self)
+        beat = self.i.payload
         groups = [beat.groups[index] for index in range(len(beat.groups))]
         with m.If(takes):
             m.d.sync += _pass_on(beat, out) + _gather(groups, out)
@@ -520,8 +533,8 @@ class WeighBeats(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes = register_stage(m, self)
-        beat, out = self.i.payload, self.o.payload
+        takes, out = register_stage(m, self)
+        beat = self.i.payload
         errors = list(self._errors) + [(ErrorKind.NONE, 0, 0)] * (8 - len(self._errors))
         kinds = Array(Const(kind.value, 4) for kind, _, _ in errors)
         backs = Array(Const(back, 3) for _, back, _ in errors)
@@ -587,8 +600,8 @@ class TallyMessages(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        takes = register_stage(m, self)
-        beat, out = self.i.payload, self.o.payload
+        takes, out = register_stage(m, self)
+        beat = self.i.payload
         result = ValidationResult(self.bits)
         bits = self.bits
         # The message so far, before this beat: its bytes (after a mark ``utf-8-sig`` drops,

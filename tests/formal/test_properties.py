@@ -861,8 +861,12 @@ def test_validator_pass_through_catches_a_changed_byte(tmp_path):
     class ChangesAByte(ReduceVerdicts):
         def elaborate(self, platform):
             m = super().elaborate(platform)
-            with m.If(self.i.valid & self.i.ready & self.i.payload.last):
-                m.d.sync += self.o.payload.data[3].eq(~self.i.payload.data[3])
+            # The stage's payload register is its own; this one bit is taken over instead,
+            # by a later assignment to the port, which wins.
+            bit, flips = Signal(), Signal()
+            with m.If(self.i.valid & self.i.ready):
+                m.d.sync += [bit.eq(self.i.payload.data[3]), flips.eq(self.i.payload.last)]
+            m.d.comb += self.o.payload.data[3].eq(bit ^ flips)
             return m
 
     validator = Validator(source="utf-8", width=4)
