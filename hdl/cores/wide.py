@@ -6,9 +6,8 @@ from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
 from ..forms import CODECS, canonical_pair
-from ..lanes.compact import Compactor
 from ..lanes.queue import CreditQueue
-from ..lanes.repack import Repacker
+from ..lanes.repack import Packer, Repacker
 from ..lanes.stage import WidthStage
 from ..unicode.layout import ByteLanes, Lanes
 from ..unicode.params import (WIDTHS, CodecPair, check_byteorder, check_errors, check_flag,
@@ -65,9 +64,9 @@ def output_lanes(source, target, width):
     return _output_lanes(_front(source, target, width))
 
 
-def _compacts(front, general=False):
-    """Whether the core packs its slots (*compact*) and fills its beats (*repack*): unless the
-    front's beats come packed (:attr:`~utfhw.hdl.wide.front.WideFront.packed`) and the target
+def _packs(front, general=False):
+    """Whether the core packs its slots and fills its beats (*pack*): unless the front's beats
+    come packed (:attr:`~utfhw.hdl.wide.front.WideFront.packed`) and the target
     writes no mark before them, so that each input beat gives one output beat as it is."""
     return general or not front.packed or front.target.mark
 
@@ -76,8 +75,8 @@ def _stages(front, general=False):
     """Clocks from the input to the write port of the queue at the end, and with an expansion
     (from UTF-8 to UTF-8) those of the two parts, before and after the queue in the middle."""
     tail = 0
-    if _compacts(front, general):
-        tail = Compactor.latency_of(front.slots) + Repacker.latency_of(_output_lanes(front))
+    if _packs(front, general):
+        tail = Packer.latency_of(_output_lanes(front))
     if front.expansion is not None:
         return front.latency, front.expansion.latency + tail
     return front.latency + tail, 0
@@ -103,7 +102,7 @@ class WideTranscoder(CodecPair, WidthStage):
     ``bytes.decode(source, errors).encode(target, errors)`` on every input: any of the ten codecs
     (:data:`WIDE_SOURCES`) to any of them (:data:`WIDE_TARGETS`). A target that writes a byte
     order mark (``utf-8-sig``, ``utf-16``, ``utf-32``) begins each message with it, through
-    the repacker's ``lead``, and the input rests a clock after each message's last beat.
+    the packer's ``lead``, and the input rests a clock after each message's last beat.
 
     Each beat brings up to ``width`` bytes, each beat out carries :func:`output_lanes` target
     units (all beats full but the last of a message): from UTF-8 ``width`` units, ``width``
@@ -122,16 +121,17 @@ class WideTranscoder(CodecPair, WidthStage):
     3. *decode* and *emit* (:class:`~utfhw.hdl.forms.utf8.wide.DecodePositions`): the one unit or
        none that each byte position emits (Unicode ch. 3, Table 3-7 and maximal subparts;
        RFC 2781, section 2.1, or D90 for UTF-32);
-    4. *compact* (:class:`~utfhw.hdl.lanes.compact.Compactor`): the units packed from lane 0;
-    5. *repack* (:class:`~utfhw.hdl.lanes.repack.Repacker`): full beats of ``width`` units;
-    6. an output queue (:class:`~utfhw.hdl.lanes.queue.CreditQueue`) of ``queue_depth`` beats.
+    4. *pack* (:class:`~utfhw.hdl.lanes.repack.Packer`): the units packed into full beats of
+       ``width`` units, through one network that also lines them up with the beat being
+       filled;
+    5. an output queue (:class:`~utfhw.hdl.lanes.queue.CreditQueue`) of ``queue_depth`` beats.
 
     From UTF-16 the first three are :class:`~utfhw.hdl.forms.utf16.wide.ClassifyUTF16Lanes`, the
     window with one unit either side and :class:`~utfhw.hdl.forms.utf16.wide.DecodeUTF16Positions`;
     from UTF-32, *decode* (:class:`~utfhw.hdl.forms.utf32.wide.DecodeUTF32Lanes`: each unit's code
     point, alone) and *encode* (:class:`~utfhw.hdl.wide.encode.EncodeLanes`: its one or two
     target units, or to UTF-8 one to four bytes); from UTF-16 to UTF-8, *decode* gives code
-    points and *encode* follows it; *compact* and *repack* work on their slots. ``utf-8-sig``
+    points and *encode* follows it; *pack* works on their slots. ``utf-8-sig``
     drops a leading mark in *decode*, ``utf-16`` and ``utf-32`` read theirs
     (:mod:`~utfhw.hdl.wide.marks`). From UTF-8 to UTF-8 the window looks three bytes ahead,
     *decode* gives each position's byte token (:data:`~utfhw.hdl.forms.utf8.wide.ByteToken`), and
@@ -140,13 +140,13 @@ class WideTranscoder(CodecPair, WidthStage):
     ``width`` slots a clock, four clocks for a beat with a U+FFFD. From ASCII to UTF-8 (from
     width 4, as :attr:`~utfhw.hdl.unicode.form.Form.expansion` allows), *decode* gives each
     byte's token and *expand* follows the same way: a U+FFFD is three bytes for one, which
-    would otherwise give every byte four slots to compact.
+    would otherwise give every byte four slots to pack.
 
     A pair whose front gives its slots packed (:attr:`~utfhw.hdl.wide.front.WideFront.packed`:
     each source unit the same number of target units, none dropped, as from Latin-1 or ASCII to
     either of them or to UTF-16-LE, -BE or UTF-32-LE, -BE, and from UTF-32-LE or -BE to UTF-32,
-    Latin-1 or ASCII, with ``replace``) to a target that writes no mark has neither *compact*
-    nor *repack*: each beat goes to the queue as it is, and its latency is theirs shorter.
+    Latin-1 or ASCII, with ``replace``) to a target that writes no mark has no *pack*: each
+    beat goes to the queue as it is, and its latency is that much shorter.
     :attr:`stage_names` says which stages a core has. ``general=True`` keeps them, for a
     proof that the two give the same.
 
@@ -156,7 +156,7 @@ class WideTranscoder(CodecPair, WidthStage):
     from 80 up) takes :attr:`most_clocks_per_beat` (4). Over a message the output has no
     more beats than the input (no input beat gives more units than an output beat holds, or
     with *expand* than its clocks' beats hold), and the
-    repacker's output lags by at most one beat.
+    packer's output lags by at most one beat.
     A message of ``n`` bytes alone takes ``ceil(n / width)`` input clocks (one if empty) and
     is out ``latency`` clocks after its last beat went in, or one clock later when its last
     beat completes two output beats.
@@ -186,7 +186,7 @@ class WideTranscoder(CodecPair, WidthStage):
     errors : :class:`str`
         ``"replace"`` or ``"ignore"``.
     general : :class:`bool`
-        Keep *compact* and *repack* where the pair needs neither.
+        Keep *pack* where the pair does not need it.
 
     Attributes
     ----------
@@ -220,9 +220,9 @@ class WideTranscoder(CodecPair, WidthStage):
         self._byteorder = CODECS[target].target_byteorder
         self._front = front = _front(source, target, width, errors)
         self._lanes = _output_lanes(front)
-        self._compacts = _compacts(front, general)
+        self._packs = _packs(front, general)
         stages, tail = _stages(front, general)
-        # Room for every beat in the stages, the repacker's extra beat, the clock the ready
+        # Room for every beat in the stages, the packer's extra beat, the clock the ready
         # flip-flop lags, and a few beats of slack so a drained output never stops the input.
         self.queue_depth = CreditQueue.depth_after(tail or stages, self._threshold)
         #: The most beats the core holds: the queue with its output register, and the
@@ -281,13 +281,13 @@ class WideTranscoder(CodecPair, WidthStage):
     @property
     def stage_names(self):
         """The names of the core's stages, from the input to the output: the front's, the lane
-        layer's where the pair needs them (``compact``, ``repack``) and ``queue``."""
+        layer's where the pair needs it (``pack``) and ``queue``."""
         front = self._front
         names = [*(["gather"] if front.positions > self._width else []), *front.stage_names]
         if front.expansion is not None:
             names += ["middle", "expand"]
-        if self._compacts:
-            names += ["compact", "repack"]
+        if self._packs:
+            names += ["pack"]
         return [*names, "queue"]
 
     def elaborate(self, platform):
@@ -315,7 +315,7 @@ class WideTranscoder(CodecPair, WidthStage):
             m.d.comb += expand.room.eq(queue.room)
             decoded = expand.o
         # The mark can make a message's output a beat longer than its input: after a
-        # message's last beat the input rests a clock, which the repacker needs (the middle
+        # message's last beat the input rests a clock, which the packer needs (the middle
         # queue's *expand* rests instead, from UTF-8 to UTF-8).
         resting = Signal()
         if writes_mark and self._middle is None:
@@ -336,14 +336,12 @@ class WideTranscoder(CodecPair, WidthStage):
                 first.i.valid.eq(self.i.valid & self.i.ready),
                 first.i.payload.eq(self.i.payload),
             ]
-        if self._compacts:
-            m.submodules.compact = compact = Compactor(item=unit, width=front.slots)
-            m.submodules.repack = repack = Repacker(
+        if self._packs:
+            m.submodules.pack = pack = Packer(
                 item=unit, width=self._lanes, in_width=front.slots,
                 lead=mark_items(CODECS[self._target].form) if writes_mark else ())
-            connect(m, decoded, compact.i)
-            connect(m, compact.o, repack.i)
-            connect(m, repack.o, queue.i)
+            connect(m, decoded, pack.i)
+            connect(m, pack.o, queue.i)
         else:
             # The slots come packed: each beat goes to the queue as it is, its count read
             # from the filled slots, a run from slot 0 (a thermometer code).

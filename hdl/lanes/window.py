@@ -9,7 +9,14 @@ from ..unicode.params import check_flag, check_integer
 from .copies import LANES_PER_COPY, RegisteredCopy, copied_value, copy_groups, registered_copies
 
 
-__all__ = ["LaneBeat", "WindowBeat", "ValidCopies", "LaneWindow"]
+__all__ = ["Slot", "LaneBeat", "WindowBeat", "ValidCopies", "LaneWindow"]
+
+
+class Slot(data.StructLayout):
+    """An item that may be there or not: ``valid`` and ``item``."""
+    def __init__(self, item):
+        self.item = item
+        super().__init__({"valid": 1, "item": item})
 
 
 class LaneBeat(data.StructLayout):

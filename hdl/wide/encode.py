@@ -1,12 +1,11 @@
 """The encoding stage of the wide cores: each lane's code point as the units of the target
-form, in slots the compactor packs."""
+form, in slots the packer packs."""
 
 from amaranth.hdl import Cat, Const, Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..lanes.compact import Slot
-from ..lanes.window import LaneBeat
+from ..lanes.window import LaneBeat, Slot
 from ..unicode.form import check_form
 from ..unicode.layout import BYTE_ORDER_MARK, CodePoint, ErrorKind
 from ..unicode.params import check_byteorder, check_errors, check_integer

@@ -9,8 +9,8 @@ __all__ = ["WideFront"]
 
 class WideFront:
     """A source form's wide stages for one core: from a beat of input bytes to a beat of slots
-    of target units, in message order, for the compactor
-    (:class:`~utfhw.hdl.lanes.compact.Compactor`). Each form's folder has its subclass, which
+    of target units, in message order, for the packer
+    (:class:`~utfhw.hdl.lanes.repack.Packer`). Each form's folder has its subclass, which
     its :class:`~utfhw.hdl.unicode.form.Form` names as ``wide``; the
     :class:`~utfhw.hdl.cores.wide.WideTranscoder` builds one and joins it with the lane layer.
 

@@ -117,7 +117,7 @@ class SingleByteFront(WideFront):
         if self._tokens:
             self.expansion = expansion(self.width)
             most = 1
-        # The compactor packs a power of two of slots.
+        # The packer takes a power of two of slots.
         self._most = 1 << (most - 1).bit_length()
         self.slots = self._most * self.width
         # The fewest units of a code point are those of U+0000 (a form's lengths only grow

@@ -17,7 +17,7 @@ from utfhw.hdl import (UTF8Decoder, UTF8Encoder, UTF16Decoder, UTF16Encoder, UTF
                        UTF32Encoder, ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper,
                        ByteOrderMarkWriter, ErrorDropper, Transcoder,
                        UTF16UnitLanes, UTF32UnitLanes)
-from utfhw.hdl.unicode.layout import ErrorKind, UTF16Unit
+from utfhw.hdl.unicode.layout import ErrorKind
 from utfhw.formal.checker import SOLVERS, check, combinational_path, default_solver
 from utfhw.formal.checker import PropertyBench
 from utfhw.hdl.axis import AXIStreamTop
@@ -30,9 +30,8 @@ from utfhw.formal.properties import (AXIStreamRules, DecoderProperties, EncoderP
                                   RepackerAccounting, ResetEquivalence, ResetToInitial,
                                   StreamProperties, ValidatorEquivalence, WideEquivalence,
                                   WideProperties, WindowAccounting)
-from utfhw.hdl.lanes.compact import Compactor
 from utfhw.hdl.lanes.queue import CreditQueue
-from utfhw.hdl.lanes.repack import Repacker
+from utfhw.hdl.lanes.repack import Packer, Repacker
 from utfhw.hdl.forms.utf8.wide import ByteClass, ClassifyLanes, DecodePositions, LOOKBEHIND
 from utfhw.hdl.lanes.window import LaneWindow
 from utfhw.hdl.cores.validator import Validator
@@ -369,9 +368,10 @@ class FullBeats(PropertyBench):
 REPACKER_WIDTHS = [(1, 1), (4, 4), (32, 32), (2, 1), (4, 2)]
 
 
+@pytest.mark.parametrize("stage", [Repacker, Packer])
 @pytest.mark.parametrize("width,in_width", REPACKER_WIDTHS)
-def test_repacker_full_beats_proven(tmp_path, width, in_width):
-    repacker = ReadyView(Repacker(item=ErrorKind, width=width, in_width=in_width))
+def test_repacker_full_beats_proven(tmp_path, stage, width, in_width):
+    repacker = ReadyView(stage(item=ErrorKind, width=width, in_width=in_width))
     result = check(FullBeats(repacker), mode="prove", depth=8, directory=tmp_path)
     assert result.passed, result.failures
 
@@ -381,7 +381,6 @@ def test_repacker_full_beats_proven(tmp_path, width, in_width):
 FIXED_LATENCY_STAGES = {
     "classify": lambda width: ClassifyLanes(width=width),
     "decode": lambda width: DecodePositions(width=width, byteorder="little", errors="replace"),
-    "compact": lambda width: Compactor(item=UTF16Unit, width=width),
     "decode utf-32": lambda width: DecodeUTF32Lanes(width=4 * width, byteorder="big"),
     "encode utf-16": lambda width: EncodeLanes(form=FORMS["utf-16"], byteorder="big",
                                                      lanes=width),
@@ -400,7 +399,7 @@ def test_fixed_latency_stage_proven(tmp_path, name, width):
 
 
 def test_fixed_latency_catches_a_lost_last(tmp_path):
-    stage = Compactor(item=UTF16Unit, width=4)
+    stage = ClassifyLanes(width=4)
     result = check(FixedLatency(Tampered(loses_last, ReadyView(stage)), latency=stage.latency),
                    mode="bmc", depth=stage.latency + 2, directory=tmp_path)
     assert not result.passed
@@ -468,11 +467,13 @@ def test_queue_accounting_bad_delay():
         QueueAccounting(queue, delay=4)
 
 
+@pytest.mark.parametrize("stage", [Repacker, Packer])
 @pytest.mark.parametrize("width,in_width", REPACKER_WIDTHS)
-def test_repacker_accounting_proven(tmp_path, width, in_width):
-    """The repacker, the one stage whose beats out do not follow its beats in, passes each
-    last on once, never early and at most a clock late, in every reachable state."""
-    repacker = Repacker(item=ErrorKind, width=width, in_width=in_width)
+def test_repacker_accounting_proven(tmp_path, stage, width, in_width):
+    """The repacker (and the packer, which is one), the one stage whose beats out do not
+    follow its beats in, passes each last on once, never early and at most a clock late, in
+    every reachable state."""
+    repacker = stage(item=ErrorKind, width=width, in_width=in_width)
     result = check(RepackerAccounting(ReadyView(repacker)), mode="prove",
                    depth=repacker.latency + 3, directory=tmp_path)
     assert result.passed, result.failures
@@ -575,13 +576,13 @@ PACKED = [("latin-1", "ascii", "replace"), ("utf-32-be", "latin-1", "replace")] 
 
 @pytest.mark.parametrize("source,target,errors", PACKED)
 def test_packed_core_equivalent_to_general(tmp_path, source, target, errors):
-    """A core without *compact* and *repack* gives, over two beats of any bytes (the last of
+    """A core without *pack* gives, over two beats of any bytes (the last of
     any length), the units and error kinds of the general pipeline it replaced: that one takes
     the message first, the packed core the same beats after it."""
     packed = WideTranscoder(source=source, target=target, width=4, errors=errors)
     general = WideTranscoder(source=source, target=target, width=4, errors=errors,
                              general=True)
-    assert "compact" not in packed.stage_names and "compact" in general.stage_names
+    assert "pack" not in packed.stage_names and "pack" in general.stage_names
     depth = wide_depth(general, 2) + wide_depth(packed, 2)
     bench = WideEquivalence(general, packed, beats=2, deadline=depth - 1)
     result = check(bench, mode="bmc", depth=depth, directory=tmp_path)

@@ -109,19 +109,19 @@ def test_axis_description_of_output_beats(source, target, width):
     ({"source": "latin-1", "target": "ascii", "kind": "wide", "width": 8},
      ["decode", "encode", "queue"]),
     ({"source": "utf-8", "target": "utf-16-le", "kind": "wide", "width": 8},
-     ["classify", "window", "decode", "compact", "repack", "queue"]),
+     ["classify", "window", "decode", "pack", "queue"]),
     # With ignore, a character ASCII cannot hold is dropped: the beats need compaction.
     ({"source": "latin-1", "target": "ascii", "errors": "ignore", "kind": "wide", "width": 8},
-     ["decode", "encode", "compact", "repack", "queue"]),
+     ["decode", "encode", "pack", "queue"]),
     # A mark written first makes a message's output longer than its input.
     ({"source": "latin-1", "target": "utf-16", "kind": "wide", "width": 8},
-     ["decode", "encode", "compact", "repack", "queue"]),
+     ["decode", "encode", "pack", "queue"]),
     ({"source": "utf-16", "target": "utf-8"},
      ["source_byte_order", "decoder", "mark_stripper", "encoder"]),
 ])
 def test_description_names_the_cores_stages(spec, stages):
     """The JSON says which stages the core has: a wide core whose pair needs no compaction has
-    neither *compact* nor *repack*."""
+    no *pack*."""
     from utfhw.hdl.cores import CoreSpec
     from utfhw.verilog.generate import make_top
     from utfhw.verilog.ports import describe_ports

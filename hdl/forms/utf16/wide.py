@@ -12,9 +12,8 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ...lanes.compact import Slot
 from ...lanes.copies import registered_copies
-from ...lanes.window import LaneBeat, ValidCopies, WindowBeat
+from ...lanes.window import LaneBeat, Slot, ValidCopies, WindowBeat
 from ...unicode.layout import (ByteLanes, CodePoint, ErrorKind, REPLACEMENT_CHARACTER,
                               UTF16Unit, UTF32Unit)
 from ...unicode.params import check_byteorder, check_choice, check_errors, check_width

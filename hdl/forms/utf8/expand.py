@@ -1,12 +1,11 @@
 """The stage that turns UTF-8 to UTF-8's byte tokens into bytes: each kept byte, or U+FFFD's
-three bytes, in slots for the compactor."""
+three bytes, in slots for the packer."""
 
 from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ...lanes.compact import Slot
-from ...lanes.window import LaneBeat
+from ...lanes.window import LaneBeat, Slot
 from ...unicode.layout import REPLACEMENT_CHARACTER, UTF8Unit
 from ...unicode.params import check_flag, check_integer
 from ...unicode.tables import utf8_bytes

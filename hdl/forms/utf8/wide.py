@@ -17,9 +17,8 @@ from ...unicode.params import (check_byteorder, check_choice, check_errors, chec
                               check_width)
 from ...unicode.tables import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
                       low_surrogate, plane_minus_one, select_unit)
-from ...lanes.compact import Slot
 from ...lanes.copies import registered_copies
-from ...lanes.window import LaneBeat, ValidCopies, WindowBeat
+from ...lanes.window import LaneBeat, Slot, ValidCopies, WindowBeat
 
 
 __all__ = ["ByteClass", "LOOKBEHIND", "LOOKAHEAD", "ClassifyLanes", "UnitSlot", "UTF32Slot",

@@ -9,8 +9,7 @@ from utfhw.hdl import (ByteOrderReader, ByteOrderWriter, ByteOrderMarkWriter, Tr
                        Lanes, UnitBytes, CodePoint, UTF16UnitLanes, CodePointLanes)
 from utfhw.hdl import ByteLanes, WideUTF8ToUTF16
 from utfhw.hdl.lanes.queue import CreditQueue
-from utfhw.hdl.lanes.compact import Compactor
-from utfhw.hdl.lanes.repack import Repacker
+from utfhw.hdl.lanes.repack import Packer, Repacker
 from utfhw.hdl.lanes.window import LaneWindow
 from utfhw.hdl.forms.utf8.expand import ExpandReplacements
 from utfhw.hdl.forms.utf8.wide import DecodePositions
@@ -124,7 +123,7 @@ def test_width(make, width):
         make(width)
 
 
-@pytest.mark.parametrize("stage", [Compactor, Repacker])
+@pytest.mark.parametrize("stage", [Packer, Repacker])
 @pytest.mark.parametrize("width,message", [
     (0, "width must be an integer of at least 1, not 0"),
     (6, "width must be a power of two, not 6"),
@@ -135,7 +134,7 @@ def test_lanes_are_a_power_of_two(stage, width, message):
         stage(item=CodePoint, width=width)
 
 
-@pytest.mark.parametrize("stage", [Compactor, Repacker])
+@pytest.mark.parametrize("stage", [Packer, Repacker])
 def test_lanes_beyond_a_core_width(stage):
     """From UTF-16 to UTF-8 at W = 64 the output has 128 lanes: the stages take them."""
     assert stage(item=CodePoint, width=128).o.payload.shape()["lanes"].shape.length == 128
