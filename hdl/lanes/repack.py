@@ -420,8 +420,9 @@ class Packer(Repacker):
         present = [slot.valid for slot in slots] + [Const(0)] * (width - len(slots))
         # First clock: within each block, the full slots before each one, and the block's
         # total, as logic (:func:`_popcount`).
-        befores = [Signal(range(block), name=f"within_{index}", reset_less=True)
-                   for index in range(width)]
+        # (A block's first slot has none before it within the block, so no register.)
+        befores = {index: Signal(range(block), name=f"within_{index}", reset_less=True)
+                   for index in range(width) if index % block}
         sums = [Signal(range(block + 1), name=f"block_{index}", reset_less=True)
                 for index in range(width // block)]
         for start in range(0, width, block):
@@ -444,9 +445,9 @@ class Packer(Repacker):
                           for index in range(len(sums))]
             m.d.sync += [target.eq(value) for target, value in zip(registered, sums)]
             sums = registered
-            later = [Signal.like(value, name=f"within{clock}_{index}", reset_less=True)
-                     for index, value in enumerate(befores)]
-            m.d.sync += [target.eq(value) for target, value in zip(later, befores)]
+            later = {index: Signal.like(value, name=f"within{clock}_{index}", reset_less=True)
+                     for index, value in befores.items()}
+            m.d.sync += [later[index].eq(value) for index, value in befores.items()]
             befores = later
             later_items = Signal.like(items, name=f"counted{clock}_items", reset_less=True)
             m.d.sync += later_items.eq(items)
@@ -456,10 +457,11 @@ class Packer(Repacker):
         def before(slot):
             # The count within the slot's own block, and those of the blocks before it (each
             # of the sums is now a block's with those before it).
+            within = befores.get(slot, Const(0))
             if slot < block:
-                return befores[slot]
+                return within
             blocks_before = sums[slot // block - 1]
-            return blocks_before + befores[slot] if slot % block else blocks_before
+            return blocks_before + within if slot % block else blocks_before
         return SimpleNamespace(
             valid=valid, last=last, count=sums[-1],
             items=[items[index] if index < len(slots) else None for index in range(width)],
