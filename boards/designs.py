@@ -24,8 +24,8 @@ from ..hdl.unicode.params import WIDTHS, check_choice
 
 
 __all__ = ["DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "ROUTERS", "ROUTER1_MOST_LUT4S",
-           "STAGES", "Beside", "WIDE_WIDTHS", "WIDE_REPORT_PAIRS", "HEADLINE_SPEC",
-           "PIPELINED_SPEC", "PAIRS",
+           "SIZED_DEVICES", "SIZED_ABOVE", "STAGES", "Beside", "WIDE_WIDTHS",
+           "WIDE_REPORT_PAIRS", "HEADLINE_SPEC", "PIPELINED_SPEC", "PAIRS",
            "Design", "design_name", "designs", "design_names", "matrix", "kinds_in", "fits",
            "cell_counts"]
 
@@ -86,6 +86,12 @@ ROUTERS = ("router1", "router2")
 #: UTF-8 at width 8) in minutes, and did not finish the wide core from UTF-8 to UTF-16-LE at
 #: width 32 (11,012) in 55 minutes, which router2 routed in 2 to 5 minutes a seed.
 ROUTER1_MOST_LUT4S = 8000
+
+#: The devices of the matrix's wide cores but those from UTF-8 to UTF-16-LE, and of its
+#: cores wider than :data:`SIZED_ABOVE` bytes (see :func:`matrix`): the device that holds
+#: each of them, so that the whole page is made on two cores in hours rather than days.
+SIZED_DEVICES = ("ECP5-85F",)
+SIZED_ABOVE = 16
 
 #: The widths of the wide core that ``pairs="wide"`` implements unless asked for others.
 WIDE_WIDTHS = (1, 4, 8, 16, 32)
@@ -174,11 +180,13 @@ class Design:
     (``spec`` ``None``, ``name`` its key there)."""
     name: str
     spec: Optional[CoreSpec] = None
+    #: The names of the :data:`DEVICES` it is placed on; ``None`` for all of them.
+    devices: Optional[tuple] = None
 
     @classmethod
-    def of(cls, spec):
-        """The design of the core ``spec``."""
-        return cls(design_name(spec), spec)
+    def of(cls, spec, *, devices=None):
+        """The design of the core ``spec``, placed on ``devices`` (default: all)."""
+        return cls(design_name(spec), spec, devices)
 
     def build(self):
         """The component, new."""
@@ -194,18 +202,28 @@ class Design:
         return None if self.spec is None else dataclasses.asdict(self.spec)
 
 
-def _wide(source, target, widths):
-    return [Design.of(CoreSpec(source, target, kind="wide", width=width))
-            for width in widths if width in wide_widths(source, target)]
+def _sized(spec):
+    """The devices the matrix places the core ``spec`` on (:data:`SIZED_DEVICES`)."""
+    headline = (spec.source, spec.target) == (HEADLINE_SPEC.source, HEADLINE_SPEC.target)
+    if spec.width > SIZED_ABOVE or (spec.kind == "wide" and not headline):
+        return SIZED_DEVICES
+    return None
 
 
-def _validators(widths):
+def _wide(source, target, widths, sized=False):
+    specs = [CoreSpec(source, target, kind="wide", width=width)
+             for width in widths if width in wide_widths(source, target)]
+    return [Design.of(spec, devices=_sized(spec) if sized else None) for spec in specs]
+
+
+def _validators(widths, sized=False):
     """The validator of each form's plain codec at each of ``widths`` it takes, narrowest
-    first."""
-    return sorted((Design.of(CoreSpec(source, source, kind="validator", width=width))
-                   for source in _form_codecs() for width in widths
-                   if width in validator_widths(source)),
-                  key=lambda design: design.spec.width)
+    first (with ``sized``, on the devices :func:`matrix` gives it)."""
+    specs = [CoreSpec(source, source, kind="validator", width=width)
+             for source in _form_codecs() for width in widths
+             if width in validator_widths(source)]
+    return sorted((Design.of(spec, devices=_sized(spec) if sized else None)
+                   for spec in specs), key=lambda design: design.spec.width)
 
 
 def _form_codecs():
@@ -217,16 +235,18 @@ def matrix(widths=WIDTHS):
     cells early: the stages, the ``Transcoder`` of every pair of codecs, the pipelined cores,
     then the wide core of every pair of forms (their plain codecs) at each of ``widths`` it
     takes, narrowest first. Kinds of core it has no rule for are left out (see
-    :func:`kinds_in`)."""
+    :func:`kinds_in`). Each is placed on every device, but the wide core of every pair other
+    than UTF-8 to UTF-16-LE, and any core wider than :data:`SIZED_ABOVE` bytes, on
+    :data:`SIZED_DEVICES` alone."""
     forms = _form_codecs()
     by_kind = {
-        "validator": _validators(widths),
+        "validator": _validators(widths, sized=True),
         "transcoder": [Design.of(CoreSpec(source, target)) for source in CODECS
                        for target in CODECS],
         "pipelined": [Design.of(CoreSpec(source, target, kind="pipelined"))
                       for source, target in PIPELINED_PAIRS],
         "wide": sorted((design for source in forms for target in forms
-                        for design in _wide(source, target, widths)),
+                        for design in _wide(source, target, widths, sized=True)),
                        key=lambda design: design.spec.width),
     }
     # The validators, small and new, before the wide cores, which take days.

@@ -9,7 +9,8 @@ import re
 from ..hdl.cores import CORE_KINDS, CoreSpec
 from ..hdl.forms import CODECS
 from ..toolchain.tools import find_program, run
-from .designs import CAPACITY, DEVICES, FAMILIES, HEADLINE_SPEC, PIPELINED_SPEC
+from .designs import (CAPACITY, DEVICES, FAMILIES, HEADLINE_SPEC, PIPELINED_SPEC,
+                      SIZED_ABOVE, SIZED_DEVICES)
 from .implement import (DOES_NOT_FIT, NO_TIMING, SYNTHESIS_FAILED, TIMED_OUT, run_key,
                         synthesis_key)
 from .runner import FAILED, NOT_RUN
@@ -18,10 +19,14 @@ from .runner import FAILED, NOT_RUN
 __all__ = ["SCHEMA", "gateware_commit", "results_data", "bytes_per_clock",
            "gigabytes_per_second", "worst_fmax", "markdown", "write_chart", "readme_section",
            "update_readme", "data_text", "recorded_runs", "in_readme", "row_seeds",
-           "README_BEGIN", "README_END", "README_ROWS"]
+           "OUTSIDE", "README_BEGIN", "README_END", "README_ROWS"]
 
 #: The version of the data file's layout: 2 gave each row its netlist's digest.
 SCHEMA = 2
+
+#: A cell of a device the design is not placed on (see
+#: :func:`~utfhw.boards.designs.matrix`).
+OUTSIDE = "–"
 
 #: The markers around the README's generated table.
 README_BEGIN = "<!-- figures from docs/results.json: made by utfhw report --readme -->"
@@ -162,9 +167,10 @@ def bytes_per_clock(row):
 
 
 def worst_fmax(row, device):
-    """The worst seed's Fmax on ``device`` in MHz, or ``None`` without one."""
-    cell = row["devices"][device]
-    return min(cell["fmax"]) if cell["outcome"] == "ok" else None
+    """The worst seed's Fmax on ``device`` in MHz, or ``None`` without one (or without a
+    cell there)."""
+    cell = row["devices"].get(device)
+    return min(cell["fmax"]) if cell is not None and cell["outcome"] == "ok" else None
 
 
 def gigabytes_per_second(row, device):
@@ -174,6 +180,8 @@ def gigabytes_per_second(row, device):
 
 
 def _cell(row, device, rate=True):
+    if device not in row["devices"]:
+        return OUTSIDE
     fmax = worst_fmax(row, device)
     router = row["devices"][device].get("router")
     said = "" if router is None else f" ({router})"
@@ -254,7 +262,11 @@ def _label(data, label, row, marked):
 
 
 def _section(data, title, rows, first, rate):
-    families, devices = _families(data), list(data["devices"])
+    # The devices its rows are placed on, and their families.
+    devices = [device for device in data["devices"]
+               if any(device in row["devices"] for _, row in rows)]
+    families = [family for family in _families(data)
+                if any(data["devices"][device]["family"] == family for device in devices)]
     marked = bool(_fewer_seeds(data))
     header = [first, *(f"{family} LUT4 / FF (/ BRAM)" for family in families),
               *(f"{device} MHz" + (" / GB/s" if rate else "") for device in devices),
@@ -286,10 +298,11 @@ def _source(data):
 def _missing(data):
     lines = ["## Cells without a figure", ""]
     devices = list(data["devices"])
+    total = sum(len(row["devices"]) for row in data["rows"])
     for outcome in _OUTCOMES:
-        cells = [(row["design"], device) for row in data["rows"] for device in devices
-                 if row["devices"][device]["outcome"] == outcome]
-        lines.append(f"- **{outcome}**: {len(cells)} of {len(data['rows']) * len(devices)} "
+        cells = [(row["design"], device) for row in data["rows"]
+                 for device, cell in row["devices"].items() if cell["outcome"] == outcome]
+        lines.append(f"- **{outcome}**: {len(cells)} of {total} "
                      f"cells" + ("." if not cells or outcome == NOT_RUN else ":"))
         if cells and outcome != NOT_RUN:
             for device in devices:
@@ -300,6 +313,14 @@ def _missing(data):
         lines.append("- Kinds of core not yet in the report: "
                      + ", ".join(data["kinds_absent"]) + ".")
     return lines + [""]
+
+
+def _sizing():
+    """The matrix's rule for the devices a design is placed on, as a sentence's end."""
+    return (f"the wide core of each pair but {HEADLINE_SPEC.source} → {HEADLINE_SPEC.target}, "
+            f"and every core wider than {SIZED_ABOVE} bytes a clock, is placed on the "
+            + " and ".join(SIZED_DEVICES) + " alone, so that the page is made in hours, not "
+            "days")
 
 
 def markdown(data, *, chart=None):
@@ -350,7 +371,8 @@ def markdown(data, *, chart=None):
         "timing model has gaps); "
         f"**{SYNTHESIS_FAILED}** where Yosys could not synthesise the design for the "
         f"family; **{FAILED}** where a run failed in a way the report does not know (its "
-        f"error is in the data); **{NOT_RUN}** where the report has no run yet.",
+        f"error is in the data); **{NOT_RUN}** where the report has no run yet; "
+        f"**{OUTSIDE}** where the design is not placed on the device: " + _sizing() + ".",
         "",
     ]
     if chart is not None:
@@ -432,6 +454,8 @@ def _readme_cell(data, spec, device):
     fields = dataclasses.asdict(spec)
     for row in data["rows"]:
         if row["spec"] == fields:
+            if device not in row["devices"]:
+                return OUTSIDE
             fmax = worst_fmax(row, device)
             if fmax is None:
                 return row["devices"][device]["outcome"]

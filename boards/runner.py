@@ -164,13 +164,22 @@ class _Runs:
         self.digests = {}                        # index: the netlist's digest
         self.outcomes = [{} for _ in chosen]     # device: its cell, whatever the seeds
         self.figures = [{} for _ in chosen]      # (device, seed): a run's result
-        self.total = len(devices) * sum(len(seeds) for seeds in self.seeds)
+        # Each design's devices: the report's, those the design is placed on.
+        self.devices_of = [tuple(device for device in devices
+                                 if design.devices is None or device in design.devices)
+                           for design in chosen]
+        self.total = sum(len(on) * len(seeds) for on, seeds in zip(self.devices_of, self.seeds))
         self.done = self.cached = self.computed = 0
         self.started = self.said = time.monotonic()
         self.running = lambda: 0
 
-    def family_devices(self, family):
-        return [device for device in self.devices if DEVICES[device][0] == family]
+    def family_devices(self, index, family):
+        """The devices of ``family`` that the design of ``index`` is placed on."""
+        return [device for device in self.devices_of[index] if DEVICES[device][0] == family]
+
+    def families(self, index):
+        """The families of the devices the design of ``index`` is placed on."""
+        return [family for family in FAMILIES if self.family_devices(index, family)]
 
     def resolve(self, count, last, computed=0, cached=0):
         self.done += count
@@ -231,7 +240,7 @@ class _Runs:
         name = self.chosen[index].name
         self.counts[index][family] = counts
         missing = []
-        for device in self.family_devices(family):
+        for device in self.family_devices(index, family):
             if not fits(counts, device):
                 self.outcomes[index][device] = {"outcome": DOES_NOT_FIT}
                 self.resolve(len(self.seeds[index]), f"{name} does not fit the {device}")
@@ -267,7 +276,7 @@ class _Runs:
 
     def fail_family(self, index, family, outcome, error):
         self.counts[index][family] = None
-        for device in self.family_devices(family):
+        for device in self.family_devices(index, family):
             self.outcomes[index][device] = {"outcome": outcome, "error": error[-500:]}
             self.resolve(len(self.seeds[index]), f"{self.chosen[index].name} on the {device}: "
                                           f"{outcome}")
@@ -292,10 +301,13 @@ class _Runs:
                "netlist": self.digests.get(index), "router": self.router,
                "seeds": list(self.seeds[index]),
                "counts": {family: self.counts[index].get(family)
-                          for family in FAMILIES
-                          if any(DEVICES[device][0] == family for device in self.devices)},
+                          for family in self.families(index)},
                "devices": {}}
+        # A device the design is not placed on has no cell; one the report left out is
+        # "not run".
         for device in DEVICES:
+            if design.devices is not None and device not in design.devices:
+                continue
             if device in self.outcomes[index]:
                 row["devices"][device] = self.outcomes[index][device]
                 continue
@@ -431,7 +443,7 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
             kind, index = tag[:2]
             if kind == "digest":
                 digests[index] = result
-                for family in families:
+                for family in runs.families(index):
                     key = synthesis_key(result, family, versions)
                     kept = cache.get(key)
                     if kept is not None and "failed" in kept:
@@ -447,7 +459,7 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                         if kept is None:
                             runs.counts[index][family] = None
                             missing = [(device, seed)
-                                       for device in runs.family_devices(family)
+                                       for device in runs.family_devices(index, family)
                                        for seed in seeds_of[index]]
                         runs.resolve(len(missing), f"{chosen[index].name}: {len(missing)} "
                                                    f"runs not in the cache")
@@ -502,12 +514,13 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
             kind, index = tag[:2]
             if kind == "digest":
                 del netlists[index]
-                missing = [(device, seed) for device in devices for seed in seeds_of[index]]
+                missing = [(device, seed) for device in runs.devices_of[index]
+                           for seed in seeds_of[index]]
             elif kind == "counts":
                 family, missing = tag[2:]
                 syntheses.pop((index, family))
                 if missing is None:
-                    missing = [(device, seed) for device in runs.family_devices(family)
+                    missing = [(device, seed) for device in runs.family_devices(index, family)
                                for seed in seeds_of[index]]
             else:
                 device, seed, _, used = tag[2:]

@@ -8,7 +8,8 @@ import pathlib
 import shlex
 import sys
 
-from ..boards.designs import DEVICES, ROUTER1_MOST_LUT4S
+from ..boards.designs import (DEVICES, HEADLINE_SPEC, ROUTER1_MOST_LUT4S, SIZED_ABOVE,
+                              SIZED_DEVICES)
 from ..hdl.forms import CODECS
 from ..toolchain.tools import ToolchainError
 from .files import check_output_folder, output_file
@@ -54,7 +55,10 @@ def add_parser(commands):
         "report", help=f"implement every core on {len(DEVICES)} FPGAs into one results page",
         description="Synthesise, place and route every core and stage on "
                     f"{', '.join(list(DEVICES)[:-1])} and {list(DEVICES)[-1]} (three nextpnr "
-                    "seeds for the README's rows, one for the rest), spread over a "
+                    "seeds for the README's rows, one for the rest; the matrix's wide "
+                    f"cores but {HEADLINE_SPEC.source} -> {HEADLINE_SPEC.target}, and "
+                    f"its cores wider than {SIZED_ABOVE}, on {', '.join(SIZED_DEVICES)} "
+                    "alone), spread over a "
                     "Dask cluster (a local one unless --scheduler is given), and write the "
                     "results page: FILE.md, its data FILE.json and its chart FILE.png. Each "
                     "run is kept in a cache by the digest of the design's netlist, the "

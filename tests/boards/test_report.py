@@ -87,6 +87,24 @@ def test_matrix_has_every_design_smallest_first():
             if design.spec is not None and design.spec.kind == "wide"] == [8] * len(forms) ** 2
 
 
+def test_matrix_places_the_wide_cores_and_the_widest_on_fewer_devices():
+    placed = {design.spec: design.devices for design in designs.matrix()
+              if design.spec is not None}
+    sized = designs.SIZED_DEVICES
+    # UTF-8 to UTF-16-LE goes everywhere up to SIZED_ABOVE bytes a clock, any other pair's
+    # wide core on the sized devices alone; so does every core wider.
+    for width in (1, designs.SIZED_ABOVE):
+        assert placed[CoreSpec("utf-8", "utf-16-le", kind="wide", width=width)] is None
+        assert placed[CoreSpec("utf-8", "utf-8", kind="validator", width=width)] is None
+        assert placed[CoreSpec("utf-32-le", "utf-8", kind="wide", width=max(width, 4))] == sized
+    for width in (designs.SIZED_ABOVE * 2, 64):
+        assert placed[CoreSpec("utf-8", "utf-16-le", kind="wide", width=width)] == sized
+        assert placed[CoreSpec("ascii", "ascii", kind="validator", width=width)] == sized
+    assert placed[designs.HEADLINE_SPEC] is None and placed[designs.PIPELINED_SPEC] is None
+    # Asked for by name, a design goes on every device.
+    assert all(design.devices is None for design in designs.designs("wide", widths=(64,)))
+
+
 def test_beside_gives_each_part_its_own_ports():
     bridge, validator = designs.STAGES["UARTBridge(12 MHz)"](), CoreSpec(
         "utf-8", "utf-8", kind="validator", width=8).build()
@@ -459,6 +477,21 @@ def test_rows_say_what_became_of_each_device(tmp_path):
         assert shown.missing(0, "a" * 24, "ecp5", {"lut4": 60, "ff": 1, "bram": 0}) == []
         assert shown.row(0)["devices"]["ECP5-85F"] == {
             "outcome": "timed out", "runs": [{"outcome": "timed out", "after": 900}]}
+
+
+def test_a_design_has_cells_on_its_own_devices_alone(tmp_path):
+    """A design placed on fewer devices than the report's is synthesised for their families
+    alone, counts their runs alone, and has no cell elsewhere."""
+    wide = Design.of(CoreSpec("utf-8", "utf-8", kind="wide", width=64), devices=("ECP5-85F",))
+    runs = _Runs([wide], ("iCE40 UP5K", "ECP5-25F", "ECP5-85F"), [(1, 2)], "router1", None,
+                 VERSIONS, RunCache(tmp_path), None)
+    assert runs.families(0) == ["ecp5"] and runs.total == 2
+    assert runs.missing(0, "a" * 24, "ecp5", {"lut4": 60, "ff": 1, "bram": 0}) == [
+        ("ECP5-85F", 1), ("ECP5-85F", 2)]
+    runs.finished(0, "ECP5-85F", 1, {"fmax": 200.0, "critical": None})
+    row = runs.row(0)
+    assert row["counts"] == {"ecp5": {"lut4": 60, "ff": 1, "bram": 0}}
+    assert row["devices"] == {"ECP5-85F": {"outcome": NOT_RUN}}
 
 
 def test_progress_is_said_while_nothing_finishes(tmp_path, monkeypatch):

@@ -192,6 +192,32 @@ def test_page():
     assert "- Kinds of core not yet in the report: pipelined, validator." in page
 
 
+def test_page_of_designs_on_fewer_devices():
+    """A design placed on fewer devices has no cell on the others: its section has their
+    columns alone, a row of a section with more says it is not placed there, and the page
+    counts the cells there are."""
+    wide = row(Design.of(CoreSpec("utf-8", "utf-8", kind="wide", width=64)),
+               {"ECP5-85F": ok(150.0)}, counts={"ecp5": {"lut4": 310, "ff": 120, "bram": 0}})
+    wide["devices"] = {"ECP5-85F": wide["devices"]["ECP5-85F"]}
+    widest = row(Design.of(CoreSpec("utf-8", "utf-16-le", kind="wide", width=64)),
+                 {"ECP5-85F": ok(140.0)}, counts={"ecp5": {"lut4": 320, "ff": 130, "bram": 0}})
+    widest["devices"] = {"ECP5-85F": widest["devices"]["ECP5-85F"]}
+    made = data([row(WIDE, {"ECP5-85F": ok(200.0)}), widest, wide])
+    page = results.markdown(made)
+    assert "| W | ecp5 LUT4 / FF (/ BRAM) | ECP5-85F MHz / GB/s | what limited Fmax " \
+           "(worst seed) |\n|---|---|---|---|\n| 64 | 310 / 120 | 150.0 / 9.60 |" in page
+    assert f"| 64 | – | 320 / 130 | {results.OUTSIDE} | {results.OUTSIDE} | " \
+           f"{results.OUTSIDE} | 140.0 / 8.96 |" in page
+    assert "- **not run**: 6 of 9 cells." in page
+    assert f"**{results.OUTSIDE}** where the design is not placed on the device: the wide " \
+           "core of each pair but utf-8 → utf-16-le, and every core wider than 16 bytes a " \
+           "clock, is placed on the ECP5-85F alone" in page
+    assert results.worst_fmax(wide, "ECP5-25F") is None
+    section = results.readme_section(made)
+    assert f"| the same, 64 bytes per clock | 140 MHz, 8.96 GB/s | {results.OUTSIDE} |" \
+        in section
+
+
 @pytest.mark.parametrize("limit,said", [
     ({"from": "core.a__b", "to": "core.c", "levels": 1}, "`a.b` → `c`, 1 level,"),
     ({"from": "input port", "to": "output port", "levels": 0}, "input port → output port, 0 levels,"),
