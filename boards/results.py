@@ -213,18 +213,60 @@ def _where(name, start):
     return "output port" if name == "output port" else "harness"
 
 
+def _path(limit):
+    """A critical path: ``from → to, N levels, R of T ns routing``."""
+    levels = limit["levels"]
+    return (f"{_where(limit['from'], True)} → {_where(limit['to'], False)}, "
+            f"{levels} level{'' if levels == 1 else 's'}, {limit['routing_ns']:.1f} of "
+            f"{limit['logic_ns'] + limit['routing_ns']:.1f} ns routing")
+
+
 def _limit(row):
-    """What limited Fmax on the largest device with a figure: ``from → to, N levels``. A
-    Gowin device's comes last, as nextpnr's Gowin timing model has gaps."""
+    """What limited Fmax on the largest device with a figure: ``device: from → to, N
+    levels``. A Gowin device's comes last, as nextpnr's Gowin timing model has gaps."""
     devices = [device for device in DEVICES if device in row["devices"]]
     for device in sorted(reversed(devices), key=lambda device: DEVICES[device][0] == "gowin"):
         if worst_fmax(row, device) is not None and row["devices"][device].get("limit"):
-            limit = row["devices"][device]["limit"]
-            levels = limit["levels"]
-            return (f"{device}: {_where(limit['from'], True)} → {_where(limit['to'], False)}, "
-                    f"{levels} level{'' if levels == 1 else 's'}, {limit['routing_ns']:.1f} of "
-                    f"{limit['logic_ns'] + limit['routing_ns']:.1f} ns routing")
+            return f"{device}: {_path(row['devices'][device]['limit'])}"
     return "–"
+
+
+#: The wide cores' summary on the page: every pair of forms at these widths on this device.
+SUMMARY_DEVICE = "ECP5-85F"
+SUMMARY_WIDTHS = (16, 32, 64)
+
+
+def _wide_summary(data):
+    """A table of the wide cores at :data:`SUMMARY_WIDTHS` on :data:`SUMMARY_DEVICE`, pair by
+    pair: LUT4s, LUT4s a lane, Fmax and GB/s, and what limited Fmax."""
+    if SUMMARY_DEVICE not in data["devices"]:
+        return []
+    family = data["devices"][SUMMARY_DEVICE]["family"]
+    pairs = {}
+    for row in data["rows"]:
+        if (row["spec"] and row["spec"]["kind"] == "wide" and row["width"] in SUMMARY_WIDTHS
+                and SUMMARY_DEVICE in row["devices"]):
+            pair = f"{row['spec']['source']} → {row['spec']['target']}"
+            pairs.setdefault(pair, []).append(row)
+    if not pairs:
+        return []
+    body = []
+    for pair, rows in pairs.items():
+        for row in sorted(rows, key=lambda row: row["width"]):
+            counts, cell = row["counts"].get(family), row["devices"][SUMMARY_DEVICE]
+            limit = cell.get("limit") if worst_fmax(row, SUMMARY_DEVICE) is not None else None
+            body.append([
+                pair, str(row["width"]),
+                cell["outcome"] if counts is None else f"{counts['lut4']}",
+                "" if counts is None else f"{counts['lut4'] / row['width']:.0f}",
+                _cell(row, SUMMARY_DEVICE), "–" if limit is None else _path(limit)])
+    widths = ", ".join(map(str, SUMMARY_WIDTHS[:-1])) + f" and {SUMMARY_WIDTHS[-1]}"
+    return [f"## `WideTranscoder` at W = {widths} on the {SUMMARY_DEVICE}", "",
+            "Every pair of the forms' plain codecs, from the tables below: LUT4s (Yosys's "
+            f"count for the {family}), LUT4s per byte lane (LUT4s / W), the worst seed's Fmax "
+            "and GB/s of input, and what limited Fmax.", "",
+            *_table(["pair", "W", "LUT4", "LUT4 a lane", f"{SUMMARY_DEVICE} MHz / GB/s",
+                     "what limited Fmax (worst seed)"], body)]
 
 
 def _table(header, rows):
@@ -378,6 +420,7 @@ def markdown(data, *, chart=None):
     if chart is not None:
         lines += [f"![GB/s against LUT4s of the wide core]({chart})", ""]
     lines += _missing(data)
+    lines += _wide_summary(data)
     stages = [(row["design"], row) for row in rows if row["spec"] is None]
     if stages:
         lines += _section(data, "Stages", stages, "stage", rate=False)

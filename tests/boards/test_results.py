@@ -189,6 +189,12 @@ def test_page():
     assert "- **synthesis failed**: 1 of 28 cells:\n  - ECP5-25F: WideUTF8ToUTF16(16)" in page
     assert "- **failed**: 1 of 28 cells:\n  - iCE40 HX8K: pipeline utf-16-le -> utf-8" in page
     assert "- **not run**: 20 of 28 cells." in page
+    # The wide cores' summary on the ECP5-85F, with LUT4s a lane.
+    assert ("## `WideTranscoder` at W = 16, 32 and 64 on the ECP5-85F\n" in page
+            and "| pair | W | LUT4 | LUT4 a lane | ECP5-85F MHz / GB/s | what limited Fmax "
+                "(worst seed) |\n|---|---|---|---|---|---|\n| utf-8 → utf-16-le | 16 | 310 | 19 "
+                "| 192.5 / 3.08 | input port → `state`, 3 levels, 2.5 of 3.7 ns routing |\n\n"
+            in page)
     assert "- Kinds of core not yet in the report: pipelined, validator." in page
 
 
@@ -202,13 +208,16 @@ def test_page_of_designs_on_fewer_devices():
     widest = row(Design.of(CoreSpec("utf-8", "utf-16-le", kind="wide", width=64)),
                  {"ECP5-85F": ok(140.0)}, counts={"ecp5": {"lut4": 320, "ff": 130, "bram": 0}})
     widest["devices"] = {"ECP5-85F": widest["devices"]["ECP5-85F"]}
-    made = data([row(WIDE, {"ECP5-85F": ok(200.0)}), widest, wide])
+    made = data([row(WIDE, {}), widest, wide])
     page = results.markdown(made)
     assert "| W | ecp5 LUT4 / FF (/ BRAM) | ECP5-85F MHz / GB/s | what limited Fmax " \
            "(worst seed) |\n|---|---|---|---|\n| 64 | 310 / 120 | 150.0 / 9.60 |" in page
     assert f"| 64 | – | 320 / 130 | {results.OUTSIDE} | {results.OUTSIDE} | " \
            f"{results.OUTSIDE} | 140.0 / 8.96 |" in page
-    assert "- **not run**: 6 of 9 cells." in page
+    assert "- **not run**: 7 of 9 cells." in page
+    assert "| utf-8 → utf-16-le | 16 | 310 | 19 | not run | – |\n" \
+           "| utf-8 → utf-16-le | 64 | 320 | 5 | 140.0 / 8.96 | input port → `state`," in page
+    assert "| utf-8 → utf-8 | 64 | 310 | 5 | 150.0 / 9.60 |" in page
     assert f"**{results.OUTSIDE}** where the design is not placed on the device: the wide " \
            "core of each pair but utf-8 → utf-16-le, and every core wider than 16 bytes a " \
            "clock, is placed on the ECP5-85F alone" in page
