@@ -30,12 +30,13 @@ class Repacker(WidthStage):
     ``2 ** k`` apart within a group of ``2 ** (k + 1)`` goes straight or crosses. The network
     packs and rotates at once, so it takes the items of a beat whose slots may be empty
     (the :class:`Packer`) as well as packed ones. Each pair's setting follows from the low bits
-    of two slots' aims, the pointer plus the items before the slot (:func:`_crosses`), which
+    of two slots' aims, the pointer plus the items before the slot (:func:`_cross`), which
     are added on the pointer's clock. The network then takes two levels a clock while its
     pairs are at most eight lanes apart, then one. Its first clock's levels are set straight
     from the aims (on level 0 a pair's setting is one bit of an aim, on level 1 a LUT4 of
-    four bits); the other levels' settings are registered on that clock and wait with their
-    beat.
+    four bits); the second clock's levels' settings are registered on that clock, and those
+    of the later levels (from width 32) on the second, from comparisons registered on the
+    first; each waits with its beat.
 
     A compactor (log2(``width``) shift levels) followed by a rotation (log2(``width``) more)
     did the same with twice the multiplexers, and twice the wires across the middle of a
@@ -234,16 +235,32 @@ class Repacker(WidthStage):
 
         # Each level's switch settings. The first clock's levels read the aims as they are
         # (on level 0 a pair's setting is one bit of an aim, on level 1 one LUT4 of four); the
-        # others' settings are registered on that clock (*steer*) and wait with their beat.
+        # second clock's are registered on the first (*steer*) and wait with their beat. The
+        # later levels' take two clocks: their groups' comparisons are registered on the
+        # first (*terms*), and the settings made of them on the second. Computed in one
+        # clock, the aim of slot 0 drove the comparisons of every level's first group, and
+        # at W = 64 from UTF-8 to UTF-16 that was the critical path (101.1 MHz on the
+        # ECP5-85F with router2: 7.5 of its 9.9 ns routing).
         groups = _level_groups(width) or [[]]
+        first, second = groups[0], groups[1] if len(groups) > 1 else []
         settings = {}
         for level in range(bits):
             span = 1 << level
-            crosses = [_crosses(offset, level, aims[start], aims[start + span])
-                       for start in range(0, width, 2 * span) for offset in range(span)]
-            settings[level] = Signal(width // 2, name=f"steer_{level}", reset_less=True)
-            domain = m.d.comb if level in groups[0] else m.d.sync
-            domain += settings[level].eq(Cat(*crosses))
+            terms = [_terms(level, aims[start], aims[start + span])
+                     for start in range(0, width, 2 * span)]
+            if level not in first and level not in second:
+                terms = [_registered_terms(m, group, f"terms{level}_{index}")
+                         for index, group in enumerate(terms)]
+            crosses = Cat(*(_cross(group, offset) for group in terms for offset in range(span)))
+            if level in first:
+                settings[level] = Signal(width // 2, name=f"steer_{level}", reset_less=True)
+                m.d.comb += settings[level].eq(crosses)
+            elif level in second:
+                settings[level] = Signal(width // 2, name=f"steer_{level}", reset_less=True)
+                m.d.sync += settings[level].eq(crosses)
+            else:
+                # Registered on the second clock, with the settings that wait.
+                settings[level] = crosses
 
         # The network (an inverse butterfly): on level ``k`` each group of ``2 ** (k + 1)``
         # lanes has the items of each half already packed and rotated to their places modulo
@@ -271,7 +288,7 @@ class Repacker(WidthStage):
             # The settings of the levels still to come wait with their beat.
             for level in settings:
                 if stage > 0 and level > max(levels):
-                    later = Signal.like(settings[level], name=f"steer{stage}_{level}")
+                    later = Signal(width // 2, name=f"steer{stage}_{level}", reset_less=True)
                     m.d.sync += later.eq(settings[level])
                     settings[level] = later
             later_info = self._rotated_info[stage]
@@ -532,8 +549,43 @@ def _aim_bits(slot, width):
     return min(bits, (slot & -slot).bit_length())
 
 
-def _crosses(offset, level, start_aim, middle_aim):
-    """Whether the pair of lanes ``offset`` and ``offset + 2 ** level`` of a group crosses.
+def _terms(level, start_aim, middle_aim):
+    """What the settings of a group of level ``level`` are made of (:func:`_cross`): from the
+    aims of its start and middle, the bit ``level`` of each, whether the rotation wraps
+    around, and for each offset whether it is below each aim's low bits."""
+    span = 1 << level
+    below_start, below_middle, wraps = [Const(0)] * span, [Const(0)] * span, Const(0)
+    if level:
+        alpha, sigma = start_aim[:level], middle_aim[:level]
+        wraps = alpha > sigma
+        # (No comparison that cannot fail, for the linters' sake.)
+        below_start = [alpha > offset for offset in range(span - 1)] + [Const(0)]
+        below_middle = [sigma > offset for offset in range(span - 1)] + [Const(0)]
+    return SimpleNamespace(start=start_aim[level], middle=middle_aim[level], wraps=wraps,
+                           below_start=below_start, below_middle=below_middle)
+
+
+def _registered_terms(m, terms, name):
+    """``terms`` (:func:`_terms`) in flip-flops, a clock later (none for those that are
+    constant)."""
+    def register(value, suffix):
+        if isinstance(value, Const):
+            return value
+        flop = Signal(name=f"{name}_{suffix}", reset_less=True)
+        m.d.sync += flop.eq(value)
+        return flop
+    return SimpleNamespace(
+        start=register(terms.start, "start"), middle=register(terms.middle, "middle"),
+        wraps=register(terms.wraps, "wraps"),
+        below_start=[register(value, f"below_start{offset}")
+                     for offset, value in enumerate(terms.below_start)],
+        below_middle=[register(value, f"below_middle{offset}")
+                      for offset, value in enumerate(terms.below_middle)])
+
+
+def _cross(terms, offset):
+    """Whether the pair of lanes ``offset`` and ``offset + 2 ** level`` of a group crosses,
+    from the group's :func:`_terms`.
 
     The group's lower half holds its items at ``alpha + t`` (modulo ``2 ** level``), the
     upper half its own at ``sigma + t``, where ``alpha`` and ``sigma`` are the low bits of the
@@ -545,14 +597,9 @@ def _crosses(offset, level, start_aim, middle_aim):
     ``alpha`` to ``sigma``. When the lower half is full, ``alpha`` and ``sigma`` are equal and
     that run looks empty; but then the two rules agree (``sigma`` is ``alpha`` and the upper
     half's bit the lower half's flipped), so the lower half's count is not needed."""
-    below_start = below_middle = wraps = Const(0)
-    if level:
-        alpha, sigma = start_aim[:level], middle_aim[:level]
-        wraps = alpha > sigma
-        if offset < (1 << level) - 1:      # no comparison that cannot fail, for the linters
-            below_start, below_middle = alpha > offset, sigma > offset
-    lower_here = below_start ^ below_middle ^ wraps
-    return Mux(lower_here, start_aim[level] ^ below_start, ~(middle_aim[level] ^ below_middle))
+    below_start, below_middle = terms.below_start[offset], terms.below_middle[offset]
+    lower_here = below_start ^ below_middle ^ terms.wraps
+    return Mux(lower_here, terms.start ^ below_start, ~(terms.middle ^ below_middle))
 
 
 def _delay(m, valid, last, name):
