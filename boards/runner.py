@@ -348,7 +348,9 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
     Parameters
     ----------
     devices : :class:`tuple` of :class:`str`
-        Names of :data:`~utfhw.boards.designs.DEVICES`.
+        Names of :data:`~utfhw.boards.designs.DEVICES`. A design that names its own
+        (:attr:`~utfhw.boards.designs.Design.devices`) is placed on those of them alone, and
+        its row has no cell on the others.
     seeds : :class:`tuple` of :class:`int`
         nextpnr's seeds: every one for a design that ``every_seed`` takes, the first alone for
         any other.
