@@ -509,14 +509,15 @@ def _readme_cell(data, spec, device):
 def readme_section(data):
     """The README's table of figures for ``data``, between :data:`README_BEGIN` and
     :data:`README_END` (the markers included)."""
+    cells = [[name, what, *(_readme_cell(data, spec, device) for device in README_DEVICES)]
+             for spec, name, what in README_ROWS]
+    outside = (f" {OUTSIDE}: the page does not place that core on that device."
+               if any(OUTSIDE in row for row in cells) else "")
     lines = [README_BEGIN, "",
-             *_table(["core", "what", *README_DEVICES],
-                     [[name, what, *(_readme_cell(data, spec, device)
-                                     for device in README_DEVICES)]
-                      for spec, name, what in README_ROWS]),
+             *_table(["core", "what", *README_DEVICES], cells),
              f"Worst of {len(data['seeds'])} place-and-route seeds with the open yowasp tools "
              f"(GB/s of input), from {_source(data)}, made on {data['date']}; every core, "
-             "pair, width and device is in [docs/results.md](docs/results.md).",
+             f"pair, width and device is in [docs/results.md](docs/results.md).{outside}",
              "", README_END]
     return "\n".join(lines)
 

@@ -225,6 +225,9 @@ def test_page_of_designs_on_fewer_devices():
     section = results.readme_section(made)
     assert f"| the same, 64 bytes per clock | 140 MHz, 8.96 GB/s | {results.OUTSIDE} |" \
         in section
+    assert f"(docs/results.md). {results.OUTSIDE}: the page does not place that core on that " \
+           "device.\n" in section
+    assert "does not place" not in results.readme_section(sample())
 
 
 @pytest.mark.parametrize("limit,said", [
