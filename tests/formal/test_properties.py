@@ -251,6 +251,27 @@ def test_valid_depending_on_ready_is_found(tmp_path):
                               directory=tmp_path)
 
 
+@pytest.mark.parametrize("failures,stderr,runs,fails", [
+    (2, "", 3, False),                  # stops twice without a message, then succeeds
+    (3, "", 3, True),                   # every attempt: the last failure stands
+    (1, "ERROR: no such cell", 1, True),  # a failure with a message is final at once
+])
+def test_yosys_runs_again_when_it_stops_without_a_message(tmp_path, monkeypatch, failures,
+                                                          stderr, runs, fails):
+    from types import SimpleNamespace
+    from utfhw.formal import checker
+    calls = []
+
+    def stand_in(command, **options):
+        calls.append(command)
+        failed = len(calls) <= failures
+        return SimpleNamespace(returncode=1 if failed else 0, stdout="",
+                               stderr=stderr if failed else "")
+    monkeypatch.setattr(checker, "run", stand_in)
+    result = checker._yosys(ErrorDropper(), name="top", directory=tmp_path, commands="stat")
+    assert len(calls) == runs and (result.returncode != 0) == fails
+
+
 def utf8_decoder(tamper):
     return DecoderProperties(Tampered(tamper), form="utf-8")
 
