@@ -13,15 +13,22 @@ of its own); Table 3-7 (well-formed byte sequences), D93b and Tables 3-8 to 3-11
 substitution of maximal subparts); RFC 2781 (UTF-16, byte order marks); Unicode 15, sec. 23.8
 (the byte order mark). Where the specifications leave the extent of a replacement open (UTF-16
 and UTF-32), the model follows CPython's documented codec behaviour, recorded in the comments.
+
+:func:`decode`, :func:`encode` and :func:`transcode` take each error handler CPython's codecs
+take but ``namereplace`` (the Unicode character names are not here): what a handler writes
+and where decoding goes on after it follow the ``codecs`` module's documentation, "Error
+Handlers", and the tests hold them to CPython.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import takewhile
 
 from ..hdl.unicode.layout import ErrorKind, REPLACEMENT_CHARACTER, BYTE_ORDER_MARK
 from ..hdl.forms import CODECS as _CODEC_TABLE
-from ..hdl.unicode.params import ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS
 from ..hdl.forms import canonical_codec, canonical_pair
-from ..hdl.unicode.params import check_errors
+from ..hdl.unicode.params import (DECODING_HANDLERS, ENCODING_HANDLERS, ERROR_HANDLERS,
+                                  HARDWARE_ERROR_HANDLERS, check_choice, check_errors,
+                                  handler_pair)
 
 
 __all__ = [
@@ -283,31 +290,110 @@ def decode_error(data, source, item):
                               error_reason(item.error, source))
 
 
-def _handle_errors(items, data, errors, source):
-    if errors == "strict":
-        for item in items:
-            if item.error != ErrorKind.NONE:
-                raise decode_error(data, source, item)
-        return items
+def _items_from(data, source, position):
+    """The items of one message from ``position`` on, where an error handler has CPython's
+    decoder go on: decoded afresh from there, in the byte order the message's start chose."""
+    form = _CODEC_TABLE[source].form.name
+    rest = data[position:]
+    if form == "utf-8":
+        items = utf8_items(rest)
+    elif form in _SINGLE_BYTE_LAST:
+        items = single_byte_items(rest, _SINGLE_BYTE_LAST[form])
+    else:
+        decoder = utf16_items if form == "utf-16" else utf32_items
+        items = decoder(rest, _source_byteorder(data, source))
+    return [replace(item, start=item.start + position, end=item.end + position,
+                    beat=item.beat + position) for item in items]
+
+
+def _surrogate_at(data, source, start):
+    """``(code point, bytes)`` of the surrogate encoded at ``start`` as if it were a scalar
+    value, as ``surrogatepass`` reads it, or ``None``: three bytes E0..EF 80..BF 80..BF in
+    UTF-8 (RFC 3629's bit layout), a unit in UTF-16 or UTF-32; a one-byte form has none."""
+    form = _CODEC_TABLE[source].form.name
+    if form == "utf-8":
+        head = data[start:start + 3]
+        if (len(head) < 3 or head[0] & 0xF0 != 0xE0 or head[1] & 0xC0 != 0x80
+                or head[2] & 0xC0 != 0x80):
+            return None
+        code_point = (head[0] & 0x0F) << 12 | (head[1] & 0x3F) << 6 | head[2] & 0x3F
+    elif form in _SINGLE_BYTE_LAST:
+        return None
+    else:
+        width = _CODEC_TABLE[source].unit_bytes
+        if start + width > len(data):
+            return None
+        code_point = int.from_bytes(data[start:start + width], _source_byteorder(data, source))
+    if not 0xD800 <= code_point <= 0xDFFF:
+        return None
+    return code_point, len(head) if form == "utf-8" else width
+
+
+def _decoding_replacement(errors, data, source, item):
+    """What CPython's handler ``errors`` puts in place of the decoding error ``item``:
+    ``(code points, the position decoding goes on from)``, or ``None`` where it raises the
+    error (CPython's ``codecs`` documentation, "Error Handlers").
+
+    ``backslashreplace`` writes each byte of the error as ``\\xNN``; ``surrogateescape``
+    writes each byte as U+DC00 plus its value, at most four and only while they are 80..FF,
+    and goes on after the last it wrote (so a UTF-16 or UTF-32 message may go on out of step
+    with its units); ``surrogatepass`` takes a surrogate encoded as if it were a scalar value
+    at the error's start."""
+    if errors == "replace":
+        return [REPLACEMENT_CHARACTER], item.end
     if errors == "ignore":
-        return [item for item in items if item.error == ErrorKind.NONE]
-    return items
+        return [], item.end
+    if errors == "backslashreplace":
+        return [ord(c) for byte in data[item.start:item.end] for c in f"\\x{byte:02x}"], item.end
+    if errors == "surrogateescape":
+        escaped = list(takewhile(lambda byte: byte >= 0x80, data[item.start:item.end][:4]))
+        if not escaped:
+            return None
+        return [0xDC00 + byte for byte in escaped], item.start + len(escaped)
+    if errors == "surrogatepass":
+        surrogate = _surrogate_at(data, source, item.start)
+        if surrogate is None:
+            return None
+        return [surrogate[0]], item.start + surrogate[1]
+    return None
 
 
 def encode_error(code_points, target, start, end):
     """The :exc:`UnicodeEncodeError` CPython raises encoding ``code_points`` with ``target``
-    (a one-byte form) for the run of characters it cannot hold from ``start`` to ``end``."""
-    last = _SINGLE_BYTE_LAST[_CODEC_TABLE[target].form.name]
-    return UnicodeEncodeError(target, "".join(map(chr, code_points)), start, end,
-                              f"ordinal not in range({last + 1})")
+    for the characters from ``start`` to ``end`` it cannot write: code points above its last
+    for Latin-1 and ASCII, surrogates for the others."""
+    form = _CODEC_TABLE[target].form.name
+    if form in _SINGLE_BYTE_LAST:
+        reason = f"ordinal not in range({_SINGLE_BYTE_LAST[form] + 1})"
+    else:
+        reason = "surrogates not allowed"
+    # utf-8-sig writes its mark and hands the rest to the utf-8 codec, which raises.
+    encoding = "utf-8" if target == "utf-8-sig" else target
+    return UnicodeEncodeError(encoding, "".join(map(chr, code_points)), start, end, reason)
 
 
 def decode(data, source, errors="replace"):
-    """Decode one message to a list of code points, with CPython's error handlers."""
+    """Decode one message to a list of code points with CPython's error handler ``errors``
+    (one of :data:`~utfhw.hdl.unicode.params.DECODING_HANDLERS`); surrogates are among them
+    where ``surrogateescape`` or ``surrogatepass`` put them."""
     source = canonical_codec("source", source)
-    check_errors(errors, handlers=ERROR_HANDLERS)
-    items = _handle_errors(decode_items(data, source), data, errors, source)
-    return [item.code_point for item in items]
+    check_choice("errors", errors, DECODING_HANDLERS)
+    data = bytes(data)
+    items, index, code_points = decode_items(data, source), 0, []
+    while index < len(items):
+        item = items[index]
+        index += 1
+        if item.error == ErrorKind.NONE:
+            code_points.append(item.code_point)
+            continue
+        replacement = _decoding_replacement(errors, data, source, item)
+        if replacement is None:
+            raise decode_error(data, source, item)
+        written, position = replacement
+        code_points += written
+        if position != item.end:
+            items, index = _items_from(data, source, position), 0
+    return code_points
 
 
 def decode_utf8(data, errors="replace"):
@@ -345,37 +431,95 @@ def utf8_sequence(code_point):
                   0x80 | code_point >> 6 & 0x3F, 0x80 | code_point & 0x3F))
 
 
+def _written(code_point, target):
+    """The bytes of ``code_point`` in ``target``, a surrogate as if it were a scalar value; a
+    one-byte form's code point must be one it holds."""
+    codec = _CODEC_TABLE[target]
+    form = codec.form.name
+    if form == "utf-8":
+        return utf8_sequence(code_point)
+    if form in _SINGLE_BYTE_LAST:
+        return bytes((code_point,))
+    # A utf-16 or utf-32 target writes little-endian.
+    byteorder = "big" if codec.byteorder == "big" else "little"
+    if form == "utf-16":
+        return encode_utf16([code_point], byteorder)
+    return code_point.to_bytes(4, byteorder)
+
+
+def _escape(code_point, errors):
+    """The text ``backslashreplace`` or ``xmlcharrefreplace`` writes for one character."""
+    if errors == "xmlcharrefreplace":
+        return f"&#{code_point};"
+    if code_point < 0x100:
+        return f"\\x{code_point:02x}"
+    if code_point < 0x10000:
+        return f"\\u{code_point:04x}"
+    return f"\\U{code_point:08x}"
+
+
+def _encoding_replacement(errors, code_points, target, start, end):
+    """The bytes CPython's handler ``errors`` writes for the characters from ``start`` to
+    ``end`` that ``target`` cannot write, or raise its :exc:`UnicodeEncodeError` (CPython's
+    ``codecs`` documentation, "Error Handlers").
+
+    ``surrogatepass`` writes each surrogate as if it were a scalar value, in the three forms of
+    Unicode; ``surrogateescape`` writes U+DC80..U+DCFF as the byte of their low eight bits, in
+    UTF-8 and the one-byte forms, and raises from the first character it cannot write: a
+    UTF-16 or UTF-32 target cannot take one byte for a character."""
+    characters = code_points[start:end]
+    form = _CODEC_TABLE[target].form.name
+    if errors == "ignore":
+        return b""
+    if errors == "replace":
+        return _written(_ENCODE_REPLACEMENT, target) * len(characters)
+    if errors in ("backslashreplace", "xmlcharrefreplace"):
+        return b"".join(_written(ord(c), target)
+                        for code_point in characters for c in _escape(code_point, errors))
+    if errors == "surrogatepass" and form not in _SINGLE_BYTE_LAST:
+        return b"".join(_written(code_point, target) for code_point in characters)
+    if errors == "surrogateescape" and form in ("utf-8", *_SINGLE_BYTE_LAST):
+        escaped = list(takewhile(lambda code_point: 0xDC80 <= code_point <= 0xDCFF, characters))
+        if len(escaped) == len(characters):
+            return bytes(code_point - 0xDC00 for code_point in escaped)
+        start += len(escaped)
+    raise encode_error(code_points, target, start, end)
+
+
 def encode(code_points, target, errors="strict"):
-    """Encode scalar values with codec ``target`` and CPython's error handlers.
+    """Encode code points with codec ``target`` and CPython's error handler ``errors`` (one of
+    :data:`~utfhw.hdl.unicode.params.ENCODING_HANDLERS`).
 
     ``utf-16``, ``utf-32`` and ``utf-8-sig`` begin with a byte order mark (little-endian for the
     first two), even when there is nothing else to encode; the other codecs never write one.
-    Latin-1 and ASCII write a code point above their last as ``?`` (``replace``) or nothing
-    (``ignore``), or raise at the first run of them (``strict``), as CPython's encoders do.
+    What a target cannot write, a code point above its last in Latin-1 and ASCII and a
+    surrogate in the others, goes to the handler: each run of them in Latin-1, ASCII and UTF-8,
+    each one alone in UTF-16 and UTF-32, as CPython's encoders hand them over.
     """
     target = canonical_codec("target", target)
-    check_errors(errors, handlers=ERROR_HANDLERS)
-    form, byteorder = _CODEC_TABLE[target].form.name, _CODEC_TABLE[target].byteorder
+    check_choice("errors", errors, ENCODING_HANDLERS)
+    form = _CODEC_TABLE[target].form.name
     if form in _SINGLE_BYTE_LAST:
         last = _SINGLE_BYTE_LAST[form]
-        for start, code_point in enumerate(code_points):
-            if code_point > last and errors == "strict":
-                end = start
-                while end < len(code_points) and code_points[end] > last:
-                    end += 1
-                raise encode_error(code_points, target, start, end)
-        return bytes(code_point if code_point <= last else _ENCODE_REPLACEMENT
-                     for code_point in code_points
-                     if code_point <= last or errors == "replace")
-    if _CODEC_TABLE[target].mark:
-        code_points = [BYTE_ORDER_MARK, *code_points]
-    if form == "utf-8":
-        return b"".join(utf8_sequence(code_point) for code_point in code_points)
-    # A utf-16 or utf-32 target writes little-endian.
-    byteorder = "big" if byteorder == "big" else "little"
-    if form == "utf-16":
-        return encode_utf16(code_points, byteorder)
-    return b"".join(code_point.to_bytes(4, byteorder) for code_point in code_points)
+        def unwritable(code_point):
+            return code_point > last
+    else:
+        def unwritable(code_point):
+            return 0xD800 <= code_point <= 0xDFFF
+    runs = form == "utf-8" or form in _SINGLE_BYTE_LAST
+    output = bytearray(_written(BYTE_ORDER_MARK, target) if _CODEC_TABLE[target].mark else b"")
+    position = 0
+    while position < len(code_points):
+        if not unwritable(code_points[position]):
+            output += _written(code_points[position], target)
+            position += 1
+            continue
+        end = position + 1
+        while runs and end < len(code_points) and unwritable(code_points[end]):
+            end += 1
+        output += _encoding_replacement(errors, code_points, target, position, end)
+        position = end
+    return bytes(output)
 
 
 def target_units(code_point, target):
@@ -435,7 +579,9 @@ def transcoder_beats(message, source, target, errors="replace"):
 
 
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace"):
-    """What ``data.decode(source, errors).encode(target, errors)`` gives, computed from the
-    specs."""
+    """What ``data.decode(source, d).encode(target, e)`` gives, computed from the specs, where
+    ``(d, e)`` is ``errors`` if it is a pair of handlers' names and ``(errors, errors)`` if it
+    is one (see :func:`~utfhw.hdl.unicode.params.handler_pair`)."""
     source, target = canonical_pair(source, target)
-    return encode(decode(data, source, errors), target, errors)
+    decoding, encoding = handler_pair(errors)
+    return encode(decode(data, source, decoding), target, encoding)

@@ -8,8 +8,8 @@ allowed>, not <repr of the value>"``, e.g. ``errors must be 'replace' or 'ignore
 
 
 __all__ = [
-    "HARDWARE_ERROR_HANDLERS", "ERROR_HANDLERS", "BYTE_ORDERS", "describe_choices",
-    "check_choice", "check_errors", "check_byteorder", "check_integer", "check_power_of_two",
+    "HARDWARE_ERROR_HANDLERS", "ERROR_HANDLERS", "DECODING_HANDLERS", "ENCODING_HANDLERS",
+    "BYTE_ORDERS", "describe_choices", "check_choice", "check_errors", "handler_pair", "check_byteorder", "check_integer", "check_power_of_two",
     "check_flag", "WIDTHS", "check_width", "check_last_code_point", "CodecPair", "UTF16Options",
 ]
 
@@ -18,8 +18,24 @@ __all__ = [
 #: core with "replace" and stop at the first item whose error kind is not NONE.
 HARDWARE_ERROR_HANDLERS = ("replace", "ignore")
 
-#: Error handlers of the simulators and the reference model: CPython's three.
+#: Error handlers of the simulators: CPython's three.
 ERROR_HANDLERS = (*HARDWARE_ERROR_HANDLERS, "strict")
+
+#: CPython's error handlers for decoding these codecs, as the reference model has them.
+DECODING_HANDLERS = (*ERROR_HANDLERS, "backslashreplace", "surrogateescape", "surrogatepass")
+
+#: CPython's error handlers for encoding these codecs, as the reference model has them.
+ENCODING_HANDLERS = (*DECODING_HANDLERS, "xmlcharrefreplace")
+
+# Why a handler CPython has is not one of a side's: CPython's own reason where it refuses it.
+_NOT_HANDLED = {
+    ("decoding", "xmlcharrefreplace"):
+        "CPython: don't know how to handle UnicodeDecodeError in error callback",
+    ("decoding", "namereplace"):
+        "CPython: don't know how to handle UnicodeDecodeError in error callback",
+    ("encoding", "namereplace"):
+        "it needs the Unicode character name table, which utfhw does not carry",
+}
 
 BYTE_ORDERS = ("little", "big")
 
@@ -40,6 +56,27 @@ def check_choice(name, value, choices):
 
 def check_errors(errors, *, handlers=HARDWARE_ERROR_HANDLERS):
     check_choice("errors", errors, handlers)
+
+
+def handler_pair(errors, *, decoding=DECODING_HANDLERS, encoding=ENCODING_HANDLERS):
+    """``(decoding, encoding)``, the handlers ``errors`` names: one handler's name for both
+    sides, as CPython's ``data.decode(source, errors).encode(target, errors)`` takes it, or a
+    pair of names, ``data.decode(source, errors[0]).encode(target, errors[1])``. Raise
+    :exc:`ValueError` unless each is one of its side's handlers, ``decoding`` and
+    ``encoding``."""
+    if isinstance(errors, str):
+        pair = (errors, errors)
+    elif isinstance(errors, tuple) and len(errors) == 2:
+        pair = errors
+    else:
+        raise ValueError(f"errors must be a handler's name or a (decoding, encoding) pair of "
+                         f"them, not {errors!r}")
+    for side, handler, handlers in zip(("decoding", "encoding"), pair, (decoding, encoding)):
+        if not isinstance(handler, str) or handler not in handlers:
+            why = _NOT_HANDLED.get((side, handler))
+            raise ValueError(f"errors for {side} must be {describe_choices(handlers)}, not "
+                             f"{handler!r}" + (f" ({why})" if why else ""))
+    return pair
 
 
 def check_byteorder(byteorder, *, byteorders=BYTE_ORDERS):

@@ -107,8 +107,9 @@ def test_error_reasons_are_cpythons():
 
 
 @pytest.mark.parametrize("call,message", [
-    (lambda: decode_utf8(b"", "surrogateescape"),
-     "errors must be 'replace', 'ignore' or 'strict', not 'surrogateescape'"),
+    (lambda: decode_utf8(b"", "xmlcharrefreplace"),
+     "errors must be 'replace', 'ignore', 'strict', 'backslashreplace', 'surrogateescape' or "
+     "'surrogatepass', not 'xmlcharrefreplace'"),
     (lambda: transcode(b"", "cp1252", "utf-16-le"),
      "source codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', 'utf-16-be', 'utf-32', "
      "'utf-32-le', 'utf-32-be', 'latin-1', 'ascii' or another of CPython's names for them, "
@@ -117,9 +118,39 @@ def test_error_reasons_are_cpythons():
      "target codec must be 'utf-8', 'utf-8-sig', 'utf-16', 'utf-16-le', 'utf-16-be', 'utf-32', "
      "'utf-32-le', 'utf-32-be', 'latin-1', 'ascii' or another of CPython's names for them, "
      "not 'utf-7'"),
-    (lambda: encode([0xE9], "ascii", "surrogateescape"),
-     "errors must be 'replace', 'ignore' or 'strict', not 'surrogateescape'"),
+    (lambda: encode([0xE9], "ascii", "namereplace"),
+     "errors must be 'replace', 'ignore', 'strict', 'backslashreplace', 'surrogateescape', "
+     "'surrogatepass' or 'xmlcharrefreplace', not 'namereplace'"),
+    (lambda: transcode(b"", "utf-8", "ascii", errors=["replace", "ignore"]),
+     "errors must be a handler's name or a (decoding, encoding) pair of them, not "
+     "['replace', 'ignore']"),
+    (lambda: transcode(b"", "utf-8", "ascii", errors=("replace", "ignore", "strict")),
+     "errors must be a handler's name or a (decoding, encoding) pair of them, not "
+     "('replace', 'ignore', 'strict')"),
+    (lambda: transcode(b"", "utf-8", "ascii", errors="xmlcharrefreplace"),
+     "errors for decoding must be 'replace', 'ignore', 'strict', 'backslashreplace', "
+     "'surrogateescape' or 'surrogatepass', not 'xmlcharrefreplace' (CPython: don't know how "
+     "to handle UnicodeDecodeError in error callback)"),
+    (lambda: transcode(b"", "utf-8", "ascii", errors=("namereplace", "replace")),
+     "errors for decoding must be 'replace', 'ignore', 'strict', 'backslashreplace', "
+     "'surrogateescape' or 'surrogatepass', not 'namereplace' (CPython: don't know how "
+     "to handle UnicodeDecodeError in error callback)"),
+    (lambda: transcode(b"", "utf-8", "ascii", errors=("replace", "namereplace")),
+     "errors for encoding must be 'replace', 'ignore', 'strict', 'backslashreplace', "
+     "'surrogateescape', 'surrogatepass' or 'xmlcharrefreplace', not 'namereplace' (it needs "
+     "the Unicode character name table, which utfhw does not carry)"),
+    (lambda: transcode(b"", "utf-8", "ascii", errors=("replace", 3)),
+     "errors for encoding must be 'replace', 'ignore', 'strict', 'backslashreplace', "
+     "'surrogateescape', 'surrogatepass' or 'xmlcharrefreplace', not 3"),
 ])
 def test_model_argument_errors(call, message):
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         call()
+
+
+@pytest.mark.parametrize("errors", ["xmlcharrefreplace", "namereplace"])
+def test_a_handler_refused_for_decoding_is_one_cpython_refuses(errors):
+    with pytest.raises(TypeError) as refused:
+        b"\xff".decode("utf-8", errors)
+    with pytest.raises(ValueError, match=re.escape(f"(CPython: {refused.value})")):
+        transcode(b"\xff", "utf-8", "ascii", errors=(errors, "replace"))

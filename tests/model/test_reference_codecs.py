@@ -7,6 +7,7 @@ from hypothesis import given, strategies as st
 
 from utfhw.model.reference import CODECS, decode, encode, transcode, error_reason, decode_items
 from utfhw.hdl.forms import CODECS as CODECS_TABLE
+from utfhw.hdl.unicode.params import DECODING_HANDLERS, ENCODING_HANDLERS
 
 from conftest import FULL_SWEEP
 from support import SWEPT_CODECS, byte_soup
@@ -34,11 +35,20 @@ def model_outcome(data, source):
         return error_fields(error)
 
 
-def check_decode(data, source):
-    for errors in ("replace", "ignore"):
-        assert decode(data, source, errors) == [ord(c) for c in data.decode(source, errors)], \
+def check_decode(data, source, handlers=("replace", "ignore")):
+    for errors in handlers:
+        assert outcome(lambda: decode(data, source, errors)) == \
+            outcome(lambda: [ord(c) for c in data.decode(source, errors)]), \
             (source, errors, data.hex())
     assert model_outcome(data, source) == cpython_outcome(data, source), (source, data.hex())
+
+
+def outcome(transcode_with):
+    """What a transcoding gives: its bytes, or its exception's class and fields."""
+    try:
+        return transcode_with()
+    except (UnicodeDecodeError, UnicodeEncodeError) as error:
+        return type(error), *error_fields(error)
 
 
 @pytest.mark.parametrize("target", SWEPT_CODECS)
@@ -64,6 +74,20 @@ def test_encoding_what_a_target_cannot_hold_raises_as_cpython(target, text):
         [getattr(expected.value, name) for name in fields]
 
 
+# Text whose characters each target writes, cannot write, or writes only with some handlers.
+ENCODED_TEXTS = ["", "a", "\ud800", "\udc80", "\udcff\udc80", "a\udc41b", "\ud83d\ude00",
+                 "\U0001F600", "\xe9\u20ac", "\x7f\x80\xff\u0100\ud800\udc80x",
+                 "\udc80\u0100\udcff", "\ufffd", "\ud800\U0001F600\udfff", "\U0010ffff\x00"]
+
+
+@pytest.mark.parametrize("target", CODECS)
+@pytest.mark.parametrize("errors", ENCODING_HANDLERS)
+def test_every_handler_encodes_as_cpython(target, errors):
+    for text in ENCODED_TEXTS:
+        assert outcome(lambda: encode(list(map(ord, text)), target, errors)) == \
+            outcome(lambda: text.encode(target, errors)), text
+
+
 @pytest.mark.parametrize("target", CODECS)
 def test_empty_input_encodes(target):
     assert encode([], target) == "".encode(target)
@@ -82,6 +106,18 @@ def test_every_short_input(source):
     for length in (0, 1, 2):
         for combination in itertools.product(range(256), repeat=length):
             check_decode(bytes(combination), source)
+
+
+@pytest.mark.parametrize("source", SWEPT_CODECS)
+@pytest.mark.parametrize("errors", ["backslashreplace", "surrogateescape", "surrogatepass"])
+def test_every_short_input_with_the_other_handlers(source, errors):
+    # Every input of one or two bytes, and of three where a surrogate fits (UTF-8's ED xx xx).
+    inputs = [bytes(combination) for length in (1, 2)
+              for combination in itertools.product(range(256), repeat=length)]
+    inputs += [bytes((0xED, second, third)) for second in range(0x80, 0xC0, 7)
+               for third in range(0x70, 0xC0, 5)]
+    for data in inputs:
+        check_decode(data, source, (errors,))
 
 
 @pytest.mark.parametrize("source", ["utf-16-le", "utf-16-be", "utf-16"] if FULL_SWEEP
@@ -110,8 +146,11 @@ def test_utf32_units_around_the_edges(source):
     units = [*range(0xD7F0, 0xE010), *range(0x10FFF0, 0x110010), 0x7FFFFFFF, 0x80000000,
              0xFFFFFFFF, 0x00FFFFFF, 0x01000000]
     for unit in units:
-        check_decode(unit.to_bytes(4, order), source)
-        check_decode(unit.to_bytes(4, order) + b"\x41\x00", source)
+        check_decode(unit.to_bytes(4, order), source, DECODING_HANDLERS)
+        check_decode(unit.to_bytes(4, order) + b"\x41\x00", source, DECODING_HANDLERS)
+        # A handler that goes on within the unit puts the next one out of step.
+        check_decode(unit.to_bytes(4, order) + (0x41).to_bytes(4, order), source,
+                     DECODING_HANDLERS)
 
 
 BOM_CASES = ["", "FFFE", "FEFF", "FFFE FFFE", "FEFF FEFF", "FFFE 4100", "FEFF 0041", "FFFE 41",
@@ -125,7 +164,7 @@ BOM_CASES = ["", "FFFE", "FEFF", "FFFE FFFE", "FEFF FEFF", "FFFE 4100", "FEFF 00
 @pytest.mark.parametrize("source", CODECS)
 @pytest.mark.parametrize("case", BOM_CASES)
 def test_byte_order_marks(source, case):
-    check_decode(bytes.fromhex(case), source)
+    check_decode(bytes.fromhex(case), source, DECODING_HANDLERS)
 
 
 def _unit_fragment(width):
@@ -152,6 +191,23 @@ def test_soup_decodes(data, source):
 def test_every_pair(data, source, target, errors):
     assert transcode(data, source, target, errors=errors) == \
         data.decode(source, errors).encode(target, errors)
+
+
+@given(data=st.one_of(byte_soup(), unit_soup(2), unit_soup(4)), source=st.sampled_from(CODECS),
+       target=st.sampled_from(CODECS), decoding=st.sampled_from(DECODING_HANDLERS),
+       encoding=st.sampled_from(ENCODING_HANDLERS))
+def test_every_pair_of_handlers(data, source, target, decoding, encoding):
+    assert outcome(lambda: transcode(data, source, target, errors=(decoding, encoding))) == \
+        outcome(lambda: data.decode(source, decoding).encode(target, encoding))
+
+
+@pytest.mark.parametrize("errors", DECODING_HANDLERS)
+def test_one_handler_is_both_sides(errors):
+    # U+FFFD, an escape or a surrogate from decoding, then the same handler encoding it.
+    for data in (b"a\xffb", b"\xed\xa0\x80\xc3\xa9", b"\xf0\x9f\x98\x80\x80"):
+        for target in ("latin-1", "ascii", "utf-16-le", "utf-8"):
+            assert outcome(lambda: transcode(data, "utf-8", target, errors=errors)) == \
+                outcome(lambda: data.decode("utf-8", errors).encode(target, errors))
 
 
 @given(data=st.one_of(byte_soup(min_size=1), unit_soup(2), unit_soup(4)),
