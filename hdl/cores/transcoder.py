@@ -8,13 +8,19 @@ from amaranth.lib.wiring import In, Out
 from ..scalar.byteorder import ByteOrderReader, ByteOrderWriter, ByteOrderMarkStripper
 from ..scalar.byteorder import ByteOrderMarkWriter
 from ..scalar.error_dropper import ErrorDropper
+from ..scalar.escape import ESCAPES, Escaper
 from ..scalar.single_byte import ReplaceUnencodable
 from ..forms import CODECS, canonical_pair
 from ..unicode.layout import Lanes, UnitBytes
-from ..unicode.params import CodecPair, check_errors
+from ..unicode.params import HARDWARE_ERROR_HANDLERS, CodecPair, check_errors, handler_pair
 
 
-__all__ = ["Transcoder"]
+__all__ = ["Transcoder", "ENCODING_HANDLERS"]
+
+
+#: The handlers the ``Transcoder`` runs on encoding: CPython's ``replace`` and ``ignore``, and
+#: the escapes (:class:`~utfhw.hdl.scalar.escape.Escaper`).
+ENCODING_HANDLERS = (*HARDWARE_ERROR_HANDLERS, *ESCAPES)
 
 
 class Transcoder(CodecPair, wiring.Component):
@@ -23,16 +29,19 @@ class Transcoder(CodecPair, wiring.Component):
 
     The pipeline is built from the codec names::
 
-        [ByteOrderReader] -> <form>Decoder -> [ByteOrderMarkStripper] -> [ReplaceUnencodable]
-            -> [ErrorDropper] -> <form>Encoder -> [ByteOrderMarkWriter] -> [ByteOrderWriter]
+        [ByteOrderReader] -> <form>Decoder -> [ByteOrderMarkStripper] -> [ErrorDropper]
+            -> [ReplaceUnencodable or Escaper] -> [ErrorDropper] -> <form>Encoder
+            -> [ByteOrderMarkWriter] -> [ByteOrderWriter]
 
     where each form's decoder and encoder are those its description names
     (:mod:`utfhw.hdl.forms`), and the bracketed stages are present when the codecs need them:
     a byte order stage for a form of units wider than a byte (UTF-16 and UTF-32; ``"detect"``
     for ``utf-16``/``utf-32`` sources, little-endian for those targets), a mark stripper for
-    ``utf-8-sig``, ``utf-16`` and ``utf-32`` sources, a mark writer for those targets, ``?``
-    for what a target of fewer code points (Latin-1, ASCII) cannot hold, and the error dropper
-    for ``errors="ignore"``. Same-codec pairs validate:
+    ``utf-8-sig``, ``utf-16`` and ``utf-32`` sources, a mark writer for those targets, ``?`` or
+    an escape for what a target of fewer code points (Latin-1, ASCII) cannot hold, and the
+    error dropper for ``"ignore"``: before that stage where only decoding ignores, after it
+    where encoding does (a U+FFFD the target cannot hold is then dropped too, as CPython
+    does). Same-codec pairs validate:
     UTF-8 to UTF-8 is a sanitizer that replaces every maximal ill-formed subpart with EF BF BD.
     The specifications: RFC 3629 and Unicode ch. 3 Tables 3-7 to 3-11 (UTF-8), RFC 2781 (UTF-16),
     Unicode ch. 3 D90 (UTF-32), Unicode sec. 23.8 (byte order mark).
@@ -43,7 +52,10 @@ class Transcoder(CodecPair, wiring.Component):
     and the output lanes are wide enough for the most any one input unit can produce, byte order
     mark included. ``i.ready`` follows ``o.ready`` through the two registers
     (``~o.valid | o.ready`` at each); under backpressure every stage holds its beat and nothing
-    is lost or duplicated.
+    is lost or duplicated. With an escaping handler on encoding, a beat that holds a character
+    the target cannot write goes out in several beats, one a character of the escapes, and
+    takes up to 64 clocks (:class:`~utfhw.hdl.scalar.escape.Escaper`); every other beat as
+    above.
 
     A consumer that wants CPython's ``errors="strict"`` runs the core with ``"replace"`` and stops
     at the first unit whose error kind is not ``NONE``.
@@ -54,9 +66,12 @@ class Transcoder(CodecPair, wiring.Component):
         ``"utf-8"``, ``"utf-8-sig"``, ``"utf-16"``, ``"utf-16-le"``, ``"utf-16-be"``,
         ``"utf-32"``, ``"utf-32-le"``, ``"utf-32-be"``, ``"latin-1"`` or ``"ascii"``, or any
         other name CPython's :func:`codecs.lookup` takes for one of them.
-    errors : :class:`str`
+    errors : :class:`str` or :class:`tuple`
         ``"replace"`` (U+FFFD, with its :class:`~utfhw.hdl.unicode.layout.ErrorKind`, for each error) or
-        ``"ignore"`` (errors dropped).
+        ``"ignore"`` (errors dropped), for decoding and encoding; or a pair of handlers,
+        ``(decoding, encoding)``, as ``data.decode(source, decoding).encode(target,
+        encoding)`` takes them: decoding ``"replace"`` or ``"ignore"``, encoding one of
+        :data:`ENCODING_HANDLERS`.
 
     Attributes
     ----------
@@ -81,7 +96,14 @@ class Transcoder(CodecPair, wiring.Component):
 
     def __init__(self, *, source="utf-8", target="utf-16-le", errors="replace"):
         source, target = canonical_pair(source, target)
-        check_errors(errors)
+        if isinstance(errors, str):
+            check_errors(errors)
+            self._decoding = self._encoding = errors
+        else:
+            self._decoding, self._encoding = handler_pair(
+                errors, decoding=HARDWARE_ERROR_HANDLERS, encoding=ENCODING_HANDLERS)
+            if self._decoding == self._encoding:
+                errors = self._decoding
         self._source = source
         self._target = target
         self._errors = errors
@@ -121,10 +143,16 @@ class Transcoder(CodecPair, wiring.Component):
         stages.append(("decoder", source.form.decoder()))
         if source.mark:
             stages.append(("mark_stripper", ByteOrderMarkStripper()))
-        if not target.form.holds_every_code_point:
+        unencodable = not target.form.holds_every_code_point
+        if self._decoding == "ignore" and self._encoding != "ignore":
+            stages.append(("decoding_dropper", ErrorDropper()))
+        if unencodable and self._encoding in ESCAPES:
+            stages.append(("unencodable", Escaper(errors=self._encoding,
+                                                  last=target.form.last_code_point)))
+        elif unencodable:
             stages.append(("unencodable", ReplaceUnencodable(
                 last=target.form.last_code_point)))
-        if self._errors == "ignore":
+        if self._encoding == "ignore" and (self._decoding == "ignore" or unencodable):
             stages.append(("error_dropper", ErrorDropper()))
         stages.append(("encoder", target.form.encoder()))
         if target.mark:

@@ -102,7 +102,7 @@ class Escaper(wiring.Component):
             m.d.comb += length.eq(digits + 2)
             nibbles = Array(value.as_unsigned()[4 * index:4 * index + 4] if 4 * index < 21
                             else Const(0, 4) for index in range(8))
-            nibble = nibbles[length - 1 - step]
+            nibble = nibbles[(length - 1 - step)[:3]]
             hex_digit = Mux(nibble < 10, ord("0") + nibble, ord("a") - 10 + nibble)
             with m.Switch(step):
                 with m.Case(0):
@@ -122,7 +122,9 @@ class Escaper(wiring.Component):
                                bcd[4 * index:4 * index + 4] + 3, bcd[4 * index:4 * index + 4])[:4]
                            for index in range(_DIGITS))
             m.d.comb += converted.eq(shifts == 22)
-            decimal = Array(bcd[4 * index:4 * index + 4] for index in range(_DIGITS))
+            # Eight entries and a three-bit index, so that every index selects one.
+            decimal = Array([*(bcd[4 * index:4 * index + 4] for index in range(_DIGITS)),
+                             Const(0, 4)])
             # Digits written: the highest nonzero one and those below it, at least one.
             places = Signal(range(1, _DIGITS + 1))
             m.d.comb += places.eq(1)
@@ -130,7 +132,7 @@ class Escaper(wiring.Component):
                 with m.If(decimal[index] != 0):
                     m.d.comb += places.eq(index + 1)
             m.d.comb += length.eq(places + 3)
-            digit = decimal[places + 1 - step]
+            digit = decimal[(places + 1 - step)[:3]]
             with m.If(step == 0):
                 m.d.comb += character.eq(ord("&"))
             with m.Elif(step == 1):

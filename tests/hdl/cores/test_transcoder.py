@@ -3,6 +3,7 @@ adversarial input, byte order mark edge cases, strict positions and one unit per
 
 import itertools
 import random
+import re
 
 import pytest
 from hypothesis import given, strategies as st
@@ -10,6 +11,8 @@ from hypothesis import given, strategies as st
 from utfhw.hdl import Transcoder
 from utfhw.sim import simulate, transcode
 from utfhw.model.reference import CODECS, input_beats
+from utfhw.sim.payload import units_to_bytes
+from utfhw.sim.pysim import run_messages
 
 from support import (MARK_CASES, adversarial_message, check_messages, cpython_strict_error,
                      cpython_strict_outcome, error_fields, handlers)
@@ -113,3 +116,44 @@ def test_sanitizer():
     data = b"a\xed\xa0\x80b\xf0\x9f\x98\x80\xc0"
     assert transcode(data, "utf-8", "utf-8") == data.decode("utf-8", "replace").encode("utf-8")
     assert transcode(data, "utf-8", "utf-8").count(b"\xef\xbf\xbd") == 4
+
+
+# Pairs of handlers the Transcoder runs itself, each side different or an escape, into
+# targets that cannot hold every character and one that can.
+HANDLER_PAIRS = [(decoding, encoding) for decoding in ("replace", "ignore")
+                 for encoding in ("replace", "ignore", "backslashreplace", "xmlcharrefreplace")
+                 if decoding != encoding]
+
+
+@pytest.mark.parametrize("source,target", [("utf-8", "latin-1"), ("utf-16-be", "ascii"),
+                                           ("utf-32", "ascii"), ("utf-8", "utf-16-le")])
+@pytest.mark.parametrize("errors", HANDLER_PAIRS)
+def test_pair_of_handlers(source, target, errors):
+    rng = random.Random(f"{source} {target} {errors}")
+    messages = [adversarial_message(rng) for _ in range(16)]
+    messages += [text_message(rng, source) for _ in range(6)] + [b""]
+    beats, _ = run_messages(Transcoder(source=source, target=target, errors=errors), messages,
+                            stall=0.3, seed=rng.getrandbits(32))
+    decoding, encoding = errors
+    assert [units_to_bytes(message_beats, target) for message_beats in beats] == \
+        [message.decode(source, decoding).encode(target, encoding) for message in messages]
+
+
+def test_one_beat_a_clock_where_nothing_is_escaped():
+    messages = ["caf\u00e9 \u00e0 la cr\u00e8me".encode("utf-8")] * 4
+    core = Transcoder(source="utf-8", target="latin-1", errors=("replace", "xmlcharrefreplace"))
+    _, cycles = run_messages(core, messages)
+    assert cycles == sum(map(len, messages)) + Transcoder.latency
+
+
+@pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")
+@pytest.mark.parametrize("errors,message", [
+    (("strict", "replace"), "errors for decoding must be 'replace' or 'ignore', not 'strict'"),
+    (("replace", "surrogatepass"), "errors for encoding must be 'replace', 'ignore', "
+                                   "'backslashreplace' or 'xmlcharrefreplace', not "
+                                   "'surrogatepass'"),
+    ("xmlcharrefreplace", "errors must be 'replace' or 'ignore', not 'xmlcharrefreplace'"),
+])
+def test_handlers_it_does_not_run(errors, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        Transcoder(source="utf-8", target="ascii", errors=errors)
