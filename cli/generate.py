@@ -24,7 +24,7 @@ def add_parser(commands):
                         help="instead, write a FuseSoC core into DIR: the Verilog, its port "
                              "description, a .core file with lint and sim targets, and the "
                              "sim target's self-checking bench")
-    add_codec_arguments(parser, HARDWARE_ERROR_HANDLERS)
+    add_codec_arguments(parser, HARDWARE_ERROR_HANDLERS, pairs=True)
     parser.add_argument("--name", help="module name (default: from the codecs, core and "
                                        "ports, e.g. utf8_to_utf16le, utf8_to_utf16le_axis, "
                                        "utf8_to_utf16le_w32)")
@@ -69,6 +69,10 @@ def run(subparser, args):
 def _generate_fusesoc(subparser, args):
     from ..bench.fusesoc import core_vlnv, write_fusesoc_core
     spec = check_core_options(subparser, args)
+    if not isinstance(spec.errors, str):
+        # Its bench checks the model's beats, one an input beat, which escapes do not keep.
+        subparser.error(f"--fusesoc takes one handler, not the pair {spec.errors_name} (its "
+                        f"bench does not check pairs yet): write the Verilog with -o FILE")
     try:
         module = generate_module(spec, interface=args.interface, name=args.name,
                                  empty_beats=args.empty_beats)

@@ -4,8 +4,9 @@ name, and how a command says it failed."""
 import argparse
 
 from ..hdl.forms import CODECS, canonical_codec
-from ..hdl.unicode.params import check_width, describe_choices
+from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS, check_width, describe_choices
 from ..hdl.cores import CoreSpec
+from ..hdl.cores.transcoder import ENCODING_HANDLERS as TRANSCODER_ENCODING
 from ..sim.backends import BACKENDS
 from ..sim.stream import check_stall
 
@@ -59,7 +60,22 @@ def codec_argument(text):
 DEFAULT_TARGET = "utf-16-le"
 
 
-def add_codec_arguments(parser, errors_choices):
+def _errors_argument(choices):
+    """The type of ``--errors``: one of ``choices``, or ``DECODING,ENCODING``, a pair that
+    :class:`~utfhw.hdl.cores.CoreSpec` checks."""
+    def errors(value):
+        if "," in value:
+            return tuple(value.split(",", 1))
+        if value not in choices:
+            raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from "
+                                             f"{describe_choices(choices)})")
+        return value
+    return errors
+
+
+def add_codec_arguments(parser, errors_choices, *, pairs=False):
+    """``--from``, ``--to`` and ``--errors`` (one of ``errors_choices``; with ``pairs`` also
+    a pair of handlers for the ``Transcoder``)."""
     codecs = ", ".join(CODECS)
     parser.add_argument("--from", dest="source", default="utf-8", type=codec_argument,
                         metavar="CODEC",
@@ -67,8 +83,18 @@ def add_codec_arguments(parser, errors_choices):
                              f"(utf8, UTF-16LE, ...) (default: utf-8)")
     parser.add_argument("--to", dest="target", default="utf-16-le", type=codec_argument,
                         metavar="CODEC", help="target codec, likewise (default: utf-16-le)")
-    parser.add_argument("--errors", default="replace", choices=errors_choices,
-                        help=f"error handler: {describe_choices(errors_choices)} "
+    if not pairs:
+        parser.add_argument("--errors", default="replace", choices=errors_choices,
+                            help=f"error handler: {describe_choices(errors_choices)} "
+                                 f"(default: replace)")
+        return
+    parser.add_argument("--errors", default="replace", type=_errors_argument(errors_choices),
+                        metavar="HANDLER",
+                        help=f"error handler: {describe_choices(errors_choices)}, or, for the "
+                             f"Transcoder, DECODING,ENCODING, decoding "
+                             f"{describe_choices(HARDWARE_ERROR_HANDLERS)} and encoding "
+                             f"{describe_choices(TRANSCODER_ENCODING)}, as "
+                             f"data.decode(source, DECODING).encode(target, ENCODING) "
                              f"(default: replace)")
 
 

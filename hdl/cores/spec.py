@@ -13,9 +13,10 @@ import dataclasses
 from typing import Optional, Protocol, runtime_checkable
 
 from ..forms import CODECS, canonical_pair
-from ..unicode.params import ERROR_HANDLERS, check_choice, check_errors, check_width
+from ..unicode.params import (ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS, check_choice,
+                              check_errors, check_width, handler_pair, handlers_name)
 from .pipelined import PipelinedUTF8ToUTF16
-from .transcoder import Transcoder
+from .transcoder import ENCODING_HANDLERS, Transcoder
 from .validator import Validator, check_validator_width
 from .wide import WIDE_PAIRS, WideTranscoder, check_wide_width
 
@@ -95,10 +96,26 @@ _NAMES = {"width": "width", "pipelined": "pipelined=True", "validate": "validate
           "target": "target"}
 
 
+def _errors(errors, kind):
+    """``errors`` as a :class:`CoreSpec` keeps it: one handler's name, or a pair of two
+    different ones (a pair of one handler is its name). Raise unless the core runs it."""
+    if isinstance(errors, str):
+        check_errors(errors, handlers=ERROR_HANDLERS)
+        return errors
+    decoding, encoding = handler_pair(errors, decoding=HARDWARE_ERROR_HANDLERS,
+                                      encoding=ENCODING_HANDLERS)
+    if decoding == encoding:
+        return decoding
+    if kind != "transcoder":
+        raise ValueError(f"errors must be one handler's name for the {kind} core, not "
+                         f"{errors!r} (a pair of handlers is for the Transcoder)")
+    return (decoding, encoding)
+
+
 def _check(source, target, errors, kind, width, names):
     """Raise unless the core is one utfhw builds; ``source`` and ``target`` are canonical."""
-    check_errors(errors, handlers=ERROR_HANDLERS)
     check_choice("kind", kind, CORE_KINDS)
+    _errors(errors, kind)
     if kind in WIDTH_KINDS:
         check_width(width, name=names["width"])
     elif width is not None:
@@ -130,9 +147,13 @@ class CoreSpec:
         The codecs: any name CPython's :func:`codecs.lookup` takes for one of the ten
         (``utf8``, ``iso-8859-1``, ``us-ascii``); the attributes hold utfhw's name of each
         (:func:`~utfhw.hdl.forms.canonical_codec`: ``utf-8``, ``latin-1``, ``ascii``).
-    errors : :class:`str`
+    errors : :class:`str` or :class:`tuple`
         ``"replace"``, ``"ignore"`` or ``"strict"`` (which the ``"replace"`` core serves:
-        :attr:`hardware_errors`).
+        :attr:`hardware_errors`); or, for the ``Transcoder``, a pair ``(decoding,
+        encoding)``, as ``data.decode(source, decoding).encode(target, encoding)`` takes it:
+        decoding ``"replace"`` or ``"ignore"``, encoding one of
+        :data:`~utfhw.hdl.cores.transcoder.ENCODING_HANDLERS`. A pair of one handler is kept
+        as its name.
     kind : :class:`str`
         One of :data:`CORE_KINDS`.
     width : :class:`int` or None
@@ -157,6 +178,7 @@ class CoreSpec:
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "target", target)
         _check(self.source, self.target, self.errors, self.kind, self.width, _NAMES)
+        object.__setattr__(self, "errors", _errors(self.errors, self.kind))
 
     @classmethod
     def of(cls, source="utf-8", target="utf-16-le", *, errors="replace", pipelined=False,
@@ -195,6 +217,12 @@ class CoreSpec:
     def hardware_errors(self):
         """The handler the gateware runs: ``"replace"`` for ``"strict"``."""
         return "replace" if self.errors == "strict" else self.errors
+
+    @property
+    def errors_name(self):
+        """:attr:`errors` as the command line writes it: ``replace``,
+        ``replace,xmlcharrefreplace``."""
+        return handlers_name(self.errors)
 
     def with_errors(self, errors):
         """The same core with another error handler."""

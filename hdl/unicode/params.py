@@ -9,7 +9,8 @@ allowed>, not <repr of the value>"``, e.g. ``errors must be 'replace' or 'ignore
 
 __all__ = [
     "HARDWARE_ERROR_HANDLERS", "ERROR_HANDLERS", "DECODING_HANDLERS", "ENCODING_HANDLERS",
-    "BYTE_ORDERS", "describe_choices", "check_choice", "check_errors", "handler_pair", "check_byteorder", "check_integer", "check_power_of_two",
+    "BYTE_ORDERS", "describe_choices", "check_choice", "check_errors", "handler_pair",
+    "handlers_name", "check_byteorder", "check_integer", "check_power_of_two",
     "check_flag", "WIDTHS", "check_width", "check_last_code_point", "CodecPair", "UTF16Options",
 ]
 
@@ -77,6 +78,12 @@ def handler_pair(errors, *, decoding=DECODING_HANDLERS, encoding=ENCODING_HANDLE
             raise ValueError(f"errors for {side} must be {describe_choices(handlers)}, not "
                              f"{handler!r}" + (f" ({why})" if why else ""))
     return pair
+
+
+def handlers_name(errors):
+    """How the command line writes ``errors``, one handler or a ``(decoding, encoding)`` pair:
+    ``replace``, ``replace,xmlcharrefreplace``."""
+    return errors if isinstance(errors, str) else ",".join(errors)
 
 
 def check_byteorder(byteorder, *, byteorders=BYTE_ORDERS):

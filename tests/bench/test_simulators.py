@@ -19,6 +19,7 @@ from conftest import FULL_SWEEP
 from utfhw.hdl.cores import CoreSpec, PIPELINED_PAIRS, WIDE_PAIRS, make_core
 from utfhw.hdl.cores.validator import validator_widths
 from utfhw.hdl.cores.wide import wide_widths
+from utfhw.sim.payload import units_to_bytes
 from utfhw.sim.validation import read_result
 from utfhw.hdl.forms import CODECS
 from utfhw.verilog.generate import convert, generate_module
@@ -258,3 +259,29 @@ endmodule
 def test_bench_text_names_the_module():
     text = bench_verilog(name="my_core", input_bits=10, output_bits=41, beats=3, messages=1)
     assert "my_core dut (" in text and "reg [9:0] i__payload" in text
+
+
+# Transcoders with a pair of handlers, an escape among them: their beats are no longer one an
+# input beat, so the bench checks their bytes against CPython's.
+PAIR_MODULES = [("utf-8", "latin-1", ("replace", "xmlcharrefreplace")),
+                ("utf-16-be", "ascii", ("ignore", "backslashreplace"))]
+
+
+@pytest.mark.parametrize("simulator,source,target,errors", [
+    pytest.param(simulator, *module, marks=needs(simulator))
+    for module in PAIR_MODULES for simulator in SIMULATORS])
+def test_pair_of_handlers_in_simulator(tmp_path, simulator, source, target, errors):
+    module = generate_module(CoreSpec.of(source, target, errors=errors), cached=True)
+    messages = cut_messages(source)
+    bench = build_bench(module.text, module.name, module.top, messages, simulator=simulator,
+                        directory=tmp_path)
+    decoding, encoding = errors
+    expected = [message.decode(source, decoding).encode(target, encoding)
+                for message in messages]
+    # The messages hold characters to escape.
+    assert expected != [message.decode(source, decoding).encode(target, "replace")
+                        for message in messages]
+    for reset in (True, False):
+        run = bench.run(reset=reset, stall=0.3, seed=5)
+        assert run.x_clocks == [], f"X on an output at clocks {run.x_clocks[:10]}"
+        assert [units_to_bytes(beats, target) for beats in run.beats] == expected

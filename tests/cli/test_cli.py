@@ -232,6 +232,43 @@ def test_generate_names_module_after_pair(tmp_path):
     assert "module \\utf8sig_to_utf32be" in path.read_text()
 
 
+def test_generate_a_pair_of_handlers(tmp_path):
+    path = tmp_path / "top.v"
+    assert main(["generate", "-o", str(path), "--from", "utf-8", "--to", "latin-1",
+                 "--errors", "replace,xmlcharrefreplace"]) == 0
+    assert path.read_text().startswith(
+        "// utf8_to_latin1: utf-8 to latin-1, errors=replace,xmlcharrefreplace, exact to "
+        "CPython's codecs\n")
+    assert "--errors replace,xmlcharrefreplace" in path.read_text().splitlines()[3]
+    assert json.loads((tmp_path / "top.json").read_text())["errors"] == \
+        "replace,xmlcharrefreplace"
+
+
+@pytest.mark.parametrize("errors,message", [
+    ("strict", "argument --errors: invalid choice: 'strict' (choose from 'replace' or "
+               "'ignore')"),
+    ("replace,namereplace", "errors for encoding must be 'replace', 'ignore', "
+                            "'backslashreplace' or 'xmlcharrefreplace', not 'namereplace' (it "
+                            "needs the Unicode character name table, which utfhw does not "
+                            "carry)"),
+])
+def test_generate_errors_it_refuses(tmp_path, errors, message):
+    result = run("generate", "-o", tmp_path / "top.v", "--errors", errors)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == f"utfhw generate: error: {message}"
+
+
+def test_generate_fusesoc_refuses_a_pair_of_handlers(tmp_path):
+    result = run("generate", "--fusesoc", tmp_path / "core", "--to", "latin-1", "--errors",
+                 "ignore,backslashreplace")
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == (
+        "utfhw generate: error: --fusesoc takes one handler, not the pair "
+        "ignore,backslashreplace (its bench does not check pairs yet): write the Verilog with "
+        "-o FILE")
+    assert not (tmp_path / "core").exists()
+
+
 # tests/verilog/test_lint.py lints every pipeline; these go through the command line.
 @pytest.mark.parametrize("source,target,errors", [
     ("utf-8", "utf-16-le", "replace"), ("utf-16", "utf-8-sig", "ignore"),

@@ -82,6 +82,14 @@ def test_transcode_backend():
     assert progress == [len(data)]
 
 
+@pytest.mark.parametrize("backend", ["amaranth", "verilator"])
+def test_transcode_a_pair_of_handlers(backend):
+    data = "caf\u00e9 \u20ac \U0001F600 ".encode() * 40 + b"\xed\xa0\x80\xf4\x90"
+    for errors in (("replace", "xmlcharrefreplace"), ("ignore", "backslashreplace")):
+        assert transcode(data, "utf-8", "ascii", errors=errors, backend=backend, stall=0.2) == \
+            data.decode("utf-8", errors[0]).encode("ascii", errors[1])
+
+
 def test_build_is_cached(monkeypatch):
     first = verilated_pipeline(CoreSpec("utf-8", "utf-16-le"))
     verilator._built.clear()

@@ -73,6 +73,19 @@ def test_core_spec_names_the_core():
     assert len({CoreSpec(), CoreSpec.of(), CoreSpec("utf-8", "utf-16-le")}) == 1
 
 
+def test_a_pair_of_handlers():
+    from utfhw.hdl.cores import CoreSpec
+    spec = CoreSpec.of("utf-8", "latin-1", errors=("replace", "xmlcharrefreplace"))
+    assert (spec.errors, spec.hardware_errors, spec.errors_name) == (
+        ("replace", "xmlcharrefreplace"), ("replace", "xmlcharrefreplace"),
+        "replace,xmlcharrefreplace")
+    assert spec.build().errors == ("replace", "xmlcharrefreplace")
+    # A pair of one handler is that handler.
+    assert CoreSpec.of(errors=("ignore", "ignore")) == CoreSpec.of(errors="ignore")
+    assert CoreSpec.of(width=4, errors=("replace", "replace")).errors == "replace"
+    gc.collect()
+
+
 @pytest.mark.parametrize("arguments,message", [
     ({"kind": "fast"},
      "kind must be 'transcoder', 'pipelined', 'wide' or 'validator', not 'fast'"),
@@ -96,6 +109,17 @@ def test_core_spec_names_the_core():
     ({"errors": "surrogateescape"},
      "errors must be 'replace', 'ignore' or 'strict', not 'surrogateescape'"),
     ({"source": "cp1252"}, "source codec must be 'utf-8', "),
+    ({"errors": ("strict", "xmlcharrefreplace")},
+     "errors for decoding must be 'replace' or 'ignore', not 'strict'"),
+    ({"errors": ("replace", "surrogatepass")},
+     "errors for encoding must be 'replace', 'ignore', 'backslashreplace' or "
+     "'xmlcharrefreplace', not 'surrogatepass'"),
+    ({"errors": ["replace", "ignore"]},
+     "errors must be a handler's name or a (decoding, encoding) pair of them, not "
+     "['replace', 'ignore']"),
+    ({"errors": ("replace", "ignore"), "kind": "wide", "width": 4},
+     "errors must be one handler's name for the wide core, not ('replace', 'ignore') (a pair "
+     "of handlers is for the Transcoder)"),
 ])
 def test_core_spec_messages(arguments, message):
     from utfhw.hdl.cores import CoreSpec

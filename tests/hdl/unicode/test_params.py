@@ -33,7 +33,8 @@ def raises(exception, message):
 def test_errors_parameter():
     with raises(ValueError, "errors must be 'replace' or 'ignore', not 'strict'"):
         Transcoder(errors="strict")
-    with raises(ValueError, "errors must be 'replace' or 'ignore', not None"):
+    with raises(ValueError, "errors must be a handler's name or a (decoding, encoding) pair of "
+                            "them, not None"):
         Transcoder(errors=None)
 
 
