@@ -13,8 +13,9 @@ __all__ = ["IncrementalTranscoder", "StreamCheck"]
 
 
 class IncrementalTranscoder:
-    """CPython's ``data.decode(source, errors).encode(target)`` of messages that come in
-    pieces, a new pair of incremental codecs for each message.
+    """CPython's ``data.decode(source, errors).encode(target, errors)`` of messages that come
+    in pieces, a new pair of incremental codecs for each message; ``errors`` may be a pair,
+    ``(decoding, encoding)``, one for each codec.
 
     They give what the one-shot codecs give on the pieces joined, marks included, but for one
     thing: CPython's incremental ``utf-16`` and ``utf-32`` decoders raise "stream does not
@@ -24,16 +25,16 @@ class IncrementalTranscoder:
     def __init__(self, source, target, errors):
         self._source = source
         self._target = target
-        self._errors = errors
+        self._decoding, self._encoding = (errors, errors) if isinstance(errors, str) else errors
         codec = CODECS[source]
         self._mark_bytes = codec.unit_bytes if codec.byteorder == "detect" else 0
         self._start()
 
     def _start(self):
         self._decoder = (None if self._mark_bytes else
-                         codecs.getincrementaldecoder(self._source)(self._errors))
+                         codecs.getincrementaldecoder(self._source)(self._decoding))
         self._held = b""
-        self._encoder = codecs.getincrementalencoder(self._target)(self._errors)
+        self._encoder = codecs.getincrementalencoder(self._target)(self._encoding)
 
     def feed(self, data, last):
         """The output of the next piece ``data`` of a message, ``last`` if it ends it. With
@@ -52,7 +53,7 @@ class IncrementalTranscoder:
                     data, order = data[len(mark):], name
                     break
             self._decoder = codecs.getincrementaldecoder(f"{self._source}-{order}")(
-                self._errors)
+                self._decoding)
         output = self._encoder.encode(self._decoder.decode(data, last), last)
         if last:
             self._start()

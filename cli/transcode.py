@@ -31,7 +31,7 @@ def add_parser(commands):
                     "Amaranth's simulator, for short inputs, takes it whole.")
     parser.add_argument("input", metavar="INPUT")
     parser.add_argument("output", metavar="OUTPUT")
-    add_codec_arguments(parser, ERROR_HANDLERS)
+    add_codec_arguments(parser, ERROR_HANDLERS, pairs=True)
     parser.add_argument("--stall", type=probability, default=0.0, metavar="P",
                         help="probability of a stall clock on each side (default: 0)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the stall pattern")
@@ -127,8 +127,16 @@ def run(subparser, args):
         if difference is not None:
             fail(subparser, f"the output differs from CPython's (first at byte "
                             f"{difference})")
-        print(f"utfhw: matches CPython's decode({args.source!r}, {args.errors!r})"
-              f".encode({args.target!r}) byte for byte", file=sys.stderr)
+        print(f"utfhw: matches CPython's {_cpython_call(args)} byte for byte", file=sys.stderr)
+
+
+def _cpython_call(args):
+    """What the output is checked against, as CPython's calls: ``decode('utf-8',
+    'replace').encode('utf-16-le')``, or with a pair of handlers each side's."""
+    if isinstance(args.errors, str):
+        return f"decode({args.source!r}, {args.errors!r}).encode({args.target!r})"
+    decoding, encoding = args.errors
+    return f"decode({args.source!r}, {decoding!r}).encode({args.target!r}, {encoding!r})"
 
 
 class _ReadError(OSError):

@@ -557,6 +557,21 @@ def test_split_messages_of_an_empty_input():
     assert split_messages(b"", "utf-8", "lines") == [b""]
 
 
+@pytest.mark.parametrize("errors", ["replace,xmlcharrefreplace", "ignore,backslashreplace"])
+def test_transcode_a_pair_of_handlers(tmp_path, errors):
+    data = "caf\u00e9 \u20ac\n".encode() * 3 + b"\xff \xe2\x82\n"
+    (tmp_path / "in.txt").write_bytes(data)
+    result = run("transcode", tmp_path / "in.txt", tmp_path / "out.txt", "--to", "ascii",
+                 "--errors", errors, "--split", "lines", "--check")
+    assert result.returncode == 0, result.stderr
+    decoding, encoding = errors.split(",")
+    assert (tmp_path / "out.txt").read_bytes() == b"".join(
+        line.decode("utf-8", decoding).encode("ascii", encoding)
+        for line in data.splitlines(keepends=True))
+    assert (f"matches CPython's decode('utf-8', '{decoding}').encode('ascii', '{encoding}')"
+            in result.stderr)
+
+
 def test_transcode_split_lines_is_one_message_per_line(tmp_path):
     # A sequence cut short at the end of a line, a mark at the start of each line: both
     # behave as CPython does on each line as a bytes object of its own.
