@@ -252,18 +252,10 @@ def decode_items(data, source):
     and are little-endian without one; ``utf-8-sig`` drops one leading EF BB BF.
     """
     source = canonical_codec("source", source)
-    data = bytes(data)
-    form, strips_mark = _CODEC_TABLE[source].form.name, _CODEC_TABLE[source].mark
-    if form == "utf-8":
-        items = utf8_items(data)
-    elif form in _SINGLE_BYTE_LAST:
-        items = single_byte_items(data, _SINGLE_BYTE_LAST[form])
-    else:
-        decoder = utf16_items if form == "utf-16" else utf32_items
-        items = decoder(data, _source_byteorder(data, source))
+    items = _items_from(bytes(data), source, 0)
     # EF BB BF, or a leading U+FEFF read in the detected byte order, is exactly the byte order
     # mark: the only way for the first item to be a well-formed U+FEFF.
-    return _strip_byte_order_mark(items) if strips_mark else items
+    return _strip_byte_order_mark(items) if _CODEC_TABLE[source].mark else items
 
 
 def decode_error(data, source, item):
@@ -302,6 +294,8 @@ def _items_from(data, source, position):
     else:
         decoder = utf16_items if form == "utf-16" else utf32_items
         items = decoder(rest, _source_byteorder(data, source))
+    if not position:
+        return items
     return [replace(item, start=item.start + position, end=item.end + position,
                     beat=item.beat + position) for item in items]
 
