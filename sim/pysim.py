@@ -118,7 +118,10 @@ def _new_simulator(dut):
 
     sim = Simulator(dut)
     sim.add_clock(CLOCK_PERIOD)
-    sim.add_testbench(producer)
+    # The run ends when the consumer has its messages. A core answers a message only after its
+    # last input beat, so by then the producer is done; one that ends a message early leaves
+    # input unsent, and its run ends with outputs missing instead of waiting for ever.
+    sim.add_testbench(producer, background=True)
     sim.add_testbench(consumer)
     return sim, job
 
