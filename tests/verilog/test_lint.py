@@ -66,10 +66,15 @@ MODULES += [(*module, interface, True) for index, module in enumerate(OTHER_MODU
             if FULL_SWEEP or interface == INTERFACES[index // 2 % 2] and (
                 index % 2 == 0 and module[4] not in (16, 32, 64)
                 or module[:2] in (("utf-16-be", "utf-16-be"), ("utf-32-be", "utf-32-le")))]
-# A Transcoder with a pair of handlers, an escape on encoding.
-MODULES += [("utf-8", "ascii", ("ignore", "xmlcharrefreplace"), False, None, "axis", True),
-            ("utf-32-le", "latin-1", ("replace", "backslashreplace"), False, None, "stream",
-             True)]
+# A Transcoder with a pair of handlers, an escape on encoding: in CI two, with the full sweep
+# every source to each target whose encoding handler acts, with each escape.
+MODULES += ([(source, target, (decoding, encoding), False, None, "stream", True)
+             for source in CODECS for target in ("latin-1", "ascii")
+             for decoding in HANDLERS for encoding in ("backslashreplace", "xmlcharrefreplace")]
+            if FULL_SWEEP else
+            [("utf-8", "ascii", ("ignore", "xmlcharrefreplace"), False, None, "axis", True),
+             ("utf-32-le", "latin-1", ("replace", "backslashreplace"), False, None, "stream",
+              True)])
 # Without empty output beats.
 MODULES += [("utf-8", "utf-16-le", "replace", False, None, "axis", False),
             ("utf-16-be", "utf-8", "ignore", False, 4, "stream", False)]
