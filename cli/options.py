@@ -6,7 +6,7 @@ import argparse
 from ..hdl.forms import CODECS, canonical_codec
 from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS, check_width, describe_choices
 from ..hdl.cores import CoreSpec
-from ..hdl.cores.transcoder import ENCODING_HANDLERS as TRANSCODER_ENCODING
+from ..hdl.cores.transcoder import TRANSCODER_ENCODING_HANDLERS
 from ..sim.backends import BACKENDS
 from ..sim.stream import check_stall
 
@@ -93,7 +93,7 @@ def add_codec_arguments(parser, errors_choices, *, pairs=False):
                         help=f"error handler: {describe_choices(errors_choices)}, or, for the "
                              f"Transcoder, DECODING,ENCODING, decoding "
                              f"{describe_choices(HARDWARE_ERROR_HANDLERS)} and encoding "
-                             f"{describe_choices(TRANSCODER_ENCODING)}, as "
+                             f"{describe_choices(TRANSCODER_ENCODING_HANDLERS)}, as "
                              f"data.decode(source, DECODING).encode(target, ENCODING) "
                              f"(default: replace)")
 

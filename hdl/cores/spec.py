@@ -16,7 +16,7 @@ from ..forms import CODECS, canonical_pair
 from ..unicode.params import (ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS, check_choice,
                               check_errors, check_width, handler_pair, handlers_name)
 from .pipelined import PipelinedUTF8ToUTF16
-from .transcoder import ENCODING_HANDLERS, Transcoder
+from .transcoder import TRANSCODER_ENCODING_HANDLERS, Transcoder
 from .validator import Validator, check_validator_width
 from .wide import WIDE_PAIRS, WideTranscoder, check_wide_width
 
@@ -103,7 +103,7 @@ def _errors(errors, kind):
         check_errors(errors, handlers=ERROR_HANDLERS)
         return errors
     decoding, encoding = handler_pair(errors, decoding=HARDWARE_ERROR_HANDLERS,
-                                      encoding=ENCODING_HANDLERS)
+                                      encoding=TRANSCODER_ENCODING_HANDLERS)
     if decoding == encoding:
         return decoding
     if kind != "transcoder":
@@ -152,7 +152,7 @@ class CoreSpec:
         :attr:`hardware_errors`); or, for the ``Transcoder``, a pair ``(decoding,
         encoding)``, as ``data.decode(source, decoding).encode(target, encoding)`` takes it:
         decoding ``"replace"`` or ``"ignore"``, encoding one of
-        :data:`~utfhw.hdl.cores.transcoder.ENCODING_HANDLERS`. A pair of one handler is kept
+        :data:`~utfhw.hdl.cores.transcoder.TRANSCODER_ENCODING_HANDLERS`. A pair of one handler is kept
         as its name.
     kind : :class:`str`
         One of :data:`CORE_KINDS`.

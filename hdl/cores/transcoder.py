@@ -15,12 +15,12 @@ from ..unicode.layout import Lanes, UnitBytes
 from ..unicode.params import HARDWARE_ERROR_HANDLERS, CodecPair, check_errors, handler_pair
 
 
-__all__ = ["Transcoder", "ENCODING_HANDLERS"]
+__all__ = ["Transcoder", "TRANSCODER_ENCODING_HANDLERS"]
 
 
 #: The handlers the ``Transcoder`` runs on encoding: CPython's ``replace`` and ``ignore``, and
 #: the escapes (:class:`~utfhw.hdl.scalar.escape.Escaper`).
-ENCODING_HANDLERS = (*HARDWARE_ERROR_HANDLERS, *ESCAPES)
+TRANSCODER_ENCODING_HANDLERS = (*HARDWARE_ERROR_HANDLERS, *ESCAPES)
 
 
 class Transcoder(CodecPair, wiring.Component):
@@ -53,9 +53,8 @@ class Transcoder(CodecPair, wiring.Component):
     mark included. ``i.ready`` follows ``o.ready`` through the two registers
     (``~o.valid | o.ready`` at each); under backpressure every stage holds its beat and nothing
     is lost or duplicated. With an escaping handler on encoding, a beat that holds a character
-    the target cannot write goes out in several beats, one a character of the escapes, and
-    takes up to 64 clocks (:class:`~utfhw.hdl.scalar.escape.Escaper`); every other beat as
-    above.
+    the target cannot write goes out in several beats, one a character of the escapes, over the clocks
+    :class:`~utfhw.hdl.scalar.escape.Escaper` bounds; every other beat as above.
 
     A consumer that wants CPython's ``errors="strict"`` runs the core with ``"replace"`` and stops
     at the first unit whose error kind is not ``NONE``.
@@ -71,7 +70,7 @@ class Transcoder(CodecPair, wiring.Component):
         ``"ignore"`` (errors dropped), for decoding and encoding; or a pair of handlers,
         ``(decoding, encoding)``, as ``data.decode(source, decoding).encode(target,
         encoding)`` takes them: decoding ``"replace"`` or ``"ignore"``, encoding one of
-        :data:`ENCODING_HANDLERS`.
+        :data:`TRANSCODER_ENCODING_HANDLERS`.
 
     Attributes
     ----------
@@ -101,7 +100,7 @@ class Transcoder(CodecPair, wiring.Component):
             self._decoding = self._encoding = errors
         else:
             self._decoding, self._encoding = handler_pair(
-                errors, decoding=HARDWARE_ERROR_HANDLERS, encoding=ENCODING_HANDLERS)
+                errors, decoding=HARDWARE_ERROR_HANDLERS, encoding=TRANSCODER_ENCODING_HANDLERS)
             if self._decoding == self._encoding:
                 errors = self._decoding
         self._source = source
