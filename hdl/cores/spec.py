@@ -152,8 +152,8 @@ class CoreSpec:
         :attr:`hardware_errors`); or, for the ``Transcoder``, a pair ``(decoding,
         encoding)``, as ``data.decode(source, decoding).encode(target, encoding)`` takes it:
         decoding ``"replace"`` or ``"ignore"``, encoding one of
-        :data:`~utfhw.hdl.cores.transcoder.TRANSCODER_ENCODING_HANDLERS`. A pair of one handler is kept
-        as its name.
+        :data:`~utfhw.hdl.cores.transcoder.TRANSCODER_ENCODING_HANDLERS`. A pair of one
+        handler is kept as its name.
     kind : :class:`str`
         One of :data:`CORE_KINDS`.
     width : :class:`int` or None

@@ -53,8 +53,8 @@ class Transcoder(CodecPair, wiring.Component):
     mark included. ``i.ready`` follows ``o.ready`` through the two registers
     (``~o.valid | o.ready`` at each); under backpressure every stage holds its beat and nothing
     is lost or duplicated. With an escaping handler on encoding, a beat that holds a character
-    the target cannot write goes out in several beats, one a character of the escapes, over the clocks
-    :class:`~utfhw.hdl.scalar.escape.Escaper` bounds; every other beat as above.
+    the target cannot write goes out in several beats, one a character of the escapes, over
+    the clocks :class:`~utfhw.hdl.scalar.escape.Escaper` bounds; every other beat as above.
 
     A consumer that wants CPython's ``errors="strict"`` runs the core with ``"replace"`` and stops
     at the first unit whose error kind is not ``NONE``.
