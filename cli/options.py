@@ -4,7 +4,7 @@ name, and how a command says it failed."""
 import argparse
 
 from ..hdl.forms import CODECS, canonical_codec
-from ..hdl.unicode.params import HARDWARE_ERROR_HANDLERS, check_width, describe_choices
+from ..hdl.unicode.params import check_width, describe_choices, handler_pair
 from ..hdl.cores import CoreSpec
 from ..hdl.cores.transcoder import TRANSCODER_ENCODING_HANDLERS
 from ..sim.backends import BACKENDS
@@ -60,12 +60,27 @@ def codec_argument(text):
 DEFAULT_TARGET = "utf-16-le"
 
 
+def _pair_choices(choices):
+    """The handlers of each side of ``--errors DECODING,ENCODING`` for a command whose one
+    handler is one of ``choices``: ``choices`` on decoding, and the escapes besides on
+    encoding."""
+    return choices, (*choices, *(handler for handler in TRANSCODER_ENCODING_HANDLERS
+                                 if handler not in choices))
+
+
 def _errors_argument(choices):
-    """The type of ``--errors``: one of ``choices``, or ``DECODING,ENCODING``, a pair that
-    :class:`~utfhw.hdl.cores.CoreSpec` checks."""
+    """The type of ``--errors``: one of ``choices``, or ``DECODING,ENCODING``, a pair of the
+    handlers :func:`_pair_choices` gives, that :class:`~utfhw.hdl.cores.CoreSpec` checks
+    further."""
+    decoding, encoding = _pair_choices(choices)
+
     def errors(value):
         if "," in value:
-            return tuple(value.split(",", 1))
+            pair = tuple(value.split(",", 1))
+            try:
+                return handler_pair(pair, decoding=decoding, encoding=encoding)
+            except ValueError as error:
+                raise argparse.ArgumentTypeError(str(error)) from None
         if value not in choices:
             raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from "
                                              f"{describe_choices(choices)})")
@@ -88,12 +103,13 @@ def add_codec_arguments(parser, errors_choices, *, pairs=False):
                             help=f"error handler: {describe_choices(errors_choices)} "
                                  f"(default: replace)")
         return
+    decoding, encoding = _pair_choices(errors_choices)
     parser.add_argument("--errors", default="replace", type=_errors_argument(errors_choices),
                         metavar="HANDLER",
                         help=f"error handler: {describe_choices(errors_choices)}, or, for the "
                              f"Transcoder, DECODING,ENCODING, decoding "
-                             f"{describe_choices(HARDWARE_ERROR_HANDLERS)} and encoding "
-                             f"{describe_choices(TRANSCODER_ENCODING_HANDLERS)}, as "
+                             f"{describe_choices(decoding)} and encoding "
+                             f"{describe_choices(encoding)}, as "
                              f"data.decode(source, DECODING).encode(target, ENCODING) "
                              f"(default: replace)")
 

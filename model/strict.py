@@ -3,30 +3,45 @@ read from a ``"replace"`` core's output beats."""
 
 from ..hdl.unicode.layout import BYTE_ORDER_MARK, REPLACEMENT_CHARACTER, ErrorKind
 from ..hdl.forms import CODECS
+from ..hdl.scalar.escape import ESCAPES
+from ..hdl.unicode.params import handler_pair
 from .reference import (Item, decode, decode_error, decode_items, encode_error,
                         following_ranges, target_units)
 
 
 __all__ = ["strict_error", "first_error_span", "first_wide_error_span",
-           "first_encode_error_span", "error_end", "mark_bytes", "source_length"]
+           "first_escaped_error_span", "first_encode_error_span", "error_end", "mark_bytes",
+           "source_length"]
 
 
 # Kinds that are no decoding error: data, and a character the target cannot hold.
 _NOT_DECODING = (ErrorKind.NONE, ErrorKind.UNENCODABLE_CHARACTER)
 
 
-def strict_error(beats, data, source, target, *, wide=False):
-    """The exception CPython's strict raises for one message, from a ``"replace"`` core's
-    output beats (a wide core's with ``wide``), or ``None``: the first decoding error's
-    :exc:`UnicodeDecodeError`, else the first run of characters the target cannot hold as
-    :exc:`UnicodeEncodeError`, its positions counted in characters."""
-    span = (first_wide_error_span(beats, data, target, source) if wide
-            else first_error_span(beats, data, source, target))
-    if span is not None:
-        return decode_error(data, source, span)
-    characters = first_encode_error_span(beats)
-    if characters is not None:
-        return encode_error(decode(data, source, "strict"), target, *characters)
+def strict_error(beats, data, source, target, *, errors="strict", wide=False):
+    """The exception CPython's strict raises for one message, from the output beats of the
+    core that serves ``errors`` (a wide core's with ``wide``), or ``None``.
+
+    ``errors`` is ``"strict"`` or a Transcoder's ``(decoding, encoding)`` pair of handlers
+    with ``"strict"`` on a side, whose core runs ``"replace"`` there. Strict decoding raises
+    the first decoding error's :exc:`UnicodeDecodeError`; strict encoding the first run of
+    characters the target cannot hold as :exc:`UnicodeEncodeError`, its positions counted in
+    the characters decoding gave.
+    """
+    decoding, encoding = handler_pair(errors)
+    if decoding == "strict":
+        if wide:
+            span = first_wide_error_span(beats, data, target, source)
+        elif encoding in ESCAPES and not CODECS[target].form.holds_every_code_point:
+            span = first_escaped_error_span(beats, data, source)
+        else:
+            span = first_error_span(beats, data, source, target)
+        if span is not None:
+            return decode_error(data, source, span)
+    if encoding == "strict" and not CODECS[target].form.holds_every_code_point:
+        characters = first_encode_error_span(beats)
+        if characters is not None:
+            return encode_error(decode(data, source, decoding), target, *characters)
     return None
 
 
@@ -94,6 +109,31 @@ def first_wide_error_span(beats, data, target, source="utf-8"):
     return None
 
 
+def first_escaped_error_span(beats, data, source):
+    """:func:`first_error_span` for the output beats of a Transcoder that escapes what a
+    one-byte target cannot hold, whose beats do not follow the input's.
+
+    Before the first decoding error each character is a unit of its own, or an escape whose
+    units carry ``UNENCODABLE_CHARACTER`` and whose first unit alone is a backslash or an
+    ampersand: their count says where in the source the error starts.
+    """
+    count = 0
+    for units, _ in beats:
+        for unit, error in units:
+            if error == ErrorKind.NONE or (error == ErrorKind.UNENCODABLE_CHARACTER
+                                           and unit in _ESCAPE_STARTS):
+                count += 1
+            elif error != ErrorKind.UNENCODABLE_CHARACTER:
+                start = _character_start(data, source, count)
+                return Item(REPLACEMENT_CHARACTER, error, start,
+                            error_end(error, start, data[start:], source), None)
+    return None
+
+
+# The first character of each escape: ``\xNN``, ``\uNNNN``, ``\UNNNNNNNN`` and ``&#N;``.
+_ESCAPE_STARTS = (ord("\\"), ord("&"))
+
+
 def _character_start(data, source, count):
     """Where the character after the first ``count`` well-formed ones of ``data`` starts."""
     items = decode_items(data, source)
@@ -101,15 +141,18 @@ def _character_start(data, source, count):
 
 
 def first_encode_error_span(beats):
-    """The first run of characters a one-byte target cannot hold, in the ``"replace"`` output
-    beats of one message without a decoding error, as ``(start, end)`` in characters (each
-    unit of a one-byte form is one), or ``None``: where CPython's ``UnicodeEncodeError``
-    lies."""
+    """The first run of characters a one-byte target cannot hold, in the output beats of one
+    message without a decoding error that strict raises, from a core that replaces on
+    encoding, as ``(start, end)`` in characters (each unit of a one-byte form is one), or
+    ``None``: where CPython's ``UnicodeEncodeError`` lies. Each unit with an error kind is
+    one: a character the target cannot hold, or the U+FFFD that replaced a decoding error,
+    which it cannot hold either."""
     kinds = [error for units, _ in beats for _, error in units]
-    if ErrorKind.UNENCODABLE_CHARACTER not in kinds:
+    errors = [kind != ErrorKind.NONE for kind in kinds]
+    if True not in errors:
         return None
-    start = end = kinds.index(ErrorKind.UNENCODABLE_CHARACTER)
-    while end < len(kinds) and kinds[end] == ErrorKind.UNENCODABLE_CHARACTER:
+    start = end = errors.index(True)
+    while end < len(errors) and errors[end]:
         end += 1
     return start, end
 

@@ -86,11 +86,12 @@ def simulate(data, source="utf-8", target="utf-16-le", *, errors="replace", stal
         CPython codec names: ``utf-8``, ``utf-8-sig``, ``utf-16``, ``utf-16-le``,
         ``utf-16-be``, ``utf-32``, ``utf-32-le``, ``utf-32-be``, ``latin-1``, ``ascii``, or
         any of CPython's aliases of them.
-    errors : str
+    errors : str or tuple
         ``"replace"``, ``"ignore"`` or ``"strict"``; strict raises :exc:`UnicodeDecodeError`
         (or, to Latin-1 or ASCII, :exc:`UnicodeEncodeError`, whose positions count
         characters) with CPython's ``start``, ``end`` and ``reason``, found from the
-        hardware's error kinds.
+        hardware's error kinds. For the ``Transcoder``, also a ``(decoding, encoding)`` pair
+        (:class:`~utfhw.hdl.cores.CoreSpec`), ``"strict"`` on either side.
     stall : float
         Probability of a stall clock on each side (input ``valid`` low, output ``ready`` low).
     seed : int or None
@@ -154,10 +155,11 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
                              "waveforms")
         pipeline = verilated_pipeline(spec.with_errors(spec.hardware_errors))
         # To a target that cannot hold every character, a decoding error after the first
-        # character it cannot hold still comes first: strict needs every beat.
-        whole = record_beats or (errors == "strict"
-                                 and not CODECS[target].form.holds_every_code_point)
-        wanted = "all" if whole else "until-error" if errors == "strict" else None
+        # character it cannot hold still comes first: strict needs every beat, as it does
+        # for a pair of handlers, where an error that does not raise may come first.
+        whole = record_beats or (spec.raises and (
+            spec.errors != "strict" or not CODECS[target].form.holds_every_code_point))
+        wanted = "all" if whole else "until-error" if spec.raises else None
         run = pipeline.run(messages, stall=stall, seed=seed, beats=wanted, progress=progress)
         beats = run.beats or [[] for _ in messages]
         outputs, cycles, input_beats = list(run.messages()), run.cycles, run.input_beats
@@ -168,10 +170,10 @@ def simulate_messages(messages, source="utf-8", target="utf-16-le", *, errors="r
         outputs = [units_to_bytes(message_beats, target) for message_beats in beats]
         input_beats = sum(len(pack_units(dut.i.payload.shape(), message))
                           for message in messages)
-    if errors == "strict":
+    if spec.raises:
         for index, (message, message_beats) in enumerate(zip(messages, beats)):
             exception = strict_error(message_beats, message, source, target,
-                                     wide=spec.kind == "wide")
+                                     errors=spec.errors, wide=spec.kind == "wide")
             if exception is not None:
                 exception.message_index = index
                 raise exception

@@ -70,8 +70,8 @@ class SimulationStream(ClockRates):
         # Strict to Latin-1 or ASCII waits for a message's end, where a decoding error may come
         # after a character the target cannot hold: such runs are gathered too.
         spec = self._spec
-        gathered = self._backend != "verilator" or (
-            spec.errors == "strict" and not CODECS[spec.target].form.holds_every_code_point)
+        gathered = self._backend != "verilator" or (spec.raises and (
+            spec.errors != "strict" or not CODECS[spec.target].form.holds_every_code_point))
         run = self._gathered(pieces) if gathered else self._verilator(pieces)
         for chunk in run:
             self.output_bytes += len(chunk)

@@ -114,21 +114,22 @@ def cpython_strict_error(data, source):
     return None
 
 
-def cpython_strict_outcome(data, source, target):
-    """CPython's strict error decoding ``data`` and encoding it with ``target``: its type's
+def cpython_strict_outcome(data, source, target, errors=("strict", "strict")):
+    """CPython's error decoding ``data`` and encoding it with ``target``, with the
+    ``(decoding, encoding)`` handlers ``errors`` (strict on both sides by default): its type's
     name and :func:`error_fields`, or ``None``."""
     try:
-        data.decode(source).encode(target)
+        data.decode(source, errors[0]).encode(target, errors[1])
     except (UnicodeDecodeError, UnicodeEncodeError) as error:
         return (type(error).__name__,) + error_fields(error)
     return None
 
 
-def hardware_strict_error(beats, message, source, target, *, wide=False):
-    """The strict error :func:`~utfhw.sim.simulate` raises from a ``"replace"`` core's beats
-    for one message, as :func:`cpython_strict_outcome` gives CPython's."""
+def hardware_strict_error(beats, message, source, target, *, errors="strict", wide=False):
+    """The strict error :func:`~utfhw.sim.simulate` raises from the beats of the core that
+    serves ``errors`` for one message, as :func:`cpython_strict_outcome` gives CPython's."""
     from utfhw.model.strict import strict_error
-    error = strict_error(beats, message, source, target, wide=wide)
+    error = strict_error(beats, message, source, target, errors=errors, wide=wide)
     if error is None:
         return None
     return (type(error).__name__,) + error_fields(error)

@@ -13,7 +13,7 @@ import dataclasses
 from typing import Optional, Protocol, runtime_checkable
 
 from ..forms import CODECS, canonical_pair
-from ..unicode.params import (ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS, check_choice,
+from ..unicode.params import (ERROR_HANDLERS, check_choice,
                               check_errors, check_width, handler_pair, handlers_name)
 from .pipelined import PipelinedUTF8ToUTF16
 from .transcoder import TRANSCODER_ENCODING_HANDLERS, Transcoder
@@ -21,7 +21,8 @@ from .validator import Validator, check_validator_width
 from .wide import WIDE_PAIRS, WideTranscoder, check_wide_width
 
 
-__all__ = ["Core", "PIPELINED_PAIRS", "WIDE_PAIRS", "CORE_KINDS", "WIDTH_KINDS", "CoreSpec", "check_core",
+__all__ = ["Core", "PIPELINED_PAIRS", "WIDE_PAIRS", "CORE_KINDS", "WIDTH_KINDS",
+           "PAIR_DECODING_HANDLERS", "PAIR_ENCODING_HANDLERS", "CoreSpec", "check_core",
            "make_core"]
 
 
@@ -96,14 +97,21 @@ _NAMES = {"width": "width", "pipelined": "pipelined=True", "validate": "validate
           "target": "target"}
 
 
+#: The handlers of a ``Transcoder``'s pair: the gateware's, and ``"strict"`` on either side,
+#: which the consumer raises from the error kinds of the core :attr:`CoreSpec.hardware_errors`
+#: names.
+PAIR_DECODING_HANDLERS = ERROR_HANDLERS
+PAIR_ENCODING_HANDLERS = (*TRANSCODER_ENCODING_HANDLERS, "strict")
+
+
 def _errors(errors, kind):
     """``errors`` as a :class:`CoreSpec` keeps it: one handler's name, or a pair of two
     different ones (a pair of one handler is its name). Raise unless the core runs it."""
     if isinstance(errors, str):
         check_errors(errors, handlers=ERROR_HANDLERS)
         return errors
-    decoding, encoding = handler_pair(errors, decoding=HARDWARE_ERROR_HANDLERS,
-                                      encoding=TRANSCODER_ENCODING_HANDLERS)
+    decoding, encoding = handler_pair(errors, decoding=PAIR_DECODING_HANDLERS,
+                                      encoding=PAIR_ENCODING_HANDLERS)
     if decoding == encoding:
         return decoding
     if kind != "transcoder":
@@ -115,7 +123,13 @@ def _errors(errors, kind):
 def _check(source, target, errors, kind, width, names):
     """Raise unless the core is one utfhw builds; ``source`` and ``target`` are canonical."""
     check_choice("kind", kind, CORE_KINDS)
-    _errors(errors, kind)
+    if (_errors(errors, kind) == ("strict", "ignore")
+            and not CODECS[target].form.holds_every_code_point):
+        # The characters the target cannot hold go without a trace, so nothing in the output
+        # says how much of the input came before a decoding error.
+        raise ValueError(f"errors must be another pair to {target}, not ('strict', 'ignore') "
+                         f"(the characters it drops leave no trace of where a decoding error "
+                         f"lies)")
     if kind in WIDTH_KINDS:
         check_width(width, name=names["width"])
     elif width is not None:
@@ -151,9 +165,9 @@ class CoreSpec:
         ``"replace"``, ``"ignore"`` or ``"strict"`` (which the ``"replace"`` core serves:
         :attr:`hardware_errors`); or, for the ``Transcoder``, a pair ``(decoding,
         encoding)``, as ``data.decode(source, decoding).encode(target, encoding)`` takes it:
-        decoding ``"replace"`` or ``"ignore"``, encoding one of
-        :data:`~utfhw.hdl.cores.transcoder.TRANSCODER_ENCODING_HANDLERS`. A pair of one
-        handler is kept as its name.
+        decoding one of :data:`PAIR_DECODING_HANDLERS`, encoding one of
+        :data:`PAIR_ENCODING_HANDLERS`, but not ``("strict", "ignore")`` to Latin-1 or ASCII.
+        A pair of one handler is kept as its name.
     kind : :class:`str`
         One of :data:`CORE_KINDS`.
     width : :class:`int` or None
@@ -215,8 +229,18 @@ class CoreSpec:
 
     @property
     def hardware_errors(self):
-        """The handler the gateware runs: ``"replace"`` for ``"strict"``."""
-        return "replace" if self.errors == "strict" else self.errors
+        """The handler the gateware runs: ``"replace"`` for ``"strict"``, on each side of a
+        pair."""
+        if isinstance(self.errors, str):
+            return "replace" if self.errors == "strict" else self.errors
+        decoding, encoding = ("replace" if side == "strict" else side for side in self.errors)
+        return decoding if decoding == encoding else (decoding, encoding)
+
+    @property
+    def raises(self):
+        """Whether a side of :attr:`errors` is ``"strict"``: the consumer then raises CPython's
+        exception from the error kinds of the :attr:`hardware_errors` core."""
+        return "strict" in ((self.errors,) if isinstance(self.errors, str) else self.errors)
 
     @property
     def errors_name(self):

@@ -247,10 +247,12 @@ def test_generate_a_pair_of_handlers(tmp_path):
 @pytest.mark.parametrize("errors,message", [
     ("strict", "argument --errors: invalid choice: 'strict' (choose from 'replace' or "
                "'ignore')"),
-    ("replace,namereplace", "errors for encoding must be 'replace', 'ignore', "
-                            "'backslashreplace' or 'xmlcharrefreplace', not 'namereplace' (it "
-                            "needs the Unicode character name table, which utfhw does not "
-                            "carry)"),
+    ("replace,namereplace", "argument --errors: errors for encoding must be 'replace', "
+                            "'ignore', 'backslashreplace' or 'xmlcharrefreplace', not "
+                            "'namereplace' (it needs the Unicode character name table, which "
+                            "utfhw does not carry)"),
+    ("strict,replace", "argument --errors: errors for decoding must be 'replace' or 'ignore', "
+                       "not 'strict'"),
 ])
 def test_generate_errors_it_refuses(tmp_path, errors, message):
     result = run("generate", "-o", tmp_path / "top.v", "--errors", errors)
@@ -570,6 +572,29 @@ def test_transcode_a_pair_of_handlers(tmp_path, errors):
         for line in data.splitlines(keepends=True))
     assert (f"matches CPython's decode('utf-8', '{decoding}').encode('ascii', '{encoding}')"
             in result.stderr)
+
+
+@pytest.mark.parametrize("errors", ["strict,xmlcharrefreplace", "replace,strict"])
+def test_transcode_strict_in_a_pair_of_handlers(tmp_path, errors):
+    # The first line is well-formed but holds characters Latin-1 cannot; the second is not.
+    lines = ["caf\u00e9 \u20ac\n".encode(), b"ok \xff\n"]
+    (tmp_path / "in.txt").write_bytes(b"".join(lines))
+    result = run("transcode", tmp_path / "in.txt", tmp_path / "out.txt", "--to", "latin-1",
+                 "--errors", errors, "--split", "lines", "--check")
+    decoding, encoding = errors.split(",")
+    for index, line in enumerate(lines):
+        try:
+            line.decode("utf-8", decoding).encode("latin-1", encoding)
+        except UnicodeError as error:
+            cpython = error
+            break
+    assert result.returncode == 1
+    what = ("malformed utf-8 at" if isinstance(cpython, UnicodeDecodeError)
+            else "latin-1 cannot encode")
+    place = "byte" if isinstance(cpython, UnicodeDecodeError) else "character"
+    assert result.stderr.splitlines()[-1] == (
+        f"utfhw transcode: error: {what} message {index + 1} of 2, {place} "
+        f"{cpython.start}: {cpython.reason} (start={cpython.start}, end={cpython.end})")
 
 
 def test_transcode_split_lines_is_one_message_per_line(tmp_path):

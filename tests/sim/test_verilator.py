@@ -61,6 +61,42 @@ def test_pair_messages(source, target):
             cpython_strict_outcome(message, source, target), (source, target, message)
 
 
+# Pairs of handlers with strict on a side; strict decoding with ignore on encoding is refused
+# into Latin-1 and ASCII.
+STRICT_PAIRS = [*(("strict", encoding) for encoding in ("replace", "ignore", "backslashreplace",
+                                                        "xmlcharrefreplace")),
+                ("replace", "strict"), ("ignore", "strict")]
+
+
+@pytest.mark.parametrize("source,target,errors", [
+    (source, target, errors)
+    for source, target in (PAIRS if FULL_SWEEP else [
+        ("utf-8", "latin-1"), ("utf-16-be", "ascii"), ("utf-8-sig", "utf-16")])
+    for errors in STRICT_PAIRS
+    if errors != ("strict", "ignore") or target not in ("latin-1", "ascii")])
+def test_strict_in_a_pair_of_handlers(source, target, errors):
+    """Each message's exception, from the beats of the core that replaces where ``errors`` is
+    strict, or its bytes, against CPython's."""
+    spec = CoreSpec.of(source, target, errors=errors)
+    rng = random.Random(f"{source} {target} {errors}")
+    count = 2000 if FULL_SWEEP else 300
+    messages = MARK_CASES + [adversarial_message(rng) for _ in range(count)]
+    run = verilated_pipeline(spec.with_errors(spec.hardware_errors)).run(
+        messages, stall=0.3, seed=rng.getrandbits(32), beats="all")
+    raised = 0
+    for message, beats, output in zip(messages, run.beats, run.messages()):
+        wanted = cpython_strict_outcome(message, source, target, errors)
+        assert hardware_strict_error(beats, message, source, target, errors=errors) == wanted, \
+            (message, wanted)
+        raised += wanted is not None
+        if wanted is None:
+            assert output == message.decode(source, errors[0]).encode(target, errors[1])
+    # The messages make both outcomes, where CPython can raise: it cannot when decoding
+    # replaces or ignores into a target that holds every character.
+    assert raised < len(messages)
+    assert (raised > 0) == (errors[0] == "strict" or target in ("latin-1", "ascii"))
+
+
 @pytest.mark.parametrize("source,target", [("utf-8", "utf-16-le"), ("utf-16", "utf-8-sig"),
                                            ("utf-32-be", "utf-32")])
 def test_same_beats_as_amaranth(source, target):

@@ -83,6 +83,18 @@ def test_a_pair_of_handlers():
     # A pair of one handler is that handler.
     assert CoreSpec.of(errors=("ignore", "ignore")) == CoreSpec.of(errors="ignore")
     assert CoreSpec.of(width=4, errors=("replace", "replace")).errors == "replace"
+    # Strict on a side: the core that replaces there, whose error kinds the consumer reads.
+    strict = {errors: CoreSpec.of("utf-8", "ascii", errors=errors)
+              for errors in [("strict", "xmlcharrefreplace"), ("ignore", "strict"),
+                             ("strict", "replace"), "strict", "ignore"]}
+    assert {errors: (spec.hardware_errors, spec.raises) for errors, spec in strict.items()} == {
+        ("strict", "xmlcharrefreplace"): (("replace", "xmlcharrefreplace"), True),
+        ("ignore", "strict"): (("ignore", "replace"), True),
+        ("strict", "replace"): ("replace", True), "strict": ("replace", True),
+        "ignore": ("ignore", False)}
+    # Into a target that holds every character, nothing is dropped on encoding.
+    assert CoreSpec.of("utf-8", "utf-16", errors=("strict", "ignore")).hardware_errors == \
+        ("replace", "ignore")
     gc.collect()
 
 
@@ -109,11 +121,14 @@ def test_a_pair_of_handlers():
     ({"errors": "surrogateescape"},
      "errors must be 'replace', 'ignore' or 'strict', not 'surrogateescape'"),
     ({"source": "cp1252"}, "source codec must be 'utf-8', "),
-    ({"errors": ("strict", "xmlcharrefreplace")},
-     "errors for decoding must be 'replace' or 'ignore', not 'strict'"),
+    ({"errors": ("surrogatepass", "xmlcharrefreplace")},
+     "errors for decoding must be 'replace', 'ignore' or 'strict', not 'surrogatepass'"),
     ({"errors": ("replace", "surrogatepass")},
-     "errors for encoding must be 'replace', 'ignore', 'backslashreplace' or "
-     "'xmlcharrefreplace', not 'surrogatepass'"),
+     "errors for encoding must be 'replace', 'ignore', 'backslashreplace', "
+     "'xmlcharrefreplace' or 'strict', not 'surrogatepass'"),
+    ({"errors": ("strict", "ignore"), "target": "latin-1"},
+     "errors must be another pair to latin-1, not ('strict', 'ignore') (the characters it "
+     "drops leave no trace of where a decoding error lies)"),
     ({"errors": ["replace", "ignore"]},
      "errors must be a handler's name or a (decoding, encoding) pair of them, not "
      "['replace', 'ignore']"),
