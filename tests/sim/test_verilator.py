@@ -97,6 +97,18 @@ def test_strict_in_a_pair_of_handlers(source, target, errors):
     assert (raised > 0) == (errors[0] == "strict" or target in ("latin-1", "ascii"))
 
 
+@pytest.mark.parametrize("target", ["ascii", "latin-1"])
+@pytest.mark.parametrize("encoding", ["backslashreplace", "xmlcharrefreplace"])
+def test_every_code_point_escaped(target, encoding):
+    """Every code point through the escapes, one a UTF-32 unit, against CPython: each
+    escape's length and digits, and a surrogate's U+FFFD escaped (some 36 million clocks,
+    a few seconds in Verilator)."""
+    data = b"".join(code_point.to_bytes(4, "little") for code_point in range(0x110000))
+    errors = ("replace", encoding)
+    assert transcode(data, "utf-32-le", target, errors=errors, backend="verilator") == \
+        data.decode("utf-32-le", "replace").encode(target, encoding)
+
+
 @pytest.mark.parametrize("source,target", [("utf-8", "utf-16-le"), ("utf-16", "utf-8-sig"),
                                            ("utf-32-be", "utf-32")])
 def test_same_beats_as_amaranth(source, target):
