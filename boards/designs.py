@@ -25,7 +25,8 @@ from ..hdl.unicode.params import WIDTHS, check_choice
 
 __all__ = ["DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "ROUTERS", "ROUTER1_MOST_LUT4S",
            "SIZED_DEVICES", "SIZED_ABOVE", "STAGES", "Beside", "WIDE_WIDTHS",
-           "WIDE_REPORT_PAIRS", "HEADLINE_SPEC", "PIPELINED_SPEC", "PAIRS",
+           "WIDE_REPORT_PAIRS", "HANDLER_ERRORS", "HANDLER_TARGET", "HANDLER_DEVICES",
+           "HEADLINE_SPEC", "PIPELINED_SPEC", "PAIRS",
            "Design", "design_name", "designs", "design_names", "matrix", "kinds_in", "fits",
            "cell_counts"]
 
@@ -92,6 +93,14 @@ ROUTER1_MOST_LUT4S = 8000
 #: each of them, so that the whole page is made on two cores in hours rather than days.
 SIZED_DEVICES = ("ECP5-85F",)
 SIZED_ABOVE = 16
+
+#: The error handlers of the matrix's other rows of the ``Transcoder``, besides ``replace``:
+#: ``ignore``, and each escape on encoding (:class:`~utfhw.hdl.scalar.escape.Escaper`), for
+#: the pair from each form's plain codec to :data:`HANDLER_TARGET`, on
+#: :data:`HANDLER_DEVICES` alone.
+HANDLER_ERRORS = ("ignore", ("replace", "backslashreplace"), ("replace", "xmlcharrefreplace"))
+HANDLER_TARGET = "ascii"
+HANDLER_DEVICES = ("iCE40 UP5K", "ECP5-85F")
 
 #: The widths of the wide core that ``pairs="wide"`` implements unless asked for others.
 WIDE_WIDTHS = (1, 4, 8, 16, 32)
@@ -169,7 +178,8 @@ def design_name(spec):
             return f"WideUTF8ToUTF16({spec.width})"
         return f"WideTranscoder({spec.source} -> {spec.target}, {spec.width})"
     if spec.kind == "transcoder":
-        return f"pipeline {spec.source} -> {spec.target}"
+        errors = "" if spec.errors == "replace" else f", errors={spec.errors_name}"
+        return f"pipeline {spec.source} -> {spec.target}{errors}"
     width = "" if spec.width is None else f", {spec.width}"
     return f"{spec.core_name}({spec.source} -> {spec.target}{width})"
 
@@ -233,6 +243,7 @@ def _form_codecs():
 def matrix(widths=WIDTHS):
     """Every design of the whole report, the smallest first so that a long run fills the most
     cells early: the stages, the ``Transcoder`` of every pair of codecs, the pipelined cores,
+    the ``Transcoder`` with each of :data:`HANDLER_ERRORS` (on :data:`HANDLER_DEVICES`),
     then the wide core of every pair of forms (their plain codecs) at each of ``widths`` it
     takes, narrowest first. Kinds of core it has no rule for are left out (see
     :func:`kinds_in`). Each is placed on every device, but the wide core of every pair other
@@ -241,8 +252,11 @@ def matrix(widths=WIDTHS):
     forms = _form_codecs()
     by_kind = {
         "validator": _validators(widths, sized=True),
-        "transcoder": [Design.of(CoreSpec(source, target)) for source in CODECS
-                       for target in CODECS],
+        "transcoder": [*(Design.of(CoreSpec(source, target)) for source in CODECS
+                         for target in CODECS),
+                       *(Design.of(CoreSpec(source, HANDLER_TARGET, errors=errors),
+                                   devices=HANDLER_DEVICES)
+                         for source in forms for errors in HANDLER_ERRORS)],
         "pipelined": [Design.of(CoreSpec(source, target, kind="pipelined"))
                       for source, target in PIPELINED_PAIRS],
         "wide": sorted((design for source in forms for target in forms

@@ -9,8 +9,8 @@ import re
 from ..hdl.cores import CORE_KINDS, CoreSpec
 from ..hdl.forms import CODECS
 from ..toolchain.tools import find_program, run
-from .designs import (CAPACITY, DEVICES, FAMILIES, HEADLINE_SPEC, PIPELINED_SPEC,
-                      SIZED_ABOVE, SIZED_DEVICES)
+from .designs import (CAPACITY, DEVICES, FAMILIES, HANDLER_DEVICES, HEADLINE_SPEC,
+                      PIPELINED_SPEC, SIZED_ABOVE, SIZED_DEVICES)
 from .implement import (DOES_NOT_FIT, NO_TIMING, SYNTHESIS_FAILED, TIMED_OUT, run_key,
                         synthesis_key)
 from .runner import FAILED, NOT_RUN
@@ -150,7 +150,13 @@ def recorded_runs(data):
 
 
 def _spec(row):
-    return CoreSpec(**row["spec"]) if row["spec"] else None
+    if not row["spec"]:
+        return None
+    fields = dict(row["spec"])
+    # JSON has a pair of handlers as a list.
+    if not isinstance(fields["errors"], str):
+        fields["errors"] = tuple(fields["errors"])
+    return CoreSpec(**fields)
 
 
 def bytes_per_clock(row):
@@ -357,12 +363,16 @@ def _missing(data):
     return lines + [""]
 
 
-def _sizing():
+def _sizing(data):
     """The matrix's rule for the devices a design is placed on, as a sentence's end."""
+    handlers = any(row["spec"] and row["spec"]["kind"] == "transcoder"
+                   and row["spec"]["errors"] != "replace" for row in data["rows"])
     return (f"the wide core of each pair but {HEADLINE_SPEC.source} → {HEADLINE_SPEC.target}, "
             f"and every core wider than {SIZED_ABOVE} bytes a clock, is placed on the "
-            + " and ".join(SIZED_DEVICES) + " alone, so that the page is made in hours, not "
-            "days")
+            + " and ".join(SIZED_DEVICES) + " alone"
+            + (", and the `Transcoder` with another error handler than replace on the "
+               + " and ".join(HANDLER_DEVICES) if handlers else "")
+            + ", so that the page is made in hours, not days")
 
 
 def markdown(data, *, chart=None):
@@ -414,7 +424,7 @@ def markdown(data, *, chart=None):
         f"**{SYNTHESIS_FAILED}** where Yosys could not synthesise the design for the "
         f"family; **{FAILED}** where a run failed in a way the report does not know (its "
         f"error is in the data); **{NOT_RUN}** where the report has no run yet; "
-        f"**{OUTSIDE}** where the design is not placed on the device: " + _sizing() + ".",
+        f"**{OUTSIDE}** where the design is not placed on the device: " + _sizing(data) + ".",
         "",
     ]
     if chart is not None:
@@ -429,9 +439,18 @@ def markdown(data, *, chart=None):
         if row["spec"]:
             kinds.setdefault(row["spec"]["kind"], []).append(row)
     if "transcoder" in kinds:
-        lines += _section(data, "`Transcoder`: any pair, one code unit per clock",
-                          [(f"{row['spec']['source']} → {row['spec']['target']}", row)
-                           for row in kinds.pop("transcoder")], "pair", rate=True)
+        handlers = {}
+        for row in kinds.pop("transcoder"):
+            handlers.setdefault(row["spec"]["errors"] == "replace", []).append(row)
+        if True in handlers:
+            lines += _section(data, "`Transcoder`: any pair, one code unit per clock",
+                              [(f"{row['spec']['source']} → {row['spec']['target']}", row)
+                               for row in handlers[True]], "pair", rate=True)
+        if False in handlers:
+            lines += _section(data, "`Transcoder` with other error handlers",
+                              [(f"{row['spec']['source']} → {row['spec']['target']}, "
+                                f"{_spec(row).errors_name}", row)
+                               for row in handlers[False]], "pair, errors", rate=True)
     if "pipelined" in kinds:
         lines += _section(data, "`PipelinedUTF8ToUTF16`: one byte per clock",
                           [(f"{row['spec']['source']} → {row['spec']['target']}", row)

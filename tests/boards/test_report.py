@@ -61,7 +61,18 @@ def test_matrix_has_every_design_smallest_first():
     matrix = designs.matrix()
     specs = [design.spec for design in matrix if design.spec is not None]
     assert [design.name for design in matrix[:len(designs.STAGES)]] == list(designs.STAGES)
-    assert len([spec for spec in specs if spec.kind == "transcoder"]) == len(CODECS) ** 2
+    transcoders = [spec for spec in specs if spec.kind == "transcoder"]
+    assert len([spec for spec in transcoders if spec.errors == "replace"]) == len(CODECS) ** 2
+    # Each other handler for the pair from each form into ASCII, on the handlers' devices.
+    handlers = [design for design in matrix
+                if design.spec is not None and design.spec.errors != "replace"]
+    assert [(design.spec.source, design.spec.target, design.spec.errors)
+            for design in handlers] == [
+        (source, "ascii", errors) for source in ("utf-8", "utf-16-le", "utf-32-le", "latin-1",
+                                                 "ascii")
+        for errors in designs.HANDLER_ERRORS]
+    assert {design.devices for design in handlers} == {designs.HANDLER_DEVICES}
+    assert handlers[2].name == "pipeline utf-8 -> ascii, errors=replace,xmlcharrefreplace"
     wide = [spec for spec in specs if spec.kind == "wide"]
     # Every pair of the forms' plain codecs, at every width from the source's unit to 64.
     forms = ("utf-8", "utf-16-le", "utf-32-le", "latin-1", "ascii")

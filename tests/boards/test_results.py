@@ -230,6 +230,25 @@ def test_page_of_designs_on_fewer_devices():
     assert "does not place" not in results.readme_section(sample())
 
 
+def test_page_of_the_transcoder_with_other_handlers():
+    """A Transcoder with another handler than replace has a section of its own, its pair of
+    handlers as the command line writes it, read back from the data file's JSON."""
+    escaping = row(Design.of(CoreSpec("utf-16-le", "ascii", errors=("replace",
+                                                                    "xmlcharrefreplace"))),
+                   {"ECP5-85F": ok(180.0)})
+    made = json.loads(results.data_text(data([row(HEADLINE, {}), escaping])))
+    page = results.markdown(made)
+    assert "## `Transcoder`: any pair, one code unit per clock" in page
+    section = page[page.index("## `Transcoder` with other error handlers"):]
+    assert "| pair, errors |" in section
+    assert "| utf-16-le → ascii, replace,xmlcharrefreplace | 300 / 120 | 310 / 120 / 2 |" \
+        in section
+    assert "180.0 / 0.36 |" in section
+    assert "| utf-8 → utf-16-le |" not in section
+    assert ("is placed on the ECP5-85F alone, and the `Transcoder` with another error handler "
+            "than replace on the iCE40 UP5K and ECP5-85F, so that") in page
+
+
 @pytest.mark.parametrize("limit,said", [
     ({"from": "core.a__b", "to": "core.c", "levels": 1}, "`a.b` → `c`, 1 level,"),
     ({"from": "input port", "to": "output port", "levels": 0}, "input port → output port, 0 levels,"),
