@@ -29,7 +29,7 @@ from ..hdl.bridge import (BAUD_TOLERANCE, BITS_PER_FRAME, FIFO_MARGIN, VERDICT_B
                           expansion)
 from ..hdl.cores import CoreSpec
 from ..hdl.forms import CODECS, plain_codec
-from ..hdl.unicode.params import check_flag, check_integer
+from ..hdl.unicode.params import check_flag, check_integer, handler_pair
 from .golden import (_cpython as cpython_verdict, _describe_result as describe_result,
                      _input_span as input_span, cpython_result)
 from .sample import sample_messages
@@ -247,7 +247,8 @@ class Host:
         spec = self.spec
         if spec.kind == "validator":
             return cpython_result(message, spec).to_bytes(VERDICT_BYTES, "little")
-        return bytes(message).decode(spec.source, spec.errors).encode(spec.target, spec.errors)
+        decoding, encoding = handler_pair(spec.errors)
+        return bytes(message).decode(spec.source, decoding).encode(spec.target, encoding)
 
     def _send(self, data):
         """Write ``data`` under the burst rule. Returns when its last byte will have left the
@@ -320,7 +321,7 @@ class Host:
         got, _ = self._exchange(message)
         settings = (f"--baud {self.baud}, --from {self.spec.source}, "
                     + ("--validate" if self.spec.kind == "validator" else
-                       f"--to {self.spec.target}, --errors {self.spec.errors}"))
+                       f"--to {self.spec.target}, --errors {self.spec.errors_name}"))
         if not got:
             raise BoardError(f"no answer from {self.name} within {self.timeout:g} s: is the "
                              f"board programmed with the bridge, at {self.baud} baud?")
@@ -412,18 +413,21 @@ def _plain(codec):
 
 
 def _witness(source, target, errors):
-    """The input unit (a character, or with ``replace`` from UTF-8 or ASCII an invalid byte)
-    whose answer is the longest for its length: the pair's worst case for the burst rule."""
+    """The input unit (a character, or with ``replace`` decoding from UTF-8 or ASCII an
+    invalid byte) whose answer is the longest for its length: the pair's worst case for the
+    burst rule. An escape is longest at the end of a run of code points of one length."""
     plain = _plain(source)
     form = CODECS[source].form
+    decoding, encoding = handler_pair(errors)
     candidates = [(character.encode(plain), f"U+{ord(character):04X}")
-                  for character in ("a", "\u00e9", "\u0800", "\U0001F600")
+                  for character in ("a", "\u00e9", "\u00ff", "\u07ff", "\u0800", "\uffff",
+                                    "\U0001F600", "\U0010ffff")
                   if ord(character) <= form.last_code_point]
-    if form.unit_bytes == 1 and form.shortest_error is not None and errors == "replace":
+    if form.unit_bytes == 1 and form.shortest_error is not None and decoding == "replace":
         candidates.append((b"\xff", "the invalid byte ff"))
     target_plain = _plain(target)
     return max(candidates, key=lambda candidate: len(
-        candidate[0].decode(plain, errors).encode(target_plain, errors)) / len(candidate[0]))
+        candidate[0].decode(plain, decoding).encode(target_plain, encoding)) / len(candidate[0]))
 
 
 def burst_message(source, target, errors="replace", *, fifo_depth=2048):

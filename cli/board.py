@@ -52,7 +52,7 @@ def add_parser(commands):
     where.add_argument("--simulate", action="store_true",
                        help="the bridge's Verilog in Verilator behind a pseudo-terminal, at "
                             "bit level in real time, in place of a board")
-    add_codec_arguments(parser, HARDWARE_ERROR_HANDLERS)
+    add_codec_arguments(parser, HARDWARE_ERROR_HANDLERS, pairs=True)
     add_bridge_arguments(parser)
     add_validate_argument(parser)
     parser.add_argument("--simulate-baud", type=int, default=None, metavar="BAUD",
@@ -176,7 +176,7 @@ def _summary(args, result):
         what = f"{args.source} validator, {args.width} bytes a beat"
     else:
         core = "scalar core" if args.width is None else f"wide core, {args.width} bytes a beat"
-        what = f"{spec.source} -> {spec.target}, errors={spec.errors}, {core}"
+        what = f"{spec.source} -> {spec.target}, errors={spec.errors_name}, {core}"
     count = len(result.mismatches)
     verdict = ("matches CPython" if not count
                else f"{count} differ{'s' if count == 1 else ''} from CPython")

@@ -20,7 +20,7 @@ def add_parser(commands):
                     "Fails if a tool is missing, if the design needs more cells than the "
                     "board's device has (before place and route) or if the clock is not met.")
     parser.add_argument("--board", required=True, choices=BOARD_NAMES)
-    add_codec_arguments(parser, HARDWARE_ERROR_HANDLERS)
+    add_codec_arguments(parser, HARDWARE_ERROR_HANDLERS, pairs=True)
     add_bridge_arguments(parser)
     add_validate_argument(parser)
     parser.add_argument("-o", "--output", metavar="DIR",

@@ -9,8 +9,10 @@ from amaranth.lib.wiring import In, Out
 from .bytestream import BeatAssembler, UnitAssembler, LaneSerializer
 from .unicode.layout import FramedByte, ValidationResult
 from .forms import CODECS, expansion
-from .unicode.params import check_errors, check_flag, check_integer
+from .unicode.params import (HARDWARE_ERROR_HANDLERS, check_errors, check_flag, check_integer,
+                             handler_pair)
 from .cores.spec import CoreSpec
+from .cores.transcoder import TRANSCODER_ENCODING_HANDLERS
 from .uart import UARTReceiver, UARTTransmitter, MINIMUM_DIVISOR
 
 
@@ -89,8 +91,9 @@ class UARTBridge(wiring.Component):
     ----------
     source, target : :class:`str`
         Codec names, as for :class:`~utfhw.hdl.cores.transcoder.Transcoder`.
-    errors : :class:`str`
-        ``"replace"`` or ``"ignore"``.
+    errors : :class:`str` or :class:`tuple`
+        ``"replace"`` or ``"ignore"``; or, for the ``Transcoder``, a ``(decoding, encoding)``
+        pair of handlers as it takes them, an escape on encoding among them.
     clk_freq : :class:`int` or :class:`float`
         The clock frequency in Hz.
     baud : :class:`int`
@@ -153,7 +156,12 @@ class UARTBridge(wiring.Component):
                              f"choose one within {BAUD_TOLERANCE:.0%}")
         check_integer("fifo_depth", fifo_depth, minimum=2 * FIFO_MARGIN)
         check_integer("idle_bits", idle_bits, minimum=2 * BITS_PER_FRAME)
-        check_errors(errors)    # the gateware's handlers: CoreSpec takes "strict" too
+        # The gateware's handlers: CoreSpec takes "strict" too.
+        if isinstance(errors, str):
+            check_errors(errors)
+        else:
+            handler_pair(errors, decoding=HARDWARE_ERROR_HANDLERS,
+                         encoding=TRANSCODER_ENCODING_HANDLERS)
         check_flag("validate", validate)
         self.spec = CoreSpec.of(source, target, errors=errors, width=width,
                                 validate=validate)

@@ -11,6 +11,7 @@ tests a form or a codec by its name.
 import codecs
 from dataclasses import dataclass
 
+from ..scalar.escape import ESCAPES, escape_length
 from ..unicode.form import Form
 from ..unicode.layout import REPLACEMENT_CHARACTER
 from .ascii import ASCII
@@ -74,21 +75,31 @@ _LOOKUP_NAMES = {codecs.lookup(name).name: name for name in CODECS}
 ENCODER_LANES = {name: form.encoder_lanes for name, form in FORMS.items()}
 
 
-# A code point of each run in which every form's code points have the same length: below and
-# from U+0080, U+0800 and U+10000.
-_LENGTH_RUNS = (0x0000, 0x0080, 0x0800, 0x10000)
+# The last code point of each run in which every form's code points have the same length:
+# below U+0080, U+0800, U+10000 and U+110000.
+_LENGTH_RUN_ENDS = (0x7F, 0x7FF, 0xFFFF, 0x10FFFF)
 
 
 def expansion(source, target, errors="replace"):
     """The most output bytes one input byte can give, over long input, from codec ``source``
     to codec ``target``: the most any code point grows by (an ASCII byte of UTF-8 is two bytes
-    of UTF-16), or with ``"replace"`` the most a replaced error does (an invalid byte of UTF-8
-    is U+FFFD's three bytes), from the two forms' descriptions."""
+    of UTF-16), or with ``"replace"`` decoding the most a replaced error does (an invalid byte
+    of UTF-8 is U+FFFD's three bytes), from the two forms' descriptions. ``errors`` is one
+    handler or a ``(decoding, encoding)`` pair; with an escape on encoding, a character the
+    target cannot hold is its escape (:func:`~utfhw.hdl.scalar.escape.escape_length`), which
+    is longest at the end of each run of code points of one length."""
+    decoding, encoding = (errors, errors) if isinstance(errors, str) else errors
     source, target = CODECS[source].form, CODECS[target].form
-    ratios = [target.code_point_bytes(code_point) / source.code_point_bytes(code_point)
-              for code_point in _LENGTH_RUNS if code_point <= source.last_code_point]
-    if errors == "replace" and source.shortest_error is not None:
-        ratios.append(target.code_point_bytes(REPLACEMENT_CHARACTER) / source.shortest_error)
+
+    def written(code_point):
+        if (encoding in ESCAPES and not target.holds_every_code_point
+                and code_point > target.last_code_point):
+            return escape_length(encoding, code_point) * target.code_point_bytes(ord("\\"))
+        return target.code_point_bytes(code_point)
+    ends = sorted({min(end, source.last_code_point) for end in _LENGTH_RUN_ENDS})
+    ratios = [written(code_point) / source.code_point_bytes(code_point) for code_point in ends]
+    if decoding == "replace" and source.shortest_error is not None:
+        ratios.append(written(REPLACEMENT_CHARACTER) / source.shortest_error)
     return max(ratios)
 
 

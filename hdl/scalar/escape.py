@@ -8,12 +8,21 @@ from amaranth.lib.wiring import In, Out
 from ..unicode.layout import CodePointLanes, ErrorKind
 
 
-__all__ = ["ESCAPES", "Escaper"]
+__all__ = ["ESCAPES", "Escaper", "escape_length"]
 
 
 #: The escaping handlers, and the most characters each writes for one code point:
 #: ``\U0010ffff`` and ``&#1114111;``.
 ESCAPES = {"backslashreplace": 10, "xmlcharrefreplace": 10}
+
+def escape_length(errors, code_point):
+    """The characters of the escape ``errors`` (one of :data:`ESCAPES`) writes for
+    ``code_point``, as :class:`Escaper` writes it: four for ``\\xNN``, six for ``\\uNNNN``,
+    ten for ``\\UNNNNNNNN``; three and the decimal digits for ``&#N;``."""
+    if errors == "backslashreplace":
+        return 4 if code_point < 0x100 else 6 if code_point < 0x10000 else 10
+    return 3 + len(str(code_point))
+
 
 # The greatest code points of the target forms: ASCII, Latin-1, and the three forms of Unicode,
 # which cannot write only the surrogates.

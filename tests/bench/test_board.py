@@ -41,6 +41,8 @@ def board(*args):
 PAIRS = [
     ("utf-8", "utf-16-le", "replace", None),
     ("utf-8", "utf-16-le", "replace", 4),
+    # An escape on encoding: expansion 8, &#65533; for each bad byte.
+    ("utf-8", "ascii", "replace,xmlcharrefreplace", None),
 ]
 if FULL_SWEEP:
     PAIRS += [
@@ -61,6 +63,7 @@ def test_simulated_board_matches_cpython(source, target, errors, width):
         options += ["--width", width]
     result = board("--simulate", *options)
     assert result.returncode == 0, result.stdout + result.stderr
+    errors = tuple(errors.split(",")) if "," in errors else errors
     messages = builtin_messages(source, target, errors)
     limit = burst_limit(source, target, errors)
     assert len(messages[-1].data) == (limit or 2 * 2048)
@@ -308,14 +311,16 @@ def test_host_arguments(arguments, message):
 
 
 @pytest.mark.parametrize("source", CODECS)
-@pytest.mark.parametrize("target", ["utf-8", "utf-16-le", "utf-32", "latin-1"])
+@pytest.mark.parametrize("target", ["utf-8", "utf-16-le", "utf-32", "latin-1", "ascii"])
 def test_burst_message_is_the_worst_case(source, target):
     """The burst grows by the pair's expansion: the worst case the burst rule allows for."""
-    for errors in ("replace", "ignore"):
+    for errors in ("replace", "ignore", ("replace", "backslashreplace"),
+                   ("ignore", "xmlcharrefreplace")):
         message = burst_message(source, target, errors, fifo_depth=256).data
         limit = burst_limit(source, target, errors, fifo_depth=256)
         assert len(message) == (limit or 512)
-        grown = len(message.decode(source, errors).encode(target, errors)) / len(message)
+        decoding, encoding = (errors, errors) if isinstance(errors, str) else errors
+        grown = len(message.decode(source, decoding).encode(target, encoding)) / len(message)
         assert grown >= expansion(source, target, errors) * 0.98, (source, target, errors)
 
 

@@ -267,16 +267,26 @@ def test_framing_error_is_reported():
     assert received == [(1, 0, 1)]
 
 
+# The handlers of the bridge's cores, and pairs of them with an escape on encoding.
+EXPANSION_ERRORS = ["replace", "ignore", ("replace", "backslashreplace"),
+                    ("replace", "xmlcharrefreplace"), ("ignore", "xmlcharrefreplace")]
+
+
+def transcoded(message, source, target, errors):
+    decoding, encoding = (errors, errors) if isinstance(errors, str) else errors
+    return message.decode(source, decoding).encode(target, encoding)
+
+
 @pytest.mark.parametrize("source", CODECS)
 @pytest.mark.parametrize("target", CODECS)
 def test_expansion_bounds_cpython(source, target):
-    for errors in ("replace", "ignore"):
+    for errors in EXPANSION_ERRORS:
         ratio = expansion(source, target, errors)
         for seed in range(4):
             data = stress_input(source, 4000, seed=seed)
             for start in range(0, len(data), 500):
                 message = data[start:start + random.Random(start).randrange(1, 500)]
-                output = message.decode(source, errors).encode(target, errors)
+                output = transcoded(message, source, target, errors)
                 # Beyond the ratio, a message may add a byte order mark and the replacement
                 # of a part unit at its end: the margin the burst rule keeps.
                 assert len(output) <= ratio * len(message) + FIFO_MARGIN, (
@@ -286,13 +296,15 @@ def test_expansion_bounds_cpython(source, target):
 @pytest.mark.parametrize("source", CODECS)
 @pytest.mark.parametrize("target", CODECS)
 def test_expansion_is_reached(source, target):
-    """The bound is tight: some input grows by exactly that much."""
+    """The bound is tight: some input grows by exactly that much (an escape's longest in a
+    run of code points of one length is at its end)."""
     witnesses = [(text * 300).encode(source, "replace")
-                 for text in ("a", "\u00e9", "\u0800", "\U0001F600")]
+                 for text in ("a", "\u00e9", "\u00ff", "\u07ff", "\u0800", "\uffff",
+                              "\U0001F600", "\U0010ffff")]
     witnesses += [] if source.startswith(("utf-16", "utf-32")) else [b"\xff" * 300]
-    for errors in ("replace", "ignore"):
+    for errors in EXPANSION_ERRORS:
         ratio = expansion(source, target, errors)
-        best = max(len(witness.decode(source, errors).encode(target, errors)) / len(witness)
+        best = max(len(transcoded(witness, source, target, errors)) / len(witness)
                    for witness in witnesses if witness)
         assert best >= ratio * 0.98, (source, target, errors, best)
 
@@ -308,6 +320,11 @@ def test_expansion_is_reached(source, target):
     ({"idle_bits": 19}, "idle_bits must be an integer of at least 20, not 19"),
     ({"source": "cp1252"}, "source codec must be 'utf-8', 'utf-8-sig', "),
     ({"errors": "strict"}, "errors must be 'replace' or 'ignore', not 'strict'"),
+    ({"errors": ("strict", "xmlcharrefreplace")},
+     "errors for decoding must be 'replace' or 'ignore', not 'strict'"),
+    ({"errors": ("replace", "xmlcharrefreplace"), "width": 4},
+     "errors must be one handler's name for the wide core, not ('replace', "
+     "'xmlcharrefreplace') (a pair of handlers is for the Transcoder)"),
     ({"width": 3}, "width must be a power of two from 1 to 64, not 3"),
     ({"source": "utf-32", "width": 2}, "width must be at least 4 for utf-32, not 2"),
     ({"validate": True, "target": None}, "width must be given for a validator (validate=True)"),

@@ -8,7 +8,7 @@ import pytest
 from amaranth.back import verilog
 
 from utfhw.hdl import Transcoder
-from utfhw.hdl.scalar.escape import Escaper
+from utfhw.hdl.scalar.escape import Escaper, escape_length
 from utfhw.hdl.unicode.layout import CodePointLanes, ErrorKind
 from utfhw.sim.payload import LaneFormat
 from utfhw.sim.pysim import run_payloads
@@ -110,3 +110,12 @@ def test_transcoder_with_an_escape_lints(tmp_path, errors):
     path.write_text(verilog.convert(core, name="top"))
     result = lint_verilog(path, top="top")
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("errors", ["backslashreplace", "xmlcharrefreplace"])
+def test_escape_length_is_cpythons(errors):
+    """Every code point ASCII cannot hold: the length the burst rule and the expansion take
+    is that of CPython's escape."""
+    lengths = [len(chr(code_point).encode("ascii", errors))
+               for code_point in range(0x80, 0x110000)]
+    assert [escape_length(errors, code_point) for code_point in range(0x80, 0x110000)] == lengths
