@@ -56,7 +56,8 @@ def settings():
     return {
         "source": os.environ.get("UTFHW_SOURCE", "utf-8"),
         "target": os.environ.get("UTFHW_TARGET", "utf-16-le"),
-        "errors": os.environ.get("UTFHW_ERRORS", "replace"),
+        # A pair of handlers as the command line writes it: "replace,xmlcharrefreplace".
+        "errors": _handlers(os.environ.get("UTFHW_ERRORS", "replace")),
         "stall": float(os.environ.get("UTFHW_STALL", "0.3")),
         "seed": int(os.environ.get("UTFHW_SEED", "0")),
         "messages": os.environ.get("UTFHW_MESSAGES"),
@@ -65,6 +66,10 @@ def settings():
         "verbose": os.environ.get("UTFHW_VERBOSE", "0") == "1",
         "validate": os.environ.get("UTFHW_VALIDATE", "0") == "1",
     }
+
+
+def _handlers(name):
+    return tuple(name.split(",")) if "," in name else name
 
 
 def bench_spec(config):
@@ -171,10 +176,10 @@ def run(*, source="utf-8", target="utf-16-le", errors="replace", simulator="icar
     (:exc:`~utfhw.toolchain.tools.ToolchainError` for a simulator) if cocotb or the simulator is
     missing.
     """
-    from ..hdl.cores import CoreSpec
-    from ..hdl.unicode.params import check_choice, check_errors
+    from ..hdl.cores import CoreSpec, check_hardware_errors
+    from ..hdl.unicode.params import check_choice
 
-    check_errors(errors)
+    check_hardware_errors(errors)
     spec = CoreSpec.of(source, target, errors=errors, width=width, validate=validate)
     check_choice("simulator", simulator, SIMULATORS)
     check_choice("interface", interface, INTERFACES)
@@ -237,7 +242,7 @@ def _run_in(build_dir, *, spec, simulator, interface, stall, seed, messages, ver
     verilog = build_dir / f"{name}.v"
     verilog.write_text(module.text)
     environment = {"UTFHW_SOURCE": spec.source, "UTFHW_TARGET": spec.target,
-                   "UTFHW_ERRORS": spec.errors, "UTFHW_STALL": str(stall),
+                   "UTFHW_ERRORS": spec.errors_name, "UTFHW_STALL": str(stall),
                    "UTFHW_SEED": str(seed), "UTFHW_EMPTY_BEATS": str(int(empty_beats)),
                    "UTFHW_VERBOSE": str(int(verbose)),
                    "UTFHW_VALIDATE": str(int(spec.kind == "validator"))}

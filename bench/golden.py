@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..hdl.axis import TUSER_BITS_PER_UNIT
 from ..hdl.forms import CODECS
 from ..hdl.unicode.layout import ErrorKind
-from ..hdl.unicode.params import check_choice
+from ..hdl.unicode.params import check_choice, handler_pair
 from ..model.reference import decode_items
 from ..model.wide import expected_beats as _model_beats
 from ..sim.payload import LaneFormat, VerdictFormat
@@ -246,7 +246,7 @@ def _input_span(message, spec, unit_index):
     target = CODECS[spec.target]
     spans = [(0, 0)] * (target.form.mark_units if target.mark else 0)
     for item in decode_items(bytes(message), spec.source):
-        if spec.hardware_errors == "ignore" and item.error != ErrorKind.NONE:
+        if handler_pair(spec.hardware_errors)[0] == "ignore" and item.error != ErrorKind.NONE:
             continue
         units = target.form.code_point_bytes(item.code_point) // target.unit_bytes
         spans += [(item.start, item.end)] * units

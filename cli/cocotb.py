@@ -15,7 +15,7 @@ def add_parser(commands):
         description="Generate the pipeline's Verilog and run utfhw.bench.cocotb on it with "
                     "cocotb's runner: messages stream through with random stalls and every "
                     "output beat is checked against the reference model.")
-    add_codec_arguments(parser, HARDWARE_ERROR_HANDLERS)
+    add_codec_arguments(parser, HARDWARE_ERROR_HANDLERS, pairs=True)
     add_width_argument(parser)
     parser.add_argument("--interface", choices=INTERFACES, default="stream",
                         help="ports to test: the streams (default) or AXI4-Stream, "

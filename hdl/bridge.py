@@ -9,10 +9,8 @@ from amaranth.lib.wiring import In, Out
 from .bytestream import BeatAssembler, UnitAssembler, LaneSerializer
 from .unicode.layout import FramedByte, ValidationResult
 from .forms import CODECS, expansion
-from .unicode.params import (HARDWARE_ERROR_HANDLERS, check_errors, check_flag, check_integer,
-                             handler_pair)
-from .cores.spec import CoreSpec
-from .cores.transcoder import TRANSCODER_ENCODING_HANDLERS
+from .unicode.params import check_flag, check_integer
+from .cores.spec import CoreSpec, check_hardware_errors
 from .uart import UARTReceiver, UARTTransmitter, MINIMUM_DIVISOR
 
 
@@ -156,12 +154,7 @@ class UARTBridge(wiring.Component):
                              f"choose one within {BAUD_TOLERANCE:.0%}")
         check_integer("fifo_depth", fifo_depth, minimum=2 * FIFO_MARGIN)
         check_integer("idle_bits", idle_bits, minimum=2 * BITS_PER_FRAME)
-        # The gateware's handlers: CoreSpec takes "strict" too.
-        if isinstance(errors, str):
-            check_errors(errors)
-        else:
-            handler_pair(errors, decoding=HARDWARE_ERROR_HANDLERS,
-                         encoding=TRANSCODER_ENCODING_HANDLERS)
+        check_hardware_errors(errors)    # CoreSpec takes "strict" too
         check_flag("validate", validate)
         self.spec = CoreSpec.of(source, target, errors=errors, width=width,
                                 validate=validate)

@@ -552,6 +552,10 @@ def input_beats(data, source):
     return max(1, -(-len(data) // width))
 
 
+# The escapes the Transcoder writes on encoding.
+_ESCAPING = ("backslashreplace", "xmlcharrefreplace")
+
+
 def transcoder_beats(message, source, target, errors="replace"):
     """The output beats of :class:`~utfhw.hdl.cores.transcoder.Transcoder` for one message.
 
@@ -559,17 +563,48 @@ def transcoder_beats(message, source, target, errors="replace"):
     ``(data, ErrorKind)`` with ``data`` in wire order (see :func:`target_units`), as
     :meth:`~utfhw.sim.payload.LaneFormat.unpack` gives them. A target that writes a byte order
     mark has it at the front of the first beat.
+
+    ``errors`` is ``"replace"``, ``"ignore"`` or a ``(decoding, encoding)`` pair of the
+    Transcoder's: those two on decoding, and on encoding an escape besides. With an escape, an
+    input beat that holds a character a one-byte target cannot hold goes out one unit a beat:
+    each of its other items, and each character of its escapes, which carry the character's
+    error kind (``UNENCODABLE_CHARACTER`` for one that was data).
     """
     source, target = canonical_pair(source, target)
-    check_errors(errors, handlers=HARDWARE_ERROR_HANDLERS)
-    beats = [[] for _ in range(input_beats(message, source))]
-    if _CODEC_TABLE[target].mark:
-        beats[0] += [(unit, ErrorKind.NONE) for unit in target_units(BYTE_ORDER_MARK, target)]
+    if isinstance(errors, str):
+        check_errors(errors, handlers=HARDWARE_ERROR_HANDLERS)
+    decoding, encoding = handler_pair(errors, decoding=HARDWARE_ERROR_HANDLERS,
+                                      encoding=(*HARDWARE_ERROR_HANDLERS, *_ESCAPING))
+    last_code_point = _SINGLE_BYTE_LAST.get(_CODEC_TABLE[target].form.name)
+    held = [[] for _ in range(input_beats(message, source))]
     for item in decode_items(message, source):
-        if errors == "ignore" and item.error != ErrorKind.NONE:
+        if decoding == "ignore" and item.error != ErrorKind.NONE:
             continue
-        beats[item.beat] += target_item(item.code_point, item.error, target, errors)
-    return [(units, index == len(beats) - 1) for index, units in enumerate(beats)]
+        held[item.beat].append(item)
+    beats = []
+    for index, items in enumerate(held):
+        last = index == len(held) - 1
+        if (encoding not in _ESCAPING or last_code_point is None
+                or all(item.code_point <= last_code_point for item in items)):
+            beats.append(([unit for item in items for unit in target_item(
+                item.code_point, item.error, target,
+                "ignore" if encoding == "ignore" else "replace")], last))
+            continue
+        pieces = []
+        for item in items:
+            if item.code_point <= last_code_point:
+                pieces.append(target_item(item.code_point, item.error, target))
+                continue
+            kind = (ErrorKind.UNENCODABLE_CHARACTER if item.error == ErrorKind.NONE
+                    else item.error)
+            pieces += [[(ord(character), kind)]
+                       for character in _escape(item.code_point, encoding)]
+        beats += [(piece, last and number == len(pieces) - 1)
+                  for number, piece in enumerate(pieces)]
+    if _CODEC_TABLE[target].mark:
+        mark = [(unit, ErrorKind.NONE) for unit in target_units(BYTE_ORDER_MARK, target)]
+        beats[0] = (mark + beats[0][0], beats[0][1])
+    return beats
 
 
 def transcode(data, source="utf-8", target="utf-16-le", *, errors="replace"):

@@ -4,8 +4,8 @@ one code unit a clock), :class:`~.pipelined.PipelinedUTF8ToUTF16` and the
 of a core."""
 
 from .spec import (Core, PIPELINED_PAIRS, WIDE_PAIRS, CORE_KINDS, CoreSpec, check_core,
-                   make_core)
+                   check_hardware_errors, make_core)
 
 
 __all__ = ["Core", "PIPELINED_PAIRS", "WIDE_PAIRS", "CORE_KINDS", "CoreSpec", "check_core",
-           "make_core"]
+           "check_hardware_errors", "make_core"]

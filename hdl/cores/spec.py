@@ -13,7 +13,7 @@ import dataclasses
 from typing import Optional, Protocol, runtime_checkable
 
 from ..forms import CODECS, canonical_pair
-from ..unicode.params import (ERROR_HANDLERS, check_choice,
+from ..unicode.params import (ERROR_HANDLERS, HARDWARE_ERROR_HANDLERS, check_choice,
                               check_errors, check_width, handler_pair, handlers_name)
 from .pipelined import PipelinedUTF8ToUTF16
 from .transcoder import TRANSCODER_ENCODING_HANDLERS, Transcoder
@@ -23,7 +23,7 @@ from .wide import WIDE_PAIRS, WideTranscoder, check_wide_width
 
 __all__ = ["Core", "PIPELINED_PAIRS", "WIDE_PAIRS", "CORE_KINDS", "WIDTH_KINDS",
            "PAIR_DECODING_HANDLERS", "PAIR_ENCODING_HANDLERS", "CoreSpec", "check_core",
-           "make_core"]
+           "check_hardware_errors", "make_core"]
 
 
 @runtime_checkable
@@ -102,6 +102,17 @@ _NAMES = {"width": "width", "pipelined": "pipelined=True", "validate": "validate
 #: names.
 PAIR_DECODING_HANDLERS = ERROR_HANDLERS
 PAIR_ENCODING_HANDLERS = (*TRANSCODER_ENCODING_HANDLERS, "strict")
+
+
+def check_hardware_errors(errors):
+    """Raise :exc:`ValueError` unless the gateware runs ``errors`` itself: ``"replace"`` or
+    ``"ignore"``, or a ``Transcoder``'s pair of them with an escape among those on encoding
+    (``"strict"`` is the consumer's)."""
+    if isinstance(errors, str):
+        check_errors(errors)
+    else:
+        handler_pair(errors, decoding=HARDWARE_ERROR_HANDLERS,
+                     encoding=TRANSCODER_ENCODING_HANDLERS)
 
 
 def _errors(errors, kind):

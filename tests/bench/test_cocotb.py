@@ -41,6 +41,20 @@ def test_bench_passes_on_the_wide_core(tmp_path, source, target, width):
 
 
 @needs_icarus
+@pytest.mark.parametrize("interface", ["stream", "axis"])
+def test_bench_passes_with_a_pair_of_handlers(tmp_path, interface):
+    """Each escape's characters one a beat, with their error kinds, as the golden model has
+    them; judged as the other escape, the same Verilog fails."""
+    if interface == "axis" and importlib.util.find_spec("cocotbext") is None:
+        pytest.skip("cocotbext-axi is not installed")
+    options = dict(source="utf-16-le", target="ascii", errors=("replace", "xmlcharrefreplace"),
+                   interface=interface, seed=4)
+    assert run(**options, build_dir=tmp_path / "pair") == (1, 0)
+    assert run(**options, build_dir=tmp_path / "judged",
+               judge_as={"UTFHW_ERRORS": "replace,backslashreplace"}) == (1, 1)
+
+
+@needs_icarus
 def test_bench_fails_on_wrong_output(tmp_path):
     """The scoreboard bites: the same Verilog judged as another pipeline fails."""
     assert run(source="utf-8", target="utf-16-le", build_dir=tmp_path,

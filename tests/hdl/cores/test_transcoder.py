@@ -10,7 +10,7 @@ from hypothesis import given, strategies as st
 
 from utfhw.hdl import Transcoder
 from utfhw.sim import simulate, transcode
-from utfhw.model.reference import CODECS, input_beats
+from utfhw.model.reference import CODECS, input_beats, transcoder_beats
 from utfhw.sim.payload import units_to_bytes
 from utfhw.sim.pysim import run_messages
 
@@ -140,6 +140,8 @@ def test_pair_of_handlers(source, target, errors):
     decoding, encoding = errors
     assert [units_to_bytes(message_beats, target) for message_beats in beats] == \
         [message.decode(source, decoding).encode(target, encoding) for message in messages]
+    # Beat for beat, each escape's characters one a beat, as the golden model has them.
+    assert beats == [transcoder_beats(message, source, target, errors) for message in messages]
 
 
 def test_one_beat_a_clock_where_nothing_is_escaped():
