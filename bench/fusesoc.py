@@ -5,6 +5,7 @@ import json
 import pathlib
 
 from .. import __version__
+from ..hdl.unicode.params import handlers_name
 from ..verilog.lint import LINT_WAIVERS
 from .verilog import stress_bench_files
 
@@ -56,7 +57,7 @@ def write_fusesoc_core(directory, module, *, spec, interface="stream", empty_bea
              if interface == "stream" else None)
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    source, target, errors = spec.source, spec.target, spec.hardware_errors
+    source, target, errors = spec.source, spec.target, handlers_name(spec.hardware_errors)
     name = module.name
     what = (f"validator of {source}, {spec.width} bytes a clock" if spec.kind == "validator"
             else f"{source} to {target} (errors={errors})")

@@ -69,10 +69,6 @@ def run(subparser, args):
 def _generate_fusesoc(subparser, args):
     from ..bench.fusesoc import core_vlnv, write_fusesoc_core
     spec = check_core_options(subparser, args)
-    if not isinstance(spec.errors, str):
-        # Its bench checks the model's beats, one an input beat, which escapes do not keep.
-        subparser.error(f"--fusesoc takes one handler, not the pair {spec.errors_name} (its "
-                        f"bench does not check pairs yet): write the Verilog with -o FILE")
     try:
         module = generate_module(spec, interface=args.interface, name=args.name,
                                  empty_beats=args.empty_beats)

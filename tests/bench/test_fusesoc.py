@@ -39,6 +39,9 @@ def fusesoc_run(tmp_path, target, core, environment=None):
     (["--from", "utf-32-be", "--to", "latin-1", "--width", "16"],
      "utfhw:transcoders:utf32be_to_latin1_w16"),
     (["--validate", "--from", "utf-8", "--width", "16"], "utfhw:transcoders:utf8_validator_w16"),
+    # Each escape's characters one a beat.
+    (["--from", "utf-16-le", "--to", "latin-1", "--errors", "ignore,backslashreplace"],
+     "utfhw:transcoders:utf16le_to_latin1"),
 ])
 def test_sim_target_passes(tmp_path, arguments, core):
     said = generate(tmp_path / "core", *arguments)

@@ -260,17 +260,6 @@ def test_generate_errors_it_refuses(tmp_path, errors, message):
     assert result.stderr.splitlines()[-1] == f"utfhw generate: error: {message}"
 
 
-def test_generate_fusesoc_refuses_a_pair_of_handlers(tmp_path):
-    result = run("generate", "--fusesoc", tmp_path / "core", "--to", "latin-1", "--errors",
-                 "ignore,backslashreplace")
-    assert result.returncode == 2
-    assert result.stderr.splitlines()[-1] == (
-        "utfhw generate: error: --fusesoc takes one handler, not the pair "
-        "ignore,backslashreplace (its bench does not check pairs yet): write the Verilog with "
-        "-o FILE")
-    assert not (tmp_path / "core").exists()
-
-
 # tests/verilog/test_lint.py lints every pipeline; these go through the command line.
 @pytest.mark.parametrize("source,target,errors", [
     ("utf-8", "utf-16-le", "replace"), ("utf-16", "utf-8-sig", "ignore"),
