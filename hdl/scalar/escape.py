@@ -1,19 +1,24 @@
 """CPython's ``backslashreplace`` and ``xmlcharrefreplace`` on encoding: each character the
 target cannot write becomes the ASCII text of an escape, made in hardware."""
 
-from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..unicode.layout import CodePointLanes, ErrorKind
 
 
-__all__ = ["ESCAPES", "Escaper", "escape_length"]
+__all__ = ["ESCAPES", "ESCAPE_CLOCKS", "Escaper", "escape_length"]
 
 
 #: The escaping handlers, and the most characters each writes for one code point:
 #: ``\U0010ffff`` and ``&#1114111;``.
 ESCAPES = {"backslashreplace": 10, "xmlcharrefreplace": 10}
+
+#: Clocks an escape takes besides one a character: loading its text, and for
+#: ``xmlcharrefreplace`` first making its decimal digits.
+ESCAPE_CLOCKS = {"backslashreplace": 1, "xmlcharrefreplace": 23}
+
 
 def escape_length(errors, code_point):
     """The characters of the escape ``errors`` (one of :data:`ESCAPES`) writes for
@@ -44,10 +49,12 @@ class Escaper(wiring.Component):
     Latency is zero, and throughput one beat per clock, for a beat with nothing to escape: it
     passes through unchanged, ``i.ready`` is ``o.ready``. A beat with something to escape
     goes out one item a beat, one per clock while ``o.ready`` is high, and is taken with its
-    last item: one clock to start, one for each character of an escape and each other item,
-    and with ``xmlcharrefreplace`` 21 more for each escape, whose decimal digits come from
-    shifting its 21 bits through a binary-coded decimal register. So a beat of two lanes takes
-    at most 2 + 2 * 31 clocks. ``last`` goes out with the last item of a beat that has it.
+    last item: one clock to start, one for each other item, and for each escape one to load
+    its text into a register and one for each of its characters, and with
+    ``xmlcharrefreplace`` 22 more before that, whose decimal digits come from shifting its 21
+    bits through a binary-coded decimal register. So an escape takes at most 11 clocks
+    (``backslashreplace``) or 33, and a beat of two lanes at most 1 + 2 * 11 or 1 + 2 * 33
+    (:data:`ESCAPE_CLOCKS`). ``last`` goes out with the last item of a beat that has it.
     Capacity is none: the input beat stays on ``i`` until its last item has gone.
 
     Parameters
@@ -87,77 +94,92 @@ class Escaper(wiring.Component):
     def _escaped(self, lane):
         return (lane.data > self._last) | ((lane.data >= 0xD800) & (lane.data <= 0xDFFF))
 
+    def _backslash_text(self, value):
+        """The text of ``value``'s ``\\x``, ``\\u`` or ``\\U`` escape, its first character in
+        bits 0 to 6, and its length: each hexadecimal digit from its own nibble."""
+        nibbles = [value.as_unsigned()[4 * index:4 * index + 4] for index in range(6)]
+        nibbles += [Const(0, 4)] * 2
+        digits = [Mux(nibble < 10, ord("0") + nibble, ord("a") - 10 + nibble)[:7]
+                  for nibble in nibbles]
+
+        def text(letter, count):
+            return Cat(Const(ord("\\"), 7), Const(ord(letter), 7),
+                       *(digits[index] for index in reversed(range(count))))
+        small, middle = value < 0x100, value < 0x10000
+        return (Mux(small, text("x", 2), Mux(middle, text("u", 4), text("U", 8))),
+                Mux(small, 4, Mux(middle, 6, 10)))
+
+    def _decimal_text(self, m, bcd):
+        """The text of the ``&#N;`` escape of the number whose decimal digits ``bcd`` holds, its
+        first character in bits 0 to 6, and its length: as many digits as the highest nonzero
+        one and those below it, at least one."""
+        decimal = [bcd[4 * index:4 * index + 4] for index in range(_DIGITS)]
+        text = Signal(7 * max(ESCAPES.values()))
+        length = Signal(range(max(ESCAPES.values()) + 1))
+        places = Signal(range(1, _DIGITS + 1))
+        m.d.comb += places.eq(1)
+        for index in range(1, _DIGITS):
+            with m.If(decimal[index] != 0):
+                m.d.comb += places.eq(index + 1)
+        with m.Switch(places):
+            for count in range(1, _DIGITS + 1):
+                # The last as the default, so that every value of ``places`` has a case.
+                with (m.Case(count) if count < _DIGITS else m.Default()):
+                    m.d.comb += [
+                        text.eq(Cat(Const(ord("&"), 7), Const(ord("#"), 7),
+                                    *((ord("0") + decimal[index])[:7]
+                                      for index in reversed(range(count))),
+                                    Const(ord(";"), 7))),
+                        length.eq(count + 3),
+                    ]
+        return text, length
+
     def elaborate(self, platform):
         m = Module()
         payload = self.i.payload
         lane_count = len(payload.lanes)
-        escapes = Cat((payload.count > index) & self._escaped(lane)
-                      for index, lane in enumerate(payload.lanes)).any()
+        flags = Cat((payload.count > index) & self._escaped(lane)
+                    for index, lane in enumerate(payload.lanes))
+        escapes = flags.any()
+        # Which lanes of the held beat escape, as the beat came in: the beat stays on ``i``
+        # until its last item has gone, so the flags hold, and the choice of what goes out
+        # and of ``i.ready`` does not wait for a lane's comparisons.
+        escaping = Signal(lane_count)
 
         at = Signal(range(lane_count))            # the lane going out, item by item
-        step = Signal(range(max(ESCAPES.values())))  # the character of its escape
         lane = payload.lanes[at]
         value = lane.data
-        escaped = self._escaped(lane)
+        escaped = escaping.bit_select(at, 1)
         kind = Mux(lane.error == ErrorKind.NONE, ErrorKind.UNENCODABLE_CHARACTER, lane.error)
+        final = at == payload.count - 1
 
-        # The escape's length and its character at ``step``.
-        length = Signal(range(max(ESCAPES.values()) + 1))
-        character = Signal(7)
-        converted = Signal()                     # xmlcharrefreplace: the digits are ready
+        # An escape's text is loaded whole into a register and goes out from it a character
+        # a clock, so that the path to the output is a register and a multiplexer, not the
+        # choice of a digit by its place (19 logic levels on the ECP5-85F when it was).
+        most = max(ESCAPES.values())
+        text = Signal(7 * most)                  # the next character in bits 0 to 6
+        left = Signal(range(most + 1))           # characters still to go; 0 outside one
+        text_kind = Signal(ErrorKind)
         if self._errors == "backslashreplace":
-            m.d.comb += converted.eq(1)
-            digits = Mux(value < 0x100, 2, Mux(value < 0x10000, 4, 8))
-            m.d.comb += length.eq(digits + 2)
-            nibbles = Array(value.as_unsigned()[4 * index:4 * index + 4] if 4 * index < 21
-                            else Const(0, 4) for index in range(8))
-            nibble = nibbles[(length - 1 - step)[:3]]
-            hex_digit = Mux(nibble < 10, ord("0") + nibble, ord("a") - 10 + nibble)
-            with m.Switch(step):
-                with m.Case(0):
-                    m.d.comb += character.eq(ord("\\"))
-                with m.Case(1):
-                    m.d.comb += character.eq(Mux(value < 0x100, ord("x"),
-                                                 Mux(value < 0x10000, ord("u"), ord("U"))))
-                with m.Default():
-                    m.d.comb += character.eq(hex_digit)
+            written, length = self._backslash_text(value)
+            ready = Const(1)
         else:
             # Double dabble: shift the code point's bits into binary-coded decimal, most
             # significant first, adding 3 to each digit of 5 or more before each shift.
             bcd = Signal(4 * _DIGITS)
             binary = Signal(21)
-            shifts = Signal(range(23))         # 0: load; 1 to 21: shift
+            shifts = Signal(range(23))         # 0: load; 1 to 21: shift; 22: converted
             adjusted = Cat(Mux(bcd[4 * index:4 * index + 4] >= 5,
                                bcd[4 * index:4 * index + 4] + 3, bcd[4 * index:4 * index + 4])[:4]
                            for index in range(_DIGITS))
-            m.d.comb += converted.eq(shifts == 22)
-            # Eight entries and a three-bit index, so that every index selects one.
-            decimal = Array([*(bcd[4 * index:4 * index + 4] for index in range(_DIGITS)),
-                             Const(0, 4)])
-            # Digits written: the highest nonzero one and those below it, at least one.
-            places = Signal(range(1, _DIGITS + 1))
-            m.d.comb += places.eq(1)
-            for index in range(1, _DIGITS):
-                with m.If(decimal[index] != 0):
-                    m.d.comb += places.eq(index + 1)
-            m.d.comb += length.eq(places + 3)
-            digit = decimal[(places + 1 - step)[:3]]
-            with m.If(step == 0):
-                m.d.comb += character.eq(ord("&"))
-            with m.Elif(step == 1):
-                m.d.comb += character.eq(ord("#"))
-            with m.Elif(step == length - 1):
-                m.d.comb += character.eq(ord(";"))
-            with m.Else():
-                m.d.comb += character.eq(ord("0") + digit)
+            ready = shifts == 22
+            written, length = self._decimal_text(m, bcd)
 
-        final = at == payload.count - 1
-        item_done = ~escaped | (step == length - 1)
-        with m.FSM():
+        with m.FSM() as fsm:
             with m.State("Pass"):
                 with m.If(escapes):
                     with m.If(self.i.valid):
-                        m.d.sync += [at.eq(0), step.eq(0)]
+                        m.d.sync += at.eq(0)
                         if self._errors == "xmlcharrefreplace":
                             m.d.sync += shifts.eq(0)
                         m.next = "Escape"
@@ -168,31 +190,46 @@ class Escaper(wiring.Component):
                         self.o.payload.eq(payload),
                     ]
             with m.State("Escape"):
-                if self._errors == "xmlcharrefreplace":
-                    with m.If(escaped & ~converted):
-                        with m.If(shifts == 0):
-                            m.d.sync += [bcd.eq(0), binary.eq(value)]
-                        with m.Else():
-                            m.d.sync += Cat(binary, bcd).eq(Cat(binary, adjusted) << 1)
-                        m.d.sync += shifts.eq(shifts + 1)
-                ready_to_go = converted | ~escaped
-                m.d.comb += [
-                    self.o.valid.eq(ready_to_go),
-                    self.o.payload.count.eq(1),
-                    self.o.payload.last.eq(payload.last & final & item_done),
-                    self.o.payload.lanes[0].data.eq(Mux(escaped, character, value)),
-                    self.o.payload.lanes[0].error.eq(Mux(escaped, kind, lane.error)),
-                ]
-                with m.If(ready_to_go & self.o.ready):
-                    with m.If(item_done):
-                        m.d.sync += step.eq(0)
-                        if self._errors == "xmlcharrefreplace":
-                            m.d.sync += shifts.eq(0)
-                        with m.If(final):
-                            m.d.comb += self.i.ready.eq(1)
-                            m.next = "Pass"
-                        with m.Else():
-                            m.d.sync += at.eq(at + 1)
+                def item_taken():
+                    with m.If(final):
+                        m.d.comb += self.i.ready.eq(1)
+                        m.next = "Pass"
                     with m.Else():
-                        m.d.sync += step.eq(step + 1)
+                        m.d.sync += at.eq(at + 1)
+
+                m.d.comb += self.o.payload.count.eq(1)
+                with m.If(left != 0):
+                    m.d.comb += [
+                        self.o.valid.eq(1),
+                        self.o.payload.last.eq(payload.last & final & (left == 1)),
+                        self.o.payload.lanes[0].data.eq(text[:7]),
+                        self.o.payload.lanes[0].error.eq(text_kind),
+                    ]
+                    with m.If(self.o.ready):
+                        m.d.sync += [text.eq(text >> 7), left.eq(left - 1)]
+                        with m.If(left == 1):
+                            if self._errors == "xmlcharrefreplace":
+                                m.d.sync += shifts.eq(0)
+                            item_taken()
+                with m.Elif(escaped):
+                    # The clocks that make the escape's text, and the one that loads it.
+                    if self._errors == "xmlcharrefreplace":
+                        with m.If(~ready):
+                            with m.If(shifts == 0):
+                                m.d.sync += [bcd.eq(0), binary.eq(value)]
+                            with m.Else():
+                                m.d.sync += Cat(binary, bcd).eq(Cat(binary, adjusted) << 1)
+                            m.d.sync += shifts.eq(shifts + 1)
+                    with m.If(ready):
+                        m.d.sync += [text.eq(written), left.eq(length), text_kind.eq(kind)]
+                with m.Else():
+                    m.d.comb += [
+                        self.o.valid.eq(1),
+                        self.o.payload.last.eq(payload.last & final),
+                        self.o.payload.lanes[0].eq(lane),
+                    ]
+                    with m.If(self.o.ready):
+                        item_taken()
+        with m.If(fsm.ongoing("Pass")):
+            m.d.sync += escaping.eq(flags)
         return m

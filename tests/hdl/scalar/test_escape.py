@@ -8,7 +8,7 @@ import pytest
 from amaranth.back import verilog
 
 from utfhw.hdl import Transcoder
-from utfhw.hdl.scalar.escape import Escaper, escape_length
+from utfhw.hdl.scalar.escape import ESCAPE_CLOCKS, Escaper, escape_length
 from utfhw.hdl.unicode.layout import CodePointLanes, ErrorKind
 from utfhw.sim.payload import LaneFormat
 from utfhw.sim.pysim import run_payloads
@@ -119,3 +119,16 @@ def test_escape_length_is_cpythons(errors):
     lengths = [len(chr(code_point).encode("ascii", errors))
                for code_point in range(0x80, 0x110000)]
     assert [escape_length(errors, code_point) for code_point in range(0x80, 0x110000)] == lengths
+
+
+@pytest.mark.parametrize("errors", ["backslashreplace", "xmlcharrefreplace"])
+@pytest.mark.parametrize("code_point", [0xE9, 0x100, 0x20AC, 0x10FFFF])
+def test_clocks_an_escape_takes(errors, code_point):
+    """A beat of one escaped character: a clock to start, ESCAPE_CLOCKS, and one a character
+    of its escape, as the docstring bounds them."""
+    from utfhw.sim.pysim import run_messages
+    cycles = [run_messages(Transcoder(source="utf-32-le", target="ascii",
+                                      errors=("replace", errors)),
+                           [code_point.to_bytes(4, "little") * count])[1] for count in (1, 4)]
+    assert (cycles[1] - cycles[0]) / 3 == 1 + ESCAPE_CLOCKS[errors] + \
+        escape_length(errors, code_point)
