@@ -179,6 +179,9 @@ def describe_ports(top, *, name, spec, interface):
         "error_kinds": error_kinds(spec.source,
                                    None if spec.kind == "validator" else spec.target),
     }
+    if hasattr(core, "most_clocks_per_beat"):
+        # More than one only where an escape lengthens the output.
+        described["most_clocks_per_beat"] = core.most_clocks_per_beat
     if hasattr(core, "stage_names"):
         # What the core is made of, for the pair: a wide core without compaction says so.
         described["stages"] = list(core.stage_names)

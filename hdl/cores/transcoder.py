@@ -124,6 +124,14 @@ class Transcoder(CodecPair, wiring.Component):
         })
 
     @property
+    def most_clocks_per_beat(self):
+        """The most clocks one input beat takes with the output ready: one, or with an escape
+        on encoding what :class:`~utfhw.hdl.scalar.escape.Escaper` bounds for a beat of a
+        character the target cannot write (each clock of it gives an output beat)."""
+        return max([1, *(stage.most_clocks_per_beat for _, stage in self._stages
+                         if isinstance(stage, Escaper))])
+
+    @property
     def stages(self):
         """The pipeline's stages in order, as ``(name, component)`` pairs."""
         return list(self._stages)

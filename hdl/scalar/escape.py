@@ -91,6 +91,13 @@ class Escaper(wiring.Component):
         self._last = last
         super().__init__()
 
+    @property
+    def most_clocks_per_beat(self):
+        """The most clocks one beat takes with the output ready: one to start, and for each
+        lane the longest escape's (:data:`ESCAPE_CLOCKS` and its characters)."""
+        return 1 + len(self.i.payload.lanes) * (ESCAPE_CLOCKS[self._errors]
+                                                + ESCAPES[self._errors])
+
     def _escaped(self, lane):
         return (lane.data > self._last) | ((lane.data >= 0xD800) & (lane.data <= 0xDFFF))
 

@@ -76,6 +76,29 @@ def test_fields_are_the_layouts(tmp_path):
     assert fields["o__payload"]["lanes.1.error"] == (36, 4)
     assert fields["i__payload"] == {"data": (0, 8), "count": (8, 1), "last": (9, 1)}
     assert (description["latency"], description["capacity"]) == (2, 2)
+    assert description["most_clocks_per_beat"] == 1
+
+
+@pytest.mark.parametrize("errors,most", [("replace,backslashreplace", 1 + 2 * (1 + 10)),
+                                         ("replace,xmlcharrefreplace", 1 + 2 * (23 + 10))])
+def test_an_escape_bounds_the_clocks_of_a_beat(tmp_path, errors, most):
+    """The description gives the bound; a beat that escapes takes a clock to start and each
+    escape's clocks, within it."""
+    from utfhw.hdl.scalar.escape import ESCAPE_CLOCKS, escape_length
+    from utfhw.sim.pysim import run_messages
+    _, description = generate(tmp_path, "--from", "utf-8", "--to", "ascii", "--errors", errors)
+    assert description["most_clocks_per_beat"] == most
+    decoding, encoding = errors.split(",")
+    core = make_core("utf-8", "ascii", errors=(decoding, encoding))
+    assert core.most_clocks_per_beat == most
+    # F4 8F BF cut short by C0: the beat of C0 has two U+FFFD; then U+10FFFF's last byte.
+    _, cycles = run_messages(core, [b"\xf4\x8f\xbf\xc0" + "\U0010ffff".encode()])
+    escapes = {3: [0xFFFD, 0xFFFD], 7: [0x10FFFF]}
+    beats = [1 + sum(ESCAPE_CLOCKS[encoding] + escape_length(encoding, code_point)
+                     for code_point in escapes[index]) if index in escapes else 1
+             for index in range(8)]
+    assert max(beats) <= most
+    assert cycles == sum(beats) + core.latency
 
 
 @pytest.mark.parametrize("source,target,width", [
