@@ -5,7 +5,8 @@ On Verilator the input goes to the simulation as it comes and the output comes b
 design makes it, so a run holds a few megabytes whatever its length. Amaranth's simulator is
 thousands of times slower, so its runs are short: they are gathered in memory and run by
 :func:`~utfhw.sim.backends.simulate_messages`, as are strict runs to Latin-1 or ASCII on
-either (CPython's encoding error counts characters of the whole message).
+either (CPython's encoding error counts characters of the whole message), and runs of a pair
+of handlers with ``"strict"`` on a side.
 """
 
 import codecs
