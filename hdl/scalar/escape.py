@@ -17,7 +17,7 @@ ESCAPES = {"backslashreplace": 10, "xmlcharrefreplace": 10}
 
 #: Clocks an escape takes besides one a character: loading its text, and for
 #: ``xmlcharrefreplace`` first making its decimal digits.
-ESCAPE_CLOCKS = {"backslashreplace": 1, "xmlcharrefreplace": 23}
+ESCAPE_CLOCKS = {"backslashreplace": 1, "xmlcharrefreplace": 24}
 
 
 def escape_length(errors, code_point):
@@ -51,10 +51,10 @@ class Escaper(wiring.Component):
     goes out one item a beat, one per clock while ``o.ready`` is high, and is taken with its
     last item: one clock to start, one for each other item, and for each escape one to load
     its text into a register and one for each of its characters, and with
-    ``xmlcharrefreplace`` 22 more before that, whose decimal digits come from shifting its 21
-    bits through a binary-coded decimal register. So an escape takes at most 11 clocks
-    (``backslashreplace``) or 33, and a beat of two lanes at most 1 + 2 * 11 or 1 + 2 * 33
-    (:data:`ESCAPE_CLOCKS`). ``last`` goes out with the last item of a beat that has it.
+    ``xmlcharrefreplace`` 23 more before that, whose decimal digits come from shifting its 21
+    bits through a binary-coded decimal register and then counting them. So an escape takes at
+    most 11 clocks (``backslashreplace``) or 34, and a beat of two lanes at most 1 + 2 * 11 or
+    1 + 2 * 34 (:data:`ESCAPE_CLOCKS`). ``last`` goes out with the last item of a beat that has it.
     Capacity is none: the input beat stays on ``i`` until its last item has gone.
 
     Parameters
@@ -116,18 +116,22 @@ class Escaper(wiring.Component):
         return (Mux(small, text("x", 2), Mux(middle, text("u", 4), text("U", 8))),
                 Mux(small, 4, Mux(middle, 6, 10)))
 
-    def _decimal_text(self, m, bcd):
-        """The text of the ``&#N;`` escape of the number whose decimal digits ``bcd`` holds, its
-        first character in bits 0 to 6, and its length: as many digits as the highest nonzero
-        one and those below it, at least one."""
-        decimal = [bcd[4 * index:4 * index + 4] for index in range(_DIGITS)]
-        text = Signal(7 * max(ESCAPES.values()))
-        length = Signal(range(max(ESCAPES.values()) + 1))
+    def _places(self, m, bcd):
+        """How many decimal digits the number ``bcd`` holds is written with: the highest
+        nonzero one and those below it, at least one."""
         places = Signal(range(1, _DIGITS + 1))
         m.d.comb += places.eq(1)
         for index in range(1, _DIGITS):
-            with m.If(decimal[index] != 0):
+            with m.If(bcd[4 * index:4 * index + 4] != 0):
                 m.d.comb += places.eq(index + 1)
+        return places
+
+    def _decimal_text(self, m, bcd, places):
+        """The text of the ``&#N;`` escape of the number whose decimal digits ``bcd`` holds,
+        written with ``places`` of them, its first character in bits 0 to 6, and its length."""
+        decimal = [bcd[4 * index:4 * index + 4] for index in range(_DIGITS)]
+        text = Signal(7 * max(ESCAPES.values()))
+        length = Signal(range(max(ESCAPES.values()) + 1))
         with m.Switch(places):
             for count in range(1, _DIGITS + 1):
                 # The last as the default, so that every value of ``places`` has a case.
@@ -162,7 +166,7 @@ class Escaper(wiring.Component):
 
         # An escape's text is loaded whole into a register and goes out from it a character
         # a clock, so that the path to the output is a register and a multiplexer, not the
-        # choice of a digit by its place (19 logic levels on the ECP5-85F when it was).
+        # choice of a digit by its place (20 logic levels on the ECP5-85F when it was).
         most = max(ESCAPES.values())
         text = Signal(7 * most)                  # the next character in bits 0 to 6
         left = Signal(range(most + 1))           # characters still to go; 0 outside one
@@ -175,12 +179,17 @@ class Escaper(wiring.Component):
             # significant first, adding 3 to each digit of 5 or more before each shift.
             bcd = Signal(4 * _DIGITS)
             binary = Signal(21)
-            shifts = Signal(range(23))         # 0: load; 1 to 21: shift; 22: converted
+            # 0: load; 1 to 21: shift; 22: count the digits; 23: converted.
+            shifts = Signal(range(24))
             adjusted = Cat(Mux(bcd[4 * index:4 * index + 4] >= 5,
                                bcd[4 * index:4 * index + 4] + 3, bcd[4 * index:4 * index + 4])[:4]
                            for index in range(_DIGITS))
-            ready = shifts == 22
-            written, length = self._decimal_text(m, bcd)
+            ready = shifts == 23
+            # The count of digits has a clock of its own, so that the text's multiplexers
+            # start from a register.
+            places = Signal(range(1, _DIGITS + 1), init=1)
+            counted = self._places(m, bcd)
+            written, length = self._decimal_text(m, bcd, places)
 
         with m.FSM() as fsm:
             with m.State("Pass"):
@@ -224,6 +233,8 @@ class Escaper(wiring.Component):
                         with m.If(~ready):
                             with m.If(shifts == 0):
                                 m.d.sync += [bcd.eq(0), binary.eq(value)]
+                            with m.Elif(shifts == 22):
+                                m.d.sync += places.eq(counted)
                             with m.Else():
                                 m.d.sync += Cat(binary, bcd).eq(Cat(binary, adjusted) << 1)
                             m.d.sync += shifts.eq(shifts + 1)

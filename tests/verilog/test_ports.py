@@ -80,7 +80,7 @@ def test_fields_are_the_layouts(tmp_path):
 
 
 @pytest.mark.parametrize("errors,most", [("replace,backslashreplace", 1 + 2 * (1 + 10)),
-                                         ("replace,xmlcharrefreplace", 1 + 2 * (23 + 10))])
+                                         ("replace,xmlcharrefreplace", 1 + 2 * (24 + 10))])
 def test_an_escape_bounds_the_clocks_of_a_beat(tmp_path, errors, most):
     """The description gives the bound; a beat that escapes takes a clock to start and each
     escape's clocks, within it."""
