@@ -82,7 +82,8 @@ SEEDS = (1, 2, 3)
 ROUTERS = ("router1", "router2")
 
 #: The most LUT4s of a design that a report routes with ``router1`` when it has a fallback
-#: router: a bigger one goes to the fallback at once, rather than after a time limit spent.
+#: router: a bigger one goes to the fallback at once, rather than after a time limit spent,
+#: unless it runs with every seed (a README row), whose figures are worth the wait.
 #: On the ECP5-85F router1 routed every design up to 5,637 LUT4s (the wide core from ASCII to
 #: UTF-8 at width 8) in minutes, and did not finish the wide core from UTF-8 to UTF-16-LE at
 #: width 32 (11,012) in 55 minutes, which router2 routed in 2 to 5 minutes a seed.

@@ -120,8 +120,9 @@ def add_parser(commands):
     parser.add_argument("--fallback-router", choices=["router1", "router2"], default=None,
                         help="with --pnr-timeout, route a design's runs on a device with this "
                              "router where a run of --router timed out there, or from the "
-                             "start where --router is router1 and the design has more than "
-                             f"{ROUTER1_MOST_LUT4S:,} LUT4s; the cell names it (default: none)")
+                             "start where --router is router1 and the design, run with one "
+                             f"seed, has more than {ROUTER1_MOST_LUT4S:,} LUT4s; the cell names "
+                             f"it (default: none)")
     parser.add_argument("--readme", metavar="FILE",
                         help="also write the table of figures into this README, between its "
                              "markers")

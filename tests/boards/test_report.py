@@ -642,6 +642,12 @@ def test_a_design_too_big_for_router1_goes_to_the_fallback_at_once(tmp_path, mon
                         scheduler=None)
     assert "router" not in report.rows[0]["devices"]["iCE40 UP5K"]
     assert cache.get(key(router="router1")) and cache.get(key(router="router2")) is None
+    # Run with every seed, as a README row is, it tries router1 within the time limit first.
+    cache = RunCache(tmp_path / "every seed")
+    report = run_report([design], devices=("iCE40 UP5K",), seeds=(1, 2), jobs=1, cache=cache,
+                        pnr_timeout=600, fallback="router2", scheduler=None)
+    assert "router" not in report.rows[0]["devices"]["iCE40 UP5K"]
+    assert cache.get(key(router="router1")) and cache.get(key(router="router2")) is None
 
 
 def test_a_failed_synthesis_is_kept_and_not_run_again(tmp_path):
