@@ -170,6 +170,10 @@ class Escaper(wiring.Component):
         most = max(ESCAPES.values())
         text = Signal(7 * most)                  # the next character in bits 0 to 6
         left = Signal(range(most + 1))           # characters still to go; 0 outside one
+        # ``left != 0`` and ``left == 1``, kept as flip-flops of their own: they choose what
+        # goes out and drive ``i.ready``.
+        sending = Signal()
+        sending_last = Signal()
         text_kind = Signal(ErrorKind)
         if self._errors == "backslashreplace":
             written, length = self._backslash_text(value)
@@ -214,16 +218,17 @@ class Escaper(wiring.Component):
                         m.d.sync += at.eq(at + 1)
 
                 m.d.comb += self.o.payload.count.eq(1)
-                with m.If(left != 0):
+                with m.If(sending):
                     m.d.comb += [
                         self.o.valid.eq(1),
-                        self.o.payload.last.eq(payload.last & final & (left == 1)),
+                        self.o.payload.last.eq(payload.last & final & sending_last),
                         self.o.payload.lanes[0].data.eq(text[:7]),
                         self.o.payload.lanes[0].error.eq(text_kind),
                     ]
                     with m.If(self.o.ready):
-                        m.d.sync += [text.eq(text >> 7), left.eq(left - 1)]
-                        with m.If(left == 1):
+                        m.d.sync += [text.eq(text >> 7), left.eq(left - 1),
+                                     sending.eq(~sending_last), sending_last.eq(left == 2)]
+                        with m.If(sending_last):
                             if self._errors == "xmlcharrefreplace":
                                 m.d.sync += shifts.eq(0)
                             item_taken()
@@ -239,7 +244,8 @@ class Escaper(wiring.Component):
                                 m.d.sync += Cat(binary, bcd).eq(Cat(binary, adjusted) << 1)
                             m.d.sync += shifts.eq(shifts + 1)
                     with m.If(ready):
-                        m.d.sync += [text.eq(written), left.eq(length), text_kind.eq(kind)]
+                        m.d.sync += [text.eq(written), left.eq(length), text_kind.eq(kind),
+                                     sending.eq(1), sending_last.eq(0)]
                 with m.Else():
                     m.d.comb += [
                         self.o.valid.eq(1),
