@@ -45,14 +45,16 @@ def test_bench_passes_on_the_wide_core(tmp_path, source, target, width):
 @pytest.mark.parametrize("interface", ["stream"] + (["axis"] if FULL_SWEEP else []))
 def test_bench_passes_with_a_pair_of_handlers(tmp_path, interface):
     """Each escape's characters one a beat, with their error kinds, as the golden model has
-    them; judged as the other escape, the same Verilog fails."""
+    them; judged as the other escape (with UTFHW_SWEEP=full), the same Verilog fails."""
     if interface == "axis" and importlib.util.find_spec("cocotbext") is None:
         pytest.skip("cocotbext-axi is not installed")
     options = dict(source="utf-16-le", target="ascii", errors=("replace", "xmlcharrefreplace"),
                    interface=interface, seed=4)
     assert run(**options, build_dir=tmp_path / "pair") == (1, 0)
-    assert run(**options, build_dir=tmp_path / "judged",
-               judge_as={"UTFHW_ERRORS": "replace,backslashreplace"}) == (1, 1)
+    if FULL_SWEEP:
+        # CI takes the failing path on the single handlers (test_bench_fails_on_wrong_output).
+        assert run(**options, build_dir=tmp_path / "judged",
+                   judge_as={"UTFHW_ERRORS": "replace,backslashreplace"}) == (1, 1)
 
 
 @needs_icarus
