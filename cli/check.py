@@ -6,6 +6,7 @@ import collections
 import threading
 
 from ..hdl.forms import CODECS
+from ..hdl.unicode.params import handler_pair
 from .running import first_difference
 
 
@@ -25,7 +26,7 @@ class IncrementalTranscoder:
     def __init__(self, source, target, errors):
         self._source = source
         self._target = target
-        self._decoding, self._encoding = (errors, errors) if isinstance(errors, str) else errors
+        self._decoding, self._encoding = handler_pair(errors)
         codec = CODECS[source]
         self._mark_bytes = codec.unit_bytes if codec.byteorder == "detect" else 0
         self._start()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..scalar.escape import ESCAPES, escape_length
 from ..unicode.form import Form
+from ..unicode.params import handler_pair
 from ..unicode.layout import REPLACEMENT_CHARACTER
 from .ascii import ASCII
 from .latin1 import LATIN1
@@ -88,7 +89,7 @@ def expansion(source, target, errors="replace"):
     handler or a ``(decoding, encoding)`` pair; with an escape on encoding, a character the
     target cannot hold is its escape (:func:`~utfhw.hdl.scalar.escape.escape_length`), which
     is longest at the end of each run of code points of one length."""
-    decoding, encoding = (errors, errors) if isinstance(errors, str) else errors
+    decoding, encoding = handler_pair(errors)
     source, target = CODECS[source].form, CODECS[target].form
 
     def written(code_point):
