@@ -26,7 +26,7 @@ from ..hdl.unicode.params import WIDTHS, check_choice
 __all__ = ["DEVICES", "CAPACITY", "FAMILIES", "SEEDS", "ROUTERS", "ROUTER1_MOST_LUT4S",
            "SIZED_DEVICES", "SIZED_ABOVE", "STAGES", "Beside", "WIDE_WIDTHS",
            "WIDE_REPORT_PAIRS", "HANDLER_ERRORS", "HANDLER_TARGET", "HANDLER_DEVICES",
-           "HEADLINE_SPEC", "PIPELINED_SPEC", "PAIRS",
+           "README_DEVICES", "HEADLINE_SPEC", "PIPELINED_SPEC", "PAIRS",
            "Design", "design_name", "designs", "design_names", "matrix", "kinds_in", "fits",
            "cell_counts"]
 
@@ -102,6 +102,9 @@ SIZED_ABOVE = 16
 HANDLER_ERRORS = ("ignore", ("replace", "backslashreplace"), ("replace", "xmlcharrefreplace"))
 HANDLER_TARGET = "ascii"
 HANDLER_DEVICES = ("iCE40 UP5K", "ECP5-85F")
+
+#: The README's devices: its table's columns, where a report runs its rows with every seed.
+README_DEVICES = ("ECP5-85F", "iCE40 UP5K")
 
 #: The widths of the wide core that ``pairs="wide"`` implements unless asked for others.
 WIDE_WIDTHS = (1, 4, 8, 16, 32)

@@ -10,6 +10,7 @@ from ..hdl.cores import CORE_KINDS, CoreSpec
 from ..hdl.forms import CODECS
 from ..toolchain.tools import find_program, run
 from .designs import (CAPACITY, DEVICES, FAMILIES, HANDLER_DEVICES, HEADLINE_SPEC,
+                      README_DEVICES,
                       PIPELINED_SPEC, SIZED_ABOVE, SIZED_DEVICES)
 from .implement import (DOES_NOT_FIT, NO_TIMING, SYNTHESIS_FAILED, TIMED_OUT, run_key,
                         synthesis_key)
@@ -18,7 +19,7 @@ from .runner import FAILED, NOT_RUN
 
 __all__ = ["SCHEMA", "gateware_commit", "results_data", "bytes_per_clock",
            "gigabytes_per_second", "worst_fmax", "markdown", "write_chart", "readme_section",
-           "update_readme", "data_text", "recorded_runs", "in_readme", "row_seeds",
+           "update_readme", "data_text", "recorded_runs", "in_readme", "row_seeds", "cell_seeds",
            "OUTSIDE", "README_BEGIN", "README_END", "README_ROWS"]
 
 #: The version of the data file's layout: 2 gave each row its netlist's digest.
@@ -46,11 +47,13 @@ README_ROWS = (
      "the same, 64 bytes per clock"),
 )
 
-def in_readme(design):
-    """Whether ``design`` (a :class:`~utfhw.boards.designs.Design`) is one of the README's rows,
-    which a report runs with every seed."""
+def in_readme(design, device=None):
+    """Whether ``design`` (a :class:`~utfhw.boards.designs.Design`) is one of the README's rows
+    (and ``device``, if given, one of :data:`README_DEVICES`): a report runs those with every
+    seed."""
     fields = design.fields()
-    return any(dataclasses.asdict(spec) == fields for spec, _, _ in README_ROWS)
+    return (any(dataclasses.asdict(spec) == fields for spec, _, _ in README_ROWS)
+            and (device is None or device in README_DEVICES))
 
 
 def row_seeds(data, row):
@@ -59,8 +62,11 @@ def row_seeds(data, row):
     return row.get("seeds", data["seeds"])
 
 
-#: The README's devices.
-README_DEVICES = ("ECP5-85F", "iCE40 UP5K")
+def cell_seeds(data, row, device):
+    """The seeds of a row's cell on ``device``: its own where it has fewer than the row, else
+    the row's (:func:`row_seeds`)."""
+    return row["devices"][device].get("seeds", row_seeds(data, row))
+
 
 _OUTCOMES = (DOES_NOT_FIT, TIMED_OUT, NO_TIMING, SYNTHESIS_FAILED, FAILED, NOT_RUN)
 
@@ -138,13 +144,14 @@ def recorded_runs(data):
                 yield synthesis_key(netlist, family, tools), {"counts": counts}
         for device, cell in row["devices"].items():
             router = cell.get("router", row["router"])
-            for seed, run in zip(row_seeds(data, row), cell.get("runs", ())):
+            for seed, run in zip(cell_seeds(data, row, device), cell.get("runs", ())):
                 if run.get("outcome") != FAILED:
                     yield run_key(netlist, device, seed, router, tools), run
             if cell["outcome"] != "ok":
                 continue
             worst = cell["fmax"].index(min(cell["fmax"]))
-            for index, (seed, fmax) in enumerate(zip(row_seeds(data, row), cell["fmax"])):
+            for index, (seed, fmax) in enumerate(zip(cell_seeds(data, row, device),
+                                                     cell["fmax"])):
                 yield (run_key(netlist, device, seed, router, tools),
                        {"fmax": fmax, "critical": cell["limit"] if index == worst else None})
 
@@ -385,6 +392,13 @@ def markdown(data, *, chart=None):
         others = (f"seed{'s' * (len(fewer[0]) > 1)} {', '.join(map(str, fewer[0]))}"
                   if len(fewer) == 1 else "the seeds the data gives each")
         elsewhere = f" for the rows marked {_EVERY_SEED}, and of {others} for the others"
+        # A marked row's cells on the devices where it took fewer seeds.
+        fewer_on = [device for device in data["devices"]
+                    if any("seeds" in row["devices"].get(device, {}) for row in rows
+                           if tuple(row_seeds(data, row)) == tuple(data["seeds"]))]
+        if fewer_on:
+            elsewhere += (f" (and of seed {data['seeds'][0]} alone for a marked row's cells on the "
+                          + ", ".join(fewer_on) + ")")
     lines = [
         "# Implementation results",
         "",

@@ -151,8 +151,7 @@ class _Runs:
     """What the report knows of each design's runs, and the counts behind its progress."""
     def __init__(self, chosen, devices, seeds, router, pnr_timeout, versions, cache,
                  progress, *, cached_only=False, fallback=None):
-        # ``seeds``: each design's, by index.
-        self.chosen, self.devices, self.seeds = chosen, devices, seeds
+        self.chosen, self.devices = chosen, devices
         self.router, self.pnr_timeout, self.versions = router, pnr_timeout, versions
         # The router a device's runs of a design move to when one of ``router``'s runs times
         # out, and the devices that have, by design.
@@ -168,10 +167,23 @@ class _Runs:
         self.devices_of = [tuple(device for device in devices
                                  if design.devices is None or device in design.devices)
                            for design in chosen]
-        self.total = sum(len(on) * len(seeds) for on, seeds in zip(self.devices_of, self.seeds))
+        # ``seeds``: each design's, by index: one tuple for all its devices, or a tuple for
+        # each of them.
+        self.seeds = [dict(of) if isinstance(of, dict) else dict.fromkeys(on, tuple(of))
+                      for of, on in zip(seeds, self.devices_of)]
+        self.total = sum(len(self.seeds_on(index, device))
+                         for index, on in enumerate(self.devices_of) for device in on)
         self.done = self.cached = self.computed = 0
         self.started = self.said = time.monotonic()
         self.running = lambda: 0
+
+    def seeds_on(self, index, device):
+        """The seeds of the design of ``index`` on ``device``."""
+        return self.seeds[index][device]
+
+    def row_seeds(self, index):
+        """The seeds of the design of ``index`` on the devices it has the most on."""
+        return max(self.seeds[index].values(), key=len, default=())
 
     def family_devices(self, index, family):
         """The devices of ``family`` that the design of ``index`` is placed on."""
@@ -223,16 +235,16 @@ class _Runs:
         design run with every seed (a README row) tries router1 within the time limit first:
         its figures are the README's, and router1 gives the higher Fmax where it finishes."""
         return (self.router == "router1" and self.fallback is not None
-                and device not in self.fallen[index] and len(self.seeds[index]) == 1
+                and device not in self.fallen[index] and len(self.seeds_on(index, device)) == 1
                 and counts.get("lut4", 0) > ROUTER1_MOST_LUT4S)
 
     def fall_back(self, index, device):
         """Move a design's runs on ``device`` to the fallback router: what its router gave
         there no longer counts, and every seed runs again (the progress counts them anew)."""
         self.fallen[index].add(device)
-        for seed in self.seeds[index]:
+        for seed in self.seeds_on(index, device):
             self.figures[index].pop((device, seed), None)
-        self.total += len(self.seeds[index])
+        self.total += len(self.seeds_on(index, device))
         self.resolve(0, f"{self.chosen[index].name} on the {device}: {self.router} ran past "
                         f"the time limit, so {self.fallback}")
 
@@ -245,7 +257,8 @@ class _Runs:
         for device in self.family_devices(index, family):
             if not fits(counts, device):
                 self.outcomes[index][device] = {"outcome": DOES_NOT_FIT}
-                self.resolve(len(self.seeds[index]), f"{name} does not fit the {device}")
+                self.resolve(len(self.seeds_on(index, device)),
+                             f"{name} does not fit the {device}")
                 continue
             if self.too_big_for_router1(index, device, counts):
                 # No run of router1 was counted, so nothing is taken back.
@@ -254,10 +267,10 @@ class _Runs:
                                 f"than {ROUTER1_MOST_LUT4S:,}, so {self.fallback}")
             elif any(self.falls_back(index, device, result) for result in (
                     self.cache.get(run_key(digest, device, seed, self.router, self.versions))
-                    for seed in self.seeds[index]) if self.valid(result)):
+                    for seed in self.seeds_on(index, device)) if self.valid(result)):
                 self.fall_back(index, device)
-                self.resolve(len(self.seeds[index]), f"{name} on the {device}: {self.router} "
-                                                     f"timed out before")
+                self.resolve(len(self.seeds_on(index, device)),
+                             f"{name} on the {device}: {self.router} timed out before")
             missing += self.take_cached(index, digest, device)
         return missing
 
@@ -265,7 +278,7 @@ class _Runs:
         """Take the cached runs of a design on ``device`` with its router there
         (:meth:`router_of`); returns the (device, seed) runs still to make."""
         missing = []
-        for seed in self.seeds[index]:
+        for seed in self.seeds_on(index, device):
             result = self.cache.get(run_key(digest, device, seed,
                                             self.router_of(index, device), self.versions))
             if self.valid(result):
@@ -280,8 +293,8 @@ class _Runs:
         self.counts[index][family] = None
         for device in self.family_devices(index, family):
             self.outcomes[index][device] = {"outcome": outcome, "error": error[-500:]}
-            self.resolve(len(self.seeds[index]), f"{self.chosen[index].name} on the {device}: "
-                                          f"{outcome}")
+            self.resolve(len(self.seeds_on(index, device)),
+                         f"{self.chosen[index].name} on the {device}: {outcome}")
 
     def fail(self, index, runs, error):
         """The (device, seed) ``runs`` of a design failed with ``error``."""
@@ -301,7 +314,7 @@ class _Runs:
         design = self.chosen[index]
         row = {"design": design.name, "spec": design.fields(), "width": design.width,
                "netlist": self.digests.get(index), "router": self.router,
-               "seeds": list(self.seeds[index]),
+               "seeds": list(self.row_seeds(index)),
                "counts": {family: self.counts[index].get(family)
                           for family in self.families(index)},
                "devices": {}}
@@ -313,10 +326,13 @@ class _Runs:
             if device in self.outcomes[index]:
                 row["devices"][device] = self.outcomes[index][device]
                 continue
-            runs = [self.figures[index].get((device, seed)) for seed in self.seeds[index]]
+            seeds = self.seeds[index].get(device, ())
+            runs = [self.figures[index].get((device, seed)) for seed in seeds]
             if device not in self.devices or None in runs:
                 row["devices"][device] = {"outcome": NOT_RUN}
                 continue
+            # A cell of fewer seeds than its row's says which.
+            fewer = {} if list(seeds) == row["seeds"] else {"seeds": list(seeds)}
             outcomes = {run.get("outcome") for run in runs} - {None}
             if outcomes:
                 # A seed that cannot be placed means the design does not fit; one that ran
@@ -327,13 +343,14 @@ class _Runs:
                                if outcome in outcomes)
                 # Each seed's run goes with it, for the data file to record (a failed one
                 # is not kept, and runs again).
-                row["devices"][device] = {"outcome": outcome, "runs": runs}
+                row["devices"][device] = {"outcome": outcome, **fewer, "runs": runs}
                 if outcome == FAILED:
                     row["devices"][device]["error"] = next(
                         run["error"] for run in runs if run.get("outcome") == FAILED)
                 continue
             worst = min(runs, key=lambda run: run["fmax"])
-            row["devices"][device] = {"outcome": "ok", "fmax": [run["fmax"] for run in runs],
+            row["devices"][device] = {"outcome": "ok", **fewer,
+                                      "fmax": [run["fmax"] for run in runs],
                                       "limit": worst.get("critical")}
         for device in self.fallen[index]:
             if device in row["devices"]:
@@ -343,7 +360,7 @@ class _Runs:
 
 def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                pnr_timeout=None, cache=None, scheduler=None, jobs=None, cached_only=False,
-               progress=None, every_seed=lambda design: True, fallback=None):
+               progress=None, every_seed=lambda design, device: True, fallback=None):
     """Implement each of the ``chosen`` designs (:class:`~utfhw.boards.designs.Design`) on
     ``devices`` with ``seeds``, on a Dask cluster, taking what ``cache`` holds.
 
@@ -354,10 +371,10 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
         (:attr:`~utfhw.boards.designs.Design.devices`) is placed on those of them alone, and
         its row has no cell on the others.
     seeds : :class:`tuple` of :class:`int`
-        nextpnr's seeds: every one for a design that ``every_seed`` takes, the first alone for
-        any other.
+        nextpnr's seeds: every one for a design on a device that ``every_seed`` takes, the
+        first alone for any other.
     every_seed : callable
-        Whether a design is run with every seed (default: all are).
+        Whether a design is run with every seed on a device, given both (default: all are).
     fallback : :class:`str` or None
         A router that a design's runs on a device move to when a run of ``router`` there runs
         past ``pnr_timeout``: every seed runs again with it, and the device's cell says
@@ -411,7 +428,8 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                 if any(DEVICES[device][0] == family for device in devices)]
     versions = tool_versions(families)
     seeds = tuple(seeds)
-    seeds_of = [seeds if every_seed(design) else seeds[:1] for design in chosen]
+    seeds_of = [{device: seeds if every_seed(design, device) else seeds[:1]
+                 for device in devices} for design in chosen]
     runs = _Runs(chosen, tuple(devices), seeds_of, router, pnr_timeout, versions, cache,
                  progress, cached_only=cached_only,
                  fallback=fallback if fallback != router else None)
@@ -464,7 +482,7 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                             runs.counts[index][family] = None
                             missing = [(device, seed)
                                        for device in runs.family_devices(index, family)
-                                       for seed in seeds_of[index]]
+                                       for seed in runs.seeds_on(index, device)]
                         runs.resolve(len(missing), f"{chosen[index].name}: {len(missing)} "
                                                    f"runs not in the cache")
                         continue
@@ -519,13 +537,13 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
             if kind == "digest":
                 del netlists[index]
                 missing = [(device, seed) for device in runs.devices_of[index]
-                           for seed in seeds_of[index]]
+                           for seed in runs.seeds_on(index, device)]
             elif kind == "counts":
                 family, missing = tag[2:]
                 syntheses.pop((index, family))
                 if missing is None:
                     missing = [(device, seed) for device in runs.family_devices(index, family)
-                               for seed in seeds_of[index]]
+                               for seed in runs.seeds_on(index, device)]
             else:
                 device, seed, _, used = tag[2:]
                 if used != runs.router_of(index, device):

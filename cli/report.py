@@ -8,8 +8,8 @@ import pathlib
 import shlex
 import sys
 
-from ..boards.designs import (DEVICES, HEADLINE_SPEC, ROUTER1_MOST_LUT4S, SIZED_ABOVE,
-                              SIZED_DEVICES)
+from ..boards.designs import (DEVICES, HEADLINE_SPEC, README_DEVICES, ROUTER1_MOST_LUT4S,
+                              SIZED_ABOVE, SIZED_DEVICES)
 from ..hdl.forms import CODECS
 from ..toolchain.tools import ToolchainError
 from .files import check_output_folder, output_file
@@ -55,7 +55,8 @@ def add_parser(commands):
         "report", help=f"implement every core on {len(DEVICES)} FPGAs into one results page",
         description="Synthesise, place and route every core and stage on "
                     f"{', '.join(list(DEVICES)[:-1])} and {list(DEVICES)[-1]} (three nextpnr "
-                    "seeds for the README's rows, one for the rest; the matrix's wide "
+                    "seeds for the README's rows on the README's devices, one for the rest; "
+                    "the matrix's wide "
                     f"cores but {HEADLINE_SPEC.source} -> {HEADLINE_SPEC.target}, and "
                     f"its cores wider than {SIZED_ABOVE}, on {', '.join(SIZED_DEVICES)} "
                     "alone), spread over a "
@@ -91,8 +92,9 @@ def add_parser(commands):
                         help=f"implement on these devices only (default: "
                              f"'{','.join(DEVICES)}'); the others are \"not run\"")
     parser.add_argument("--seeds", type=seeds_argument, default=None, metavar="N,N,...",
-                        help="nextpnr's seeds for the README's rows; Fmax is the worst of "
-                             "them; every other row takes the first (default: 1,2,3)")
+                        help="nextpnr's seeds for the README's rows on the README's devices "
+                             f"({', '.join(README_DEVICES)}); Fmax is the worst of "
+                             "them; every other cell takes the first (default: 1,2,3)")
     parser.add_argument("--every-seed", action="store_true",
                         help="run every row with every seed of --seeds, not only the "
                              "README's")
@@ -172,7 +174,7 @@ def run(subparser, args):
             cache=cache,
             scheduler=args.scheduler, jobs=args.jobs, cached_only=args.cached_only,
             progress=progress,
-            every_seed=(lambda design: True) if args.every_seed else results.in_readme,
+            every_seed=(lambda design, device: True) if args.every_seed else results.in_readme,
             fallback=args.fallback_router)
         package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         command = shlex.join(["utfhw", "report",

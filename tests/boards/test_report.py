@@ -560,15 +560,20 @@ def test_designs_of_one_netlist_share_their_runs_and_a_failure_costs_its_own(tmp
 
 
 def test_a_design_not_run_with_every_seed_takes_the_first(tmp_path):
-    """``every_seed`` decides which designs take every seed; the others run the first alone,
-    and their rows say so."""
+    """``every_seed`` decides on which devices a design takes every seed; elsewhere it runs
+    the first alone, and its row, or its cell where the row has more, says so."""
     chosen = [Design("UTF32Encoder"), Design("ErrorDropper")]
-    report = run_report(chosen, devices=("iCE40 UP5K",), seeds=(2, 3), jobs=1,
+    report = run_report(chosen, devices=("iCE40 UP5K", "iCE40 HX8K"), seeds=(2, 3), jobs=1,
                         cache=RunCache(tmp_path),
-                        every_seed=lambda design: design.name == "UTF32Encoder")
+                        every_seed=lambda design, device: (design.name == "UTF32Encoder"
+                                                           and device == "iCE40 UP5K"))
     assert [row["seeds"] for row in report.rows] == [[2, 3], [2]]
     assert [len(row["devices"]["iCE40 UP5K"]["fmax"]) for row in report.rows] == [2, 1]
-    assert report.computed == 2 + 1
+    hx8k = [row["devices"]["iCE40 HX8K"] for row in report.rows]
+    assert [len(cell["fmax"]) for cell in hx8k] == [1, 1]
+    assert hx8k[0]["seeds"] == [2] and "seeds" not in hx8k[1]
+    assert "seeds" not in report.rows[0]["devices"]["iCE40 UP5K"]
+    assert report.computed == 2 + 1 + 1 + 1
 
 
 def test_a_device_whose_run_timed_out_falls_back_to_the_other_router(tmp_path):

@@ -129,6 +129,41 @@ def test_rows_of_fewer_seeds(tmp_path):
     assert runs.row(1)["seeds"] == [1]
 
 
+def test_cells_of_fewer_seeds_than_their_row(tmp_path):
+    """A README row's cell on another device than the README's takes the first seed alone:
+    the cell says so, the page too, and its run goes back into a cache under that seed."""
+    made = data([
+        {**row(HEADLINE, {"ECP5-85F": ok(150.0, 148.75, 149.2),
+                          "ECP5-25F": {**ok(155.5), "seeds": [1]}}),
+         "seeds": [1, 2, 3], "netlist": "a" * 24},
+        {**row(FROM_UTF16, {"ECP5-85F": ok(120.0)}), "seeds": [1], "netlist": "b" * 24},
+    ])
+    assert results.cell_seeds(made, made["rows"][0], "ECP5-25F") == [1]
+    assert results.cell_seeds(made, made["rows"][0], "ECP5-85F") == [1, 2, 3]
+    page = results.markdown(made)
+    assert ("the **worst of seeds 1, 2, 3** for the rows marked \\*, and of seed 1 for the "
+            "others (and of seed 1 alone for a marked row's cells on the ECP5-25F), routed "
+            "with nextpnr's router1. ") in page
+    assert "| 155.5 / 0.16 |" in page
+    cache = RunCache(tmp_path)
+    for key, value in results.recorded_runs(made):
+        cache.put(key, value)
+    assert cache.get(run_key("a" * 24, "ECP5-25F", 1, "router1", VERSIONS))["fmax"] == 155.5
+    assert cache.get(run_key("a" * 24, "ECP5-25F", 2, "router1", VERSIONS)) is None
+    seeds = [{"ECP5-85F": (1, 2, 3), "ECP5-25F": (1,)}, (1,)]
+    runs = _Runs([HEADLINE, FROM_UTF16], ("ECP5-25F", "ECP5-85F"), seeds, "router1", None,
+                 VERSIONS, cache, None)
+    assert runs.missing(0, "a" * 24, "ecp5", made["rows"][0]["counts"]["ecp5"]) == []
+    assert runs.row(0)["devices"]["ECP5-25F"] == made["rows"][0]["devices"]["ECP5-25F"]
+    assert runs.row(0)["seeds"] == [1, 2, 3]
+
+
+def test_readme_rows_take_every_seed_on_the_readmes_devices():
+    assert results.in_readme(Design.of(results.README_ROWS[0][0]), "ECP5-85F")
+    assert results.in_readme(Design.of(results.README_ROWS[0][0]), "iCE40 UP5K")
+    assert not results.in_readme(Design.of(results.README_ROWS[0][0]), "GW1N-9C")
+
+
 def test_cells_routed_with_the_fallback_router(tmp_path):
     """A cell routed with another router than its row's names it, the page says why, and its
     runs go back into a cache under that router."""
