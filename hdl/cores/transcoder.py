@@ -47,7 +47,9 @@ class Transcoder(CodecPair, wiring.Component):
     Unicode ch. 3 D90 (UTF-32), Unicode sec. 23.8 (byte order mark).
 
     Latency is two clocks (the decoder's and the encoder's output registers; every other stage
-    is combinational). Throughput is one input code unit per clock on any input, malformed input
+    is combinational), and three with an escaping handler on encoding, whose
+    :class:`~utfhw.hdl.scalar.escape.Escaper` holds each beat in a register (and another beat
+    while one waits: capacity two beats more). Throughput is one input code unit per clock on any input, malformed input
     included, while ``o.ready`` is high: every stage turns one input beat into one output beat,
     and the output lanes are wide enough for the most any one input unit can produce, byte order
     mark included. ``i.ready`` follows ``o.ready`` through the two registers
@@ -88,7 +90,8 @@ class Transcoder(CodecPair, wiring.Component):
     :exc:`ValueError`
         If a codec name or ``errors`` is not one of the values above.
     """
-    #: Clocks from an accepted input beat to the output beat it produces.
+    #: Clocks from an accepted input beat to the output beat it produces, without an escaping
+    #: handler (each instance has its own :attr:`latency`).
     latency = 2
     #: The most beats it holds: the decoder's and the encoder's output registers.
     capacity = 2
@@ -107,6 +110,10 @@ class Transcoder(CodecPair, wiring.Component):
         self._target = target
         self._errors = errors
         self._stages = self._build_stages()
+        # An Escaper holds a beat in a register of its own, and one more while it waits.
+        escapers = sum(isinstance(stage, Escaper) for _, stage in self._stages)
+        self.latency = type(self).latency + escapers
+        self.capacity = type(self).capacity + 2 * escapers
         super().__init__(self.signature_of(source, target))
 
     @staticmethod
