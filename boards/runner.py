@@ -238,6 +238,12 @@ class _Runs:
                 and device not in self.fallen[index] and len(self.seeds_on(index, device)) == 1
                 and counts.get("lut4", 0) > ROUTER1_MOST_LUT4S)
 
+    def may_fall_back(self, index, device):
+        """Whether a run of the design of ``index`` on ``device`` may yet move it to the
+        fallback router: there is one, and a time limit, and it has not moved."""
+        return (self.fallback is not None and self.pnr_timeout is not None
+                and device not in self.fallen[index])
+
     def fall_back(self, index, device):
         """Move a design's runs on ``device`` to the fallback router: what its router gave
         there no longer counts, and every seed runs again (the progress counts them anew)."""
@@ -516,21 +522,47 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                     runs.resolve(1, f"{chosen[index].name} on the {device}, seed {seed}: "
                                     f"{used} timed out", computed=1)
                     runs.fall_back(index, device)
+                    _, waited = deferred.pop((index, device), (None, ()))
+                    if waited:
+                        runs.resolve(len(waited), f"{chosen[index].name} on the {device}: "
+                                                  f"{len(waited)} more seeds of {used} not run")
                     family = DEVICES[device][0]
                     place(index, family, syntheses_kept[(index, family)],
                           runs.take_cached(index, digests[index], device))
                 else:
                     runs.finished(index, device, seed, result)
+                    release(index, device)
+
+        # The seeds of a device that wait for its first run, while that run may yet move the
+        # device to the fallback router: on a worker free by then, a second seed of the
+        # router that timed out would run to the limit too, and count for nothing.
+        deferred = {}
+
+        def place_one(index, device, seed, made):
+            used = runs.router_of(index, device)
+            key = run_key(digests[index], device, seed, used, versions)
+            submit(("run", index, device, seed, key, used), place_and_route, made, device,
+                   seed, used, versions, pnr_timeout, key=f"place-{key}", priority=-index)
 
         def place(index, family, made, missing):
+            seeds = {}
             for device, seed in missing:
-                used = runs.router_of(index, device)
-                key = run_key(digests[index], device, seed, used, versions)
-                submit(("run", index, device, seed, key, used), place_and_route, made, device,
-                       seed, used, versions, pnr_timeout, key=f"place-{key}", priority=-index)
+                seeds.setdefault(device, []).append(seed)
+            for device, of in seeds.items():
+                if runs.may_fall_back(index, device) and len(of) > 1:
+                    deferred[(index, device)] = (made, of[1:])
+                    of = of[:1]
+                for seed in of:
+                    place_one(index, device, seed, made)
             # A device may yet move to the fallback router, whose runs need the synthesis.
             if runs.fallback is not None:
                 syntheses_kept[(index, family)] = made
+
+        def release(index, device):
+            """Place the seeds that waited for the device's first run."""
+            made, seeds = deferred.pop((index, device), (None, ()))
+            for seed in seeds:
+                place_one(index, device, seed, made)
 
         def failed(tag, error):
             kind, index = tag[:2]
@@ -551,6 +583,7 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                                     f"{used}'s run set aside")
                     return
                 missing = [(device, seed)]
+                release(index, device)
             runs.fail(index, missing, error)
 
         for future in _completed(waiting, runs):

@@ -611,7 +611,12 @@ def test_a_run_that_times_out_now_falls_back(tmp_path, monkeypatch):
     design = Design("UTF32Encoder")
     real = implement.place_and_route
 
+    # The runs go to worker processes, so each says it ran in a file.
+    log = tmp_path / "ran"
+
     def slow_router1(made, device, seed, router, versions, timeout=None):
+        with open(log, "a") as file:
+            file.write(f"{router} {seed}\n")
         if router == "router1" and seed == 1:
             return {"outcome": "timed out", "after": timeout}
         return real(made, device, seed, router, versions, timeout)
@@ -623,6 +628,34 @@ def test_a_run_that_times_out_now_falls_back(tmp_path, monkeypatch):
     cell = report.rows[0]["devices"]["iCE40 UP5K"]
     assert cell["outcome"] == "ok" and cell["router"] == "router2" and len(cell["fmax"]) == 2
     assert seen[-1].done == seen[-1].total == 4
+    # Seed 2 waited for seed 1's run of router1, so never ran with it.
+    assert sorted(log.read_text().split("\n")[:-1]) == ["router1 1", "router2 1", "router2 2"]
+    assert any("1 more seeds of router1 not run" in progress.last for progress in seen)
+
+
+def test_a_devices_other_seeds_wait_for_its_first_run(tmp_path, monkeypatch):
+    """With a fallback router and a time limit, a device's other seeds are placed once its
+    first run is back without timing out; without them, all at once."""
+    design = Design("UTF32Encoder")
+    real = implement.place_and_route
+    log = tmp_path / "ran"
+
+    def recorded(made, device, seed, router, versions, timeout=None):
+        # The first seed is slow: were the others placed beside it, they would end first.
+        if seed == 3:
+            time.sleep(3)
+        result = real(made, device, seed, router, versions, timeout)
+        with open(log, "a") as file:
+            file.write(f"{seed}\n")
+        return result
+    monkeypatch.setattr(runner, "place_and_route", recorded)
+    report = run_report([design], devices=("iCE40 UP5K",), seeds=(3, 1, 2), jobs=2,
+                        cache=RunCache(tmp_path / "cache"), pnr_timeout=600,
+                        fallback="router2", scheduler=None)
+    cell = report.rows[0]["devices"]["iCE40 UP5K"]
+    assert cell["outcome"] == "ok" and "router" not in cell and len(cell["fmax"]) == 3
+    ran = log.read_text().split()
+    assert ran[0] == "3" and sorted(ran[1:]) == ["1", "2"]
 
 
 def test_a_design_too_big_for_router1_goes_to_the_fallback_at_once(tmp_path, monkeypatch):
