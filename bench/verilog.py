@@ -24,6 +24,7 @@ from ..sim.stream import check_stall
 from .stimulus import stress_messages
 from ..hdl.unicode.layout import ValidatedBytes
 from .golden import expected_beats as golden_beats
+from ..verilog.ports import core_of
 from ..toolchain.cache import building, cache_dir, digest
 from ..toolchain.tools import (find_compiler, find_iverilog, find_verilator, require_program, run,
                                verilator_root)
@@ -57,7 +58,7 @@ class BenchRun:
 
 
 def bench_verilog(*, name, input_bits, output_bits, beats, messages, expected_beats=0,
-                  input_last=None):
+                  input_last=None, clocks_per_beat=1):
     """The text of the test bench module ``utfhw_testbench`` around module ``name``. It reads
     ``+stall=P`` (a stall clock on each side with probability P/65536), ``+seed=N`` and
     ``+no_reset`` from the command line.
@@ -73,7 +74,11 @@ def bench_verilog(*, name, input_bits, output_bits, beats, messages, expected_be
     With ``expected_beats``, it also checks itself: it reads that many expected output beats
     from ``expected.hex`` and the bits of each that matter from ``mask.hex``, and ends by
     printing ``utfhw_testbench: PASS`` or ``utfhw_testbench: FAIL`` with the count of beats that
-    differed."""
+    differed.
+
+    It stops after 20 clocks an input beat, times ``clocks_per_beat`` (the most clocks the
+    core may take on one beat with its output ready: an escaping core's
+    ``most_clocks_per_beat``), and 3000 more, whatever came out by then."""
     checks = max(expected_beats, 1)
     return f"""`timescale 1ns / 1ps
 module {_TOP};
@@ -134,7 +139,7 @@ module {_TOP};
         if (reset) repeat (2) @(negedge clk);
         rst = 1'b0;
         while ((resets ? taken < {beats} || quiet < 2000 : lasts < {messages})
-               && cycle < {20 * beats + 3000}) begin
+               && cycle < {20 * clocks_per_beat * beats + 3000}) begin
             @(negedge clk);
             state = xorshift(state);
             reset_state = xorshift(reset_state);
@@ -239,7 +244,8 @@ def bench_files(name, core, messages, expected=None):
     files = {"bench.v": bench_verilog(
         name=name, input_bits=input_layout.size, output_bits=output_layout.size,
         beats=len(payloads), messages=len(messages), expected_beats=len(beats),
-        input_last=input_layout["last"].offset)}
+        input_last=input_layout["last"].offset,
+        clocks_per_beat=getattr(core_of(core), "most_clocks_per_beat", 1))}
     files["inputs.hex"] = _hex_lines(payloads, input_layout.size)
     if beats:
         files["expected.hex"] = _hex_lines(beats, output_layout.size)
