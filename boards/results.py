@@ -392,13 +392,14 @@ def markdown(data, *, chart=None):
         others = (f"seed{'s' * (len(fewer[0]) > 1)} {', '.join(map(str, fewer[0]))}"
                   if len(fewer) == 1 else "the seeds the data gives each")
         elsewhere = f" for the rows marked {_EVERY_SEED}, and of {others} for the others"
-        # A marked row's cells on the devices where it took fewer seeds.
-        fewer_on = [device for device in data["devices"]
-                    if any("seeds" in row["devices"].get(device, {}) for row in rows
-                           if tuple(row_seeds(data, row)) == tuple(data["seeds"]))]
-        if fewer_on:
-            elsewhere += (f" (and of seed {data['seeds'][0]} alone for a marked row's cells on the "
-                          + ", ".join(fewer_on) + ")")
+    # The devices where cells of rows of every seed took the first alone.
+    fewer_on = [device for device in data["devices"]
+                if any("seeds" in row["devices"].get(device, {}) for row in rows
+                       if tuple(row_seeds(data, row)) == tuple(data["seeds"]))]
+    if fewer_on:
+        elsewhere += (f" (and of seed {data['seeds'][0]} alone for "
+                      + ("a marked row's cells" if fewer else "the cells")
+                      + " on the " + ", ".join(fewer_on) + ")")
     lines = [
         "# Implementation results",
         "",

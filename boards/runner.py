@@ -169,8 +169,8 @@ class _Runs:
                            for design in chosen]
         # ``seeds``: each design's, by index: one tuple for all its devices, or a tuple for
         # each of them.
-        self.seeds = [dict(of) if isinstance(of, dict) else dict.fromkeys(on, tuple(of))
-                      for of, on in zip(seeds, self.devices_of)]
+        self.seeds = [{device: tuple(of[device] if isinstance(of, dict) else of)
+                       for device in on} for of, on in zip(seeds, self.devices_of)]
         self.total = sum(len(self.seeds_on(index, device))
                          for index, on in enumerate(self.devices_of) for device in on)
         self.done = self.cached = self.computed = 0

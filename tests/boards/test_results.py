@@ -156,6 +156,14 @@ def test_cells_of_fewer_seeds_than_their_row(tmp_path):
     assert runs.missing(0, "a" * 24, "ecp5", made["rows"][0]["counts"]["ecp5"]) == []
     assert runs.row(0)["devices"]["ECP5-25F"] == made["rows"][0]["devices"]["ECP5-25F"]
     assert runs.row(0)["seeds"] == [1, 2, 3]
+    # A row's seeds are those of the devices it is placed on.
+    runs = _Runs([WIDE], ("ECP5-25F",), [{"ECP5-85F": (1, 2, 3), "ECP5-25F": (1,)}],
+                 "router1", None, VERSIONS, cache, None)
+    assert runs.row(0)["seeds"] == [1]
+    # With every row of every seed, the page still says which cells took the first alone.
+    alone = data([made["rows"][0]])
+    assert ("the **worst of seeds 1, 2, 3** (and of seed 1 alone for the cells on the "
+            "ECP5-25F), routed") in results.markdown(alone)
 
 
 def test_readme_rows_take_every_seed_on_the_readmes_devices():
