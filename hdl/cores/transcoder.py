@@ -49,12 +49,13 @@ class Transcoder(CodecPair, wiring.Component):
     Latency is two clocks (the decoder's and the encoder's output registers; every other stage
     is combinational), and three with an escaping handler on encoding, whose
     :class:`~utfhw.hdl.scalar.escape.Escaper` holds each beat in a register (and another beat
-    while one waits: capacity two beats more). Throughput is one input code unit per clock on any input, malformed input
-    included, while ``o.ready`` is high: every stage turns one input beat into one output beat,
-    and the output lanes are wide enough for the most any one input unit can produce, byte order
-    mark included. ``i.ready`` follows ``o.ready`` through the two registers
-    (``~o.valid | o.ready`` at each); under backpressure every stage holds its beat and nothing
-    is lost or duplicated. With an escaping handler on encoding, a beat that holds a character
+    while one waits: capacity two beats more). Throughput is one input code unit per clock on
+    any input, malformed input included, while ``o.ready`` is high: every stage turns one input
+    beat into one output beat, and the output lanes are wide enough for the most any one input
+    unit can produce, byte order mark included. ``i.ready`` follows ``o.ready`` through the two
+    registers (``~o.valid | o.ready`` at each; with an escaping handler it stops at the
+    Escaper, whose ``i.ready`` is a flip-flop); under backpressure every stage holds its beat
+    and nothing is lost or duplicated. With an escaping handler on encoding, a beat that holds a character
     the target cannot write goes out in several beats, one a character of the escapes, over
     the clocks :class:`~utfhw.hdl.scalar.escape.Escaper` bounds; every other beat as above.
 
