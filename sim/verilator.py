@@ -503,6 +503,8 @@ def compile_driver(verilog, *, name, driver, key=(), on_build=None, width=None):
 
 
 def _build(spec, on_build):
+    # A missing tool is said before the Verilog is made, which can take a while.
+    _toolchain()
     module = generate_module(spec, cached=True)
     core, name, verilog = module.top, module.name, module.text
     ports = _port_options(core)
