@@ -10,8 +10,7 @@ from ..hdl.cores import CORE_KINDS, CoreSpec
 from ..hdl.forms import CODECS
 from ..toolchain.tools import find_program, run
 from .designs import (CAPACITY, DEVICES, FAMILIES, HANDLER_DEVICES, HEADLINE_SPEC,
-                      README_DEVICES,
-                      PIPELINED_SPEC, SIZED_ABOVE, SIZED_DEVICES)
+                      PIPELINED_SPEC, README_DEVICES, SIZED_ABOVE, SIZED_DEVICES)
 from .implement import (DOES_NOT_FIT, NO_TIMING, SYNTHESIS_FAILED, TIMED_OUT, run_key,
                         synthesis_key)
 from .runner import FAILED, NOT_RUN

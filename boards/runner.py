@@ -545,10 +545,10 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
                    seed, used, versions, pnr_timeout, key=f"place-{key}", priority=-index)
 
         def place(index, family, made, missing):
-            seeds = {}
+            by_device = {}
             for device, seed in missing:
-                seeds.setdefault(device, []).append(seed)
-            for device, of in seeds.items():
+                by_device.setdefault(device, []).append(seed)
+            for device, of in by_device.items():
                 if runs.may_fall_back(index, device) and len(of) > 1:
                     deferred[(index, device)] = (made, of[1:])
                     of = of[:1]
@@ -560,8 +560,8 @@ def run_report(chosen, *, devices=tuple(DEVICES), seeds=SEEDS, router="router1",
 
         def release(index, device):
             """Place the seeds that waited for the device's first run."""
-            made, seeds = deferred.pop((index, device), (None, ()))
-            for seed in seeds:
+            made, waited = deferred.pop((index, device), (None, ()))
+            for seed in waited:
                 place_one(index, device, seed, made)
 
         def failed(tag, error):

@@ -114,6 +114,16 @@ def cpython_strict_error(data, source):
     return None
 
 
+def encoding_meets_unwritable(source, target, decoding):
+    """Whether encoding into ``target`` what ``source`` decodes to with the handler
+    ``decoding`` can meet a character the target cannot write: one above its last code point,
+    or a U+FFFD that replaced a decoding error."""
+    source_form, target_form = CODECS[source].form, CODECS[target].form
+    return not target_form.holds_every_code_point and (
+        source_form.last_code_point > target_form.last_code_point
+        or (decoding == "replace" and bool(source_form.error_kinds)))
+
+
 def cpython_strict_outcome(data, source, target, errors=("strict", "strict")):
     """CPython's error decoding ``data`` and encoding it with ``target``, with the
     ``(decoding, encoding)`` handlers ``errors`` (strict on both sides by default): its type's

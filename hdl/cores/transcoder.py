@@ -55,9 +55,10 @@ class Transcoder(CodecPair, wiring.Component):
     unit can produce, byte order mark included. ``i.ready`` follows ``o.ready`` through the two
     registers (``~o.valid | o.ready`` at each; with an escaping handler it stops at the
     Escaper, whose ``i.ready`` is a flip-flop); under backpressure every stage holds its beat
-    and nothing is lost or duplicated. With an escaping handler on encoding, a beat that holds a character
-    the target cannot write goes out in several beats, one a character of the escapes, over
-    the clocks :class:`~utfhw.hdl.scalar.escape.Escaper` bounds; every other beat as above.
+    and nothing is lost or duplicated. With an escaping handler on encoding, a beat that holds
+    a character the target cannot write goes out in several beats, one a character of the
+    escapes, over the clocks :class:`~utfhw.hdl.scalar.escape.Escaper` bounds; every other beat
+    as above.
 
     A consumer that wants CPython's ``errors="strict"`` runs the core with ``"replace"`` and stops
     at the first unit whose error kind is not ``NONE``.

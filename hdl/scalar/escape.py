@@ -49,10 +49,11 @@ class Escaper(wiring.Component):
     Latency is one clock: each beat is held in a register, with the lanes it escapes. A beat
     with nothing to escape then goes out unchanged, one a clock while ``o.ready`` is high. A
     beat with something to escape goes out one item a beat, one per clock while ``o.ready``
-    is high, and leaves the register with its last item: one clock to start, one for each other item, and for each escape one to load
-    its text into a register and one for each of its characters, and with
-    ``xmlcharrefreplace`` 23 more before that, whose decimal digits come from shifting its 21
-    bits through a binary-coded decimal register and then counting them. So an escape takes at
+    is high, and leaves the register with its last item: one clock to start, one for each
+    other item, and for each escape one to load its text into a register and one for each of
+    its characters, and with ``xmlcharrefreplace`` 23 more before that, whose decimal digits
+    come from shifting its 21 bits through a binary-coded decimal register and then counting
+    them. So an escape takes at
     most 11 clocks (``backslashreplace``) or 34, and a beat of two lanes at most 1 + 2 * 11 or
     1 + 2 * 34 (:data:`ESCAPE_CLOCKS`). ``last`` goes out with the last item of a beat that has it.
     Capacity is two beats: the held one, and one that came while it could not go, which waits
