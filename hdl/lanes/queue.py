@@ -173,8 +173,9 @@ class CreditQueue(wiring.Component):
                 m.d.comb += [probe_port.addr.eq(address),
                              probe[start:start + width].eq(probe_port.data)]
             # The read register, written out so that it has an initial value: a read port's
-            # own register has none in the Verilog, and would be X until the first read.
-            read_data = Signal(width, name=f"read_data_{index}")
+            # own register has none in the Verilog, and would be X until the first read. It
+            # has no reset (see :func:`~utfhw.hdl.lanes.stage.payload_register`).
+            read_data = Signal(width, name=f"read_data_{index}", reset_less=True)
             with m.If(slice_reading):
                 m.d.sync += read_data.eq(read.data)
             outgoing.append(read_data)

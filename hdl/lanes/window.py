@@ -7,6 +7,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..unicode.params import check_flag, check_integer
 from .copies import LANES_PER_COPY, RegisteredCopy, copied_value, copy_groups, registered_copies
+from .stage import payload_register
 
 
 __all__ = ["Slot", "LaneBeat", "WindowBeat", "ValidCopies", "LaneWindow"]
@@ -134,6 +135,7 @@ class LaneWindow(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        out = payload_register(m, self.o)
         layout = self.i.payload.shape()
         item, width, behind = layout.item, layout.width, self._behind
         arrived, arrived_valid = self._arrived, self._arrived_valid
@@ -151,9 +153,9 @@ class LaneWindow(wiring.Component):
         # The output loads on every clock; ``o.valid`` says when it holds a beat.
         m.d.sync += [
             self.o.valid.eq(release),
-            self.o.payload.window.as_value().eq(
+            out.window.as_value().eq(
                 Cat(history.as_value(), pending.lanes.as_value(), following.as_value())),
-            self.o.payload.last.eq(pending.last),
+            out.last.eq(pending.last),
         ]
         # On a release, a message's last beat clears the lanes before the next message, and
         # any other beat leaves its last lanes. Written as a reset over a load, as the

@@ -5,6 +5,7 @@ from amaranth.hdl import Cat, Const, Module
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..lanes.stage import payload_register
 from ..lanes.window import LaneBeat, Slot
 from ..unicode.form import check_form
 from ..unicode.layout import BYTE_ORDER_MARK, CodePoint, ErrorKind
@@ -89,7 +90,8 @@ class EncodeLanes(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.d.sync += [self.o.valid.eq(self.i.valid), self.o.payload.last.eq(self.i.payload.last)]
+        out = payload_register(m, self.o)
+        m.d.sync += [self.o.valid.eq(self.i.valid), out.last.eq(self.i.payload.last)]
         for lane, source in enumerate(self.i.payload.lanes):
             value, error, present = source.item.data, source.item.error, source.valid
             if not self._form.holds_every_code_point:
@@ -98,7 +100,7 @@ class EncodeLanes(wiring.Component):
                     present = present & ~beyond
             units, count = self._form.encode(value)
             for index, unit in enumerate(units[:self._most]):
-                slot = self.o.payload.lanes[self._most * lane + index]
+                slot = out.lanes[self._most * lane + index]
                 bits = len(slot.item.data)
                 numeric = Cat(unit, Const(0, bits - len(unit)))
                 m.d.sync += [

@@ -5,6 +5,7 @@ from amaranth.hdl import Const, Module, Mux
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out, connect
 
+from ..lanes.stage import payload_register
 from ..lanes.window import LaneBeat
 from ..unicode.layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER
 from ..unicode.params import check_errors, check_last_code_point, check_width
@@ -62,10 +63,11 @@ class DecodeSingleByteLanes(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.d.sync += [self.o.valid.eq(self.i.valid), self.o.payload.last.eq(self.i.payload.last)]
+        out = payload_register(m, self.o)
+        m.d.sync += [self.o.valid.eq(self.i.valid), out.last.eq(self.i.payload.last)]
         for lane in range(self._width):
             byte = self.i.payload.data[8 * lane:8 * lane + 8]
-            slot = self.o.payload.lanes[lane]
+            slot = out.lanes[lane]
             # A comparison of ``count`` with each lane would be a carry chain a lane.
             present = ~below(self.i.payload.count, lane + 1)
             # Latin-1 holds every byte: no comparison that is always false; ASCII's last is

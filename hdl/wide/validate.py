@@ -16,6 +16,7 @@ from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, Value, signed, 
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..lanes.stage import payload_register
 from ..unicode.layout import (ByteLanes, ErrorKind, LaneVerdicts, ValidatedBytes,
                               ValidationResult)
 from ..unicode.params import check_integer, check_width
@@ -55,22 +56,14 @@ def register_stage(m, stage):
     empty register to fill. (The validator ties every ``o.ready`` high, and synthesis then
     leaves no enable at all.)
 
-    Only ``o.valid`` has a reset, not the payload: the next stage reads the payload only while
-    ``o.valid`` is high, which after a reset it is not until a beat is loaded. A reset on every
-    payload bit costs: the ECP5 has no global network for a reset, so nextpnr routes it through
-    the fabric to each flip-flop's ``LSR``. On the ECP5-85F the W = 64 ASCII validator had its
-    reset on 5,534 of its 8,139 flip-flops, and after 12 minutes router1 still had about 2,000
-    of its 31,487 arcs to route, no longer falling; the same netlist with those resets taken
-    out routed in 11 s, at 173.6 MHz. The register keeps the payload's initial value, so
-    simulators and formal benches start from it rather than from X."""
+    Only ``o.valid`` has a reset, not the payload
+    (:func:`~utfhw.hdl.lanes.stage.payload_register`)."""
     m.d.comb += stage.i.ready.eq(stage.o.ready)
     with m.If(stage.i.ready):
         m.d.sync += stage.o.valid.eq(stage.i.valid)
     takes = Signal()
     m.d.comb += takes.eq(stage.i.valid & stage.i.ready)
-    out = Signal.like(stage.o.payload, reset_less=True, name="payload")
-    m.d.comb += stage.o.payload.eq(out)
-    return takes, out
+    return takes, payload_register(m, stage.o)
 
 
 def _pass_on(beat, out, *, mark=True):

@@ -13,6 +13,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ...lanes.copies import registered_copies
+from ...lanes.stage import payload_register
 from ...lanes.window import LaneBeat, Slot, ValidCopies, WindowBeat
 from ...unicode.layout import (ByteLanes, CodePoint, ErrorKind, REPLACEMENT_CHARACTER,
                               UTF16Unit, UTF32Unit)
@@ -82,8 +83,9 @@ class ClassifyUTF16Lanes(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        out = payload_register(m, self.o)
         count = self.i.payload.count
-        m.d.sync += [self.o.valid.eq(self.i.valid), self.o.payload.last.eq(self.i.payload.last)]
+        m.d.sync += [self.o.valid.eq(self.i.valid), out.last.eq(self.i.payload.last)]
         registered_copies(m, self.valid_copies, self.i.valid)
         big, marked = message_byteorder(m, self.i, self._byteorder, {
             "little": self.i.payload.data[0:16] == 0xFEFF,      # FF FE
@@ -95,7 +97,7 @@ class ClassifyUTF16Lanes(wiring.Component):
             whole = count >= 2 * lane + 2
             if lane == 0:
                 whole = whole & ~marked
-            unit = self.o.payload.lanes[lane]
+            unit = out.lanes[lane]
             m.d.sync += [
                 unit.value.eq(value),
                 unit.whole.eq(whole),
@@ -163,10 +165,11 @@ class DecodeUTF16Positions(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        out = payload_register(m, self.o)
         decided_valid = Signal()
         decided_last = Signal(reset_less=True)
         m.d.sync += [decided_valid.eq(self.i.valid), decided_last.eq(self.i.payload.last),
-                     self.o.valid.eq(decided_valid), self.o.payload.last.eq(decided_last)]
+                     self.o.valid.eq(decided_valid), out.last.eq(decided_last)]
         window = self.i.payload.window
         bits = UTF16_FORMS[self._form].members["data"].width
         decided = Signal(data.ArrayLayout(data.StructLayout({
@@ -206,7 +209,7 @@ class DecodeUTF16Positions(wiring.Component):
             with m.If(replaced):
                 m.d.sync += decided[lane].value.eq(REPLACEMENT_CHARACTER)
         for lane in range(self._width):
-            slot = self.o.payload.lanes[lane]
+            slot = out.lanes[lane]
             # The unit: the value's low 16 bits, or all 21 (and zeros up to 32 for UTF-32).
             numeric = Cat(decided[lane].value, Const(0, 11))[:bits]
             wire_order = self._byteorder == "big" and self._form != "code-point"

@@ -9,6 +9,7 @@ from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ...lanes.stage import payload_register
 from ...lanes.window import LaneBeat
 from ...unicode.layout import ByteLanes, ErrorKind, REPLACEMENT_CHARACTER
 from ...unicode.params import check_byteorder, check_errors, check_width
@@ -73,13 +74,14 @@ class DecodeUTF32Lanes(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        out = payload_register(m, self.o)
         units = self._width // 4
         taken = Signal(data.ArrayLayout(_Unit, units), reset_less=True)
         taken_valid = Signal()
         taken_last = Signal(reset_less=True)
         count = self.i.payload.count
         m.d.sync += [taken_valid.eq(self.i.valid), taken_last.eq(self.i.payload.last),
-                     self.o.valid.eq(taken_valid), self.o.payload.last.eq(taken_last)]
+                     self.o.valid.eq(taken_valid), out.last.eq(taken_last)]
         big, marked = message_byteorder(m, self.i, self._byteorder, {
             "little": self.i.payload.data[0:32] == 0x0000FEFF,      # FF FE 00 00
             "big": self.i.payload.data[0:32] == 0xFFFE0000,         # 00 00 FE FF
@@ -93,7 +95,7 @@ class DecodeUTF32Lanes(wiring.Component):
                 taken[lane].partial.eq((count > 4 * lane) & (count < 4 * lane + 4)),
             ]
         for lane in range(units):
-            unit, slot = taken[lane], self.o.payload.lanes[lane]
+            unit, slot = taken[lane], out.lanes[lane]
             error = Signal(ErrorKind, name=f"error_{lane}")
             with m.If(unit.partial):
                 m.d.comb += error.eq(ErrorKind.TRUNCATED_DATA)

@@ -5,6 +5,7 @@ from amaranth.hdl import Const, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from ...lanes.stage import payload_register
 from ...lanes.window import LaneBeat, Slot
 from ...unicode.layout import REPLACEMENT_CHARACTER, UTF8Unit
 from ...unicode.params import check_flag, check_integer
@@ -83,6 +84,7 @@ class ExpandReplacements(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        out = payload_register(m, self.o)
         width = self._width
         tokens = self.i.payload.lanes
         chunk = Signal(range(CHUNKS))
@@ -94,14 +96,14 @@ class ExpandReplacements(wiring.Component):
         if self._rests:
             m.d.sync += resting.eq(sends & final & self.i.payload.last)
         m.d.comb += self.i.ready.eq(free & final)
-        m.d.sync += [self.o.valid.eq(sends), self.o.payload.last.eq(self.i.payload.last & final)]
+        m.d.sync += [self.o.valid.eq(sends), out.last.eq(self.i.payload.last & final)]
         with m.If(sends & replaces):
             m.d.sync += chunk.eq(chunk + 1)
 
         replacement, _ = utf8_bytes(Const(REPLACEMENT_CHARACTER, 21))
         per_chunk = width // CHUNKS
         for lane in range(width):
-            slot = self.o.payload.lanes[lane]
+            slot = out.lanes[lane]
             token = tokens[lane]
             with m.If(~replaces):
                 m.d.sync += [slot.valid.eq(token.kept), slot.item.data.eq(token.byte),

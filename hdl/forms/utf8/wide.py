@@ -18,6 +18,7 @@ from ...unicode.params import (check_byteorder, check_choice, check_errors, chec
 from ...unicode.tables import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
                       low_surrogate, plane_minus_one, select_unit)
 from ...lanes.copies import registered_copies
+from ...lanes.stage import payload_register
 from ...lanes.window import LaneBeat, Slot, ValidCopies, WindowBeat
 
 
@@ -101,6 +102,7 @@ class ClassifyLanes(wiring.Component):
         taken = Signal(data.ArrayLayout(_Taken, width), reset_less=True)
         taken_last = Signal()
         taken_valid = Signal()
+        out = payload_register(m, self.o)
         # The payload registers load on every clock, valid or not (no enable to fan out).
         m.d.sync += [taken_valid.eq(self.i.valid), self.o.valid.eq(taken_valid)]
         registered_copies(m, self.valid_copies, taken_valid)
@@ -113,7 +115,7 @@ class ClassifyLanes(wiring.Component):
             ]
         m.d.sync += taken_last.eq(self.i.payload.last)
         for lane in range(width):
-            source, result = taken[lane], self.o.payload.lanes[lane]
+            source, result = taken[lane], out.lanes[lane]
             m.d.sync += [
                 result.byte.eq(source.byte),
                 result.present.eq(source.present),
@@ -122,7 +124,7 @@ class ClassifyLanes(wiring.Component):
             for flag in _NIBBLE_FLAGS.flags:
                 m.d.sync += getattr(result, flag).eq(
                     source.present & _NIBBLE_FLAGS.flag(source.decodes, flag))
-        m.d.sync += self.o.payload.last.eq(taken_last)
+        m.d.sync += out.last.eq(taken_last)
         return m
 
 
@@ -274,12 +276,13 @@ class DecodePositions(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         width = self._width
+        out = payload_register(m, self.o)
         valid = [Signal(name=f"decode{stage}_valid") for stage in range(3)]
         last = [Signal(name=f"decode{stage}_last") for stage in range(3)]
         m.d.sync += [valid[0].eq(self.i.valid), last[0].eq(self.i.payload.last),
                      *(later.eq(earlier) for earlier, later in zip(valid, valid[1:])),
                      *(later.eq(earlier) for earlier, later in zip(last, last[1:])),
-                     self.o.valid.eq(valid[-1]), self.o.payload.last.eq(last[-1])]
+                     self.o.valid.eq(valid[-1]), out.last.eq(last[-1])]
 
         window = self.i.payload.window
         seconds = Signal(data.ArrayLayout(_Seconds, len(window)), reset_less=True)
@@ -310,7 +313,7 @@ class DecodePositions(wiring.Component):
             m.d.sync += roles[lane].eq(self._role(m, seconds, LOOKBEHIND + lane))
 
         if self._form == "utf-8":
-            self._tokens(m, seconds, roles)
+            self._tokens(m, seconds, roles, out)
             return m
 
         scalar = self._form == "utf-32"
@@ -321,7 +324,7 @@ class DecodePositions(wiring.Component):
 
         unit = self._scalar if scalar else self._unit
         for lane in range(width):
-            m.d.sync += self.o.payload.lanes[lane].eq(unit(m, chosen[lane]))
+            m.d.sync += out.lanes[lane].eq(unit(m, chosen[lane]))
         return m
 
     def _ends(self, seconds, index):
@@ -337,7 +340,7 @@ class DecodePositions(wiring.Component):
         low = earlier.second[2] & before.continues & this.continues
         return this.second[0], three, low
 
-    def _tokens(self, m, seconds, roles):
+    def _tokens(self, m, seconds, roles, out):
         """Stages 3 and 4 to UTF-8: each position's byte, kept when a character that holds
         it ends at it or at one of the three bytes after it, or its U+FFFD."""
         width = self._width
@@ -360,8 +363,8 @@ class DecodePositions(wiring.Component):
         kept_late = Signal(width, reset_less=True)
         m.d.sync += kept_late.eq(kept)
         for lane in range(width):
-            m.d.sync += [self.o.payload.lanes[lane].eq(tokens[lane]),
-                         self.o.payload.lanes[lane].kept.eq(kept_late[lane])]
+            m.d.sync += [out.lanes[lane].eq(tokens[lane]),
+                         out.lanes[lane].kept.eq(kept_late[lane])]
 
     def _role(self, m, seconds, index):
         """Stage 2: how the byte at window ``index`` stands in its sequence."""
