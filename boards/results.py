@@ -281,6 +281,83 @@ def _wide_summary(data):
                      "what limited Fmax (worst seed)"], body)]
 
 
+#: utfhw's targets for its widest cores, each reported on the page against its figure:
+#: ``(what, kind, pairs, width, device, measure, goal)``. ``pairs`` are ``(source, target)``,
+#: ``None`` for every pair of the data (or every source of the validator); ``measure`` is
+#: ``"fmax"`` (the worst seed's, the worst pair's: at least ``goal`` MHz) or ``"lanes"`` (LUT4s
+#: a byte lane, the worst pair's: at most ``goal``); ``"unpacked"`` pairs are those whose wide
+#: core has no *pack* stage (:attr:`~utfhw.hdl.cores.wide.WideTranscoder.stage_names`).
+TARGETS = (
+    ("UTF-8 → UTF-16-LE at W = 64", "wide", (("utf-8", "utf-16-le"),), 64, "ECP5-85F", "fmax",
+     150),
+    ("UTF-8 → UTF-16-LE at W = 64", "wide", (("utf-8", "utf-16-le"),), 64, "ECP5-85F", "lanes",
+     250),
+    ("every pair at W = 64", "wide", None, 64, "ECP5-85F", "fmax", 150),
+    ("every pair at W = 64", "wide", None, 64, "ECP5-85F", "lanes", 400),
+    ("every pair without *pack* at W = 64", "wide", "unpacked", 64, "ECP5-85F", "lanes", 30),
+    ("every validator at W = 64", "validator", None, 64, "ECP5-85F", "fmax", 150),
+    ("`PipelinedUTF8ToUTF16`", "pipelined", None, None, "iCE40 UP5K", "fmax", 100),
+)
+
+
+def _unpacked(spec):
+    return "pack" not in spec.build().stage_names
+
+
+def _target_rows(data, kind, pairs, width, device):
+    rows = [row for row in data["rows"]
+            if row["spec"] and row["spec"]["kind"] == kind and row["spec"]["width"] == width
+            and device in row["devices"]]
+    if pairs == "unpacked":
+        return [row for row in rows if _unpacked(_spec(row))]
+    if pairs is not None:
+        return [row for row in rows
+                if (row["spec"]["source"], row["spec"]["target"]) in pairs]
+    return rows
+
+
+def _target(data, what, kind, pairs, width, device, measure, goal):
+    """A row of the targets' table: what, the goal, the figure (the worst row's, named), and
+    whether it is met, or what is missing; where an Fmax goal is missed, its critical path."""
+    rows = _target_rows(data, kind, pairs, width, device)
+    family = DEVICES[device][0]
+    if measure == "fmax":
+        figures = [(worst_fmax(row, device), row) for row in rows]
+        wanted = f"≥ {goal} MHz on the {device}"
+    else:
+        figures = [((row["counts"].get(family) or {}).get("lut4"), row) for row in rows]
+        figures = [(None if lut4 is None else lut4 / width, row) for lut4, row in figures]
+        wanted = f"≤ {goal} LUT4s a lane"
+    measured = [(figure, row) for figure, row in figures if figure is not None]
+    if not rows:
+        return [what, wanted, NOT_RUN, "–", "–"]
+    if len(measured) < len(rows):
+        return [what, wanted, f"{len(measured)} of {len(rows)} measured", "–", "–"]
+    if measure == "fmax":
+        figure, row = min(measured, key=lambda item: item[0])
+        met, text = figure >= goal, f"{figure:.1f} MHz"
+        limit = row["devices"][device].get("limit")
+        path = "–" if met or not limit else _path(limit)
+    else:
+        figure, row = max(measured, key=lambda item: item[0])
+        met, text, path = figure <= goal, f"{figure:.0f}", "–"
+    if len(rows) > 1:
+        text += f" ({row['spec']['source']} → {row['spec']['target']})"
+    return [what, wanted, text, "yes" if met else "**no**", path]
+
+
+def _targets(data):
+    """The table of :data:`TARGETS`, each with its figure from ``data``."""
+    body = [_target(data, *target) for target in TARGETS if target[4] in data["devices"]]
+    if not body:
+        return []
+    return ["## Targets", "",
+            "utfhw's targets for its widest cores, each with the worst figure of the cores it "
+            "covers (that core named where it covers several), and where an Fmax is short of "
+            "its target, its critical path.", "",
+            *_table(["target", "goal", "worst figure", "met", "what limited Fmax"], body)]
+
+
 def _table(header, rows):
     return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
             *("| " + " | ".join(cells) + " |" for cells in rows), ""]
@@ -444,6 +521,7 @@ def markdown(data, *, chart=None):
     if chart is not None:
         lines += [f"![GB/s against LUT4s of the wide core]({chart})", ""]
     lines += _missing(data)
+    lines += _targets(data)
     lines += _wide_summary(data)
     stages = [(row["design"], row) for row in rows if row["spec"] is None]
     if stages:

@@ -273,6 +273,30 @@ def test_page_of_designs_on_fewer_devices():
     assert "does not place" not in results.readme_section(sample())
 
 
+def test_targets():
+    """The page gives each target its worst figure, whether it is met and, for an Fmax short of
+    it, the critical path; a target with cores not measured says how many are."""
+    def wide(source, target, cell, lut4):
+        made = row(Design.of(CoreSpec(source, target, kind="wide", width=64)),
+                   {"ECP5-85F": cell}, counts={"ecp5": {"lut4": lut4, "ff": 1, "bram": 0}})
+        made["devices"] = {"ECP5-85F": made["devices"]["ECP5-85F"]}
+        return made
+    page = results.markdown(data([
+        wide("utf-8", "utf-16-le", ok(140.0, 160.0), 64 * 240),
+        wide("latin-1", "latin-1", ok(190.0), 64 * 8),
+        wide("utf-8", "utf-8", {"outcome": "not run"}, 64 * 300),
+    ]))
+    assert "| UTF-8 → UTF-16-LE at W = 64 | ≥ 150 MHz on the ECP5-85F | 140.0 MHz | **no** | " \
+           "input port → `state`, 3 levels, 2.5 of 3.7 ns routing |" in page
+    assert "| UTF-8 → UTF-16-LE at W = 64 | ≤ 250 LUT4s a lane | 240 | yes | – |" in page
+    assert "| every pair at W = 64 | ≥ 150 MHz on the ECP5-85F | 2 of 3 measured | – | – |" \
+        in page
+    assert "| every pair at W = 64 | ≤ 400 LUT4s a lane | 300 (utf-8 → utf-8) | yes | – |" \
+        in page
+    assert "| every pair without *pack* at W = 64 | ≤ 30 LUT4s a lane | 8 | yes | – |" in page
+    assert "| every validator at W = 64 | ≥ 150 MHz on the ECP5-85F | not run | – | – |" in page
+
+
 def test_page_of_the_transcoder_with_other_handlers():
     """A Transcoder with another handler than replace has a section of its own, its pair of
     handlers as the command line writes it, read back from the data file's JSON."""
