@@ -77,17 +77,17 @@ FAMILIES = {
 SEEDS = (1, 2, 3)
 
 #: nextpnr's routers: ``router1``, its default, which meets timing best, and ``router2``,
-#: which routes the wide core at width 32 on an ECP5-85F in minutes where ``router1`` takes
-#: more than half an hour a seed (and gives a lower Fmax).
+#: which routes a large design faster where ``router1`` struggles (and gives a lower Fmax).
 ROUTERS = ("router1", "router2")
 
 #: The most LUT4s of a design that a report routes with ``router1`` when it has a fallback
 #: router: a bigger one goes to the fallback at once, rather than after a time limit spent,
 #: unless it runs with every seed (a README row), whose figures are worth the wait.
-#: On the ECP5-85F router1 routed every design up to 5,637 LUT4s (the wide core from ASCII to
-#: UTF-8 at width 8) in minutes, and did not finish the wide core from UTF-8 to UTF-16-LE at
-#: width 32 (11,012) in 55 minutes, which router2 routed in 2 to 5 minutes a seed.
-ROUTER1_MOST_LUT4S = 8000
+#: On the ECP5-85F, once the stages' payloads had no reset
+#: (:func:`~utfhw.hdl.lanes.stage.payload_register`), router1 routed the wide core from UTF-8
+#: to UTF-16-LE at width 32 (8,128 LUT4s) in 78 s and at width 64 (17,494) in 7 minutes a
+#: seed; with the resets it had not finished width 32 in 55 minutes.
+ROUTER1_MOST_LUT4S = 24000
 
 #: The devices of the matrix's wide cores but those from UTF-8 to UTF-16-LE, and of its
 #: cores wider than :data:`SIZED_ABOVE` bytes (see :func:`matrix`): the device that holds
