@@ -19,6 +19,7 @@ from ...unicode.layout import (ByteLanes, CodePoint, ErrorKind, REPLACEMENT_CHAR
                               UTF16Unit, UTF32Unit)
 from ...unicode.params import check_byteorder, check_choice, check_errors, check_width
 from ...wide.marks import SOURCE_BYTEORDERS, message_byteorder
+from ...wide.validate import below
 from ...unicode.tables import surrogate_pair_value, swap_bytes
 
 
@@ -90,11 +91,12 @@ class ClassifyUTF16Lanes(wiring.Component):
         big, marked = message_byteorder(m, self.i, self._byteorder, {
             "little": self.i.payload.data[0:16] == 0xFEFF,      # FF FE
             "big": self.i.payload.data[0:16] == 0xFFFE,         # FE FF
-        }, whole=count >= 2)
+        }, whole=~below(count, 2))
         for lane in range(self._width // 2):
             wire = self.i.payload.data[16 * lane:16 * lane + 16]
             value = Mux(big, swap_bytes(wire), wire)
-            whole = count >= 2 * lane + 2
+            # A comparison with a constant would be a carry chain a lane.
+            whole = ~below(count, 2 * lane + 2)
             if lane == 0:
                 whole = whole & ~marked
             unit = out.lanes[lane]

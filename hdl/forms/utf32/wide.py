@@ -16,6 +16,7 @@ from ...unicode.params import check_byteorder, check_errors, check_width
 from ...unicode.tables import beyond_scalar_range, in_surrogate_range, swap_bytes
 from ...wide.encode import CodePointSlot
 from ...wide.marks import SOURCE_BYTEORDERS, message_byteorder
+from ...wide.validate import below
 
 
 __all__ = ["DecodeUTF32Lanes"]
@@ -85,14 +86,15 @@ class DecodeUTF32Lanes(wiring.Component):
         big, marked = message_byteorder(m, self.i, self._byteorder, {
             "little": self.i.payload.data[0:32] == 0x0000FEFF,      # FF FE 00 00
             "big": self.i.payload.data[0:32] == 0xFFFE0000,         # 00 00 FE FF
-        }, whole=count >= 4)
+        }, whole=~below(count, 4))
         for lane in range(units):
             wire = self.i.payload.data[32 * lane:32 * lane + 32]
-            whole = count >= 4 * lane + 4
+            # A comparison with a constant would be a carry chain a lane.
+            whole = ~below(count, 4 * lane + 4)
             m.d.sync += [
                 taken[lane].value.eq(Mux(big, swap_bytes(wire), wire)),
                 taken[lane].whole.eq(whole & ~marked if lane == 0 else whole),
-                taken[lane].partial.eq((count > 4 * lane) & (count < 4 * lane + 4)),
+                taken[lane].partial.eq(~below(count, 4 * lane + 1) & below(count, 4 * lane + 4)),
             ]
         for lane in range(units):
             unit, slot = taken[lane], out.lanes[lane]

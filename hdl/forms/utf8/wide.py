@@ -17,6 +17,7 @@ from ...unicode.params import (check_byteorder, check_choice, check_errors, chec
                               check_width)
 from ...unicode.tables import (CONTINUATION, NEXT_BYTE_RANGES, TABLE_3_7, high_surrogate, lead_groups,
                       low_surrogate, plane_minus_one, select_unit)
+from ...wide.validate import below
 from ...lanes.copies import registered_copies
 from ...lanes.stage import payload_register
 from ...lanes.window import LaneBeat, Slot, ValidCopies, WindowBeat
@@ -110,7 +111,8 @@ class ClassifyLanes(wiring.Component):
             byte = self.i.payload.data[8 * lane:8 * lane + 8]
             m.d.sync += [
                 taken[lane].byte.eq(byte),
-                taken[lane].present.eq(self.i.payload.count > lane),
+                # A comparison with a constant would be a carry chain a lane.
+                taken[lane].present.eq(~below(self.i.payload.count, lane + 1)),
                 taken[lane].decodes.eq(_NIBBLE_FLAGS.decode(m, byte)),
             ]
         m.d.sync += taken_last.eq(self.i.payload.last)
