@@ -7,9 +7,11 @@ import math
 import random
 
 import pytest
+from amaranth.hdl import Fragment
 
 from conftest import FULL_SWEEP, FULL_SWEEP_ONLY
-from utfhw.hdl.cores import check_core, make_core
+from utfhw.formal.properties import reset_registers
+from utfhw.hdl.cores import CoreSpec, check_core, make_core
 from utfhw.hdl.unicode.params import WIDTHS
 from utfhw.hdl.unicode.layout import ErrorKind
 from utfhw.hdl.cores.wide import WIDE_TARGETS, WideTranscoder, WideUTF8ToUTF16
@@ -214,3 +216,17 @@ def test_every_short_utf8_message(width, target):
     """All 16,843,008 byte strings of 1 to 3 bytes, each its own message."""
     for data, lengths in every_two_bytes_messages():
         check_verilated(data, lengths, "utf-8", target, width=width)
+
+
+@pytest.mark.parametrize("source,target", [
+    ("utf-8", "utf-8"), ("utf-8", "utf-32-le"), ("utf-16-le", "utf-8"), ("utf-32-le", "utf-16-le"),
+    ("latin-1", "ascii"), ("ascii", "utf-8"),
+])
+def test_stage_payloads_have_no_reset(source, target):
+    """No stage of the wide core (one pair of each of its paths) resets its output payload,
+    and no queue its read registers (:func:`~utfhw.hdl.lanes.stage.payload_register`): a
+    reset on them is routed to thousands of flip-flops at W = 32 and up."""
+    core = CoreSpec(source, target, kind="wide", width=8).build()
+    names = {signal.name for signal in reset_registers(Fragment.get(core, None))}
+    assert {name for name in names if name.endswith("payload") or "read_data" in name} == set()
+    assert "held" in names          # the queue's fill level keeps its reset
