@@ -19,10 +19,10 @@ def payload_register(m, port):
     still had about 2,000 of its 31,487 arcs to route, no longer falling; the same netlist with
     those resets taken off routed in 11 s. The wide core from UTF-8 to UTF-8 at W = 32 had a
     reset on 3,504 of its 10,946 flip-flops, most of them its stages' output payloads, and
-    router1 had not routed it after 14 minutes; without them it routed in about a minute. The next stage reads the payload only
-    while ``o.valid`` is high, which after a reset it is not until a beat is loaded, and the
-    register keeps the payload's initial value, so that simulators and formal benches start
-    from it rather than from X."""
+    router1 had not routed it after 14 minutes; without them it routed in about a minute.
+    The next stage reads the payload only while ``o.valid`` is high, which after a reset it
+    is not until a beat is loaded, and the register keeps the payload's initial value, so
+    that simulators and formal benches start from it rather than from X."""
     register = Signal.like(port.payload, reset_less=True, name="payload")
     m.d.comb += port.payload.eq(register)
     return register
