@@ -294,7 +294,8 @@ def test_targets():
     assert "| every pair at W = 64 | ≤ 400 LUT4s a lane | 300 (utf-8 → utf-8) | yes | – |" \
         in page
     assert "| every pair without *pack* at W = 64 | ≤ 30 LUT4s a lane | 8 | yes | – |" in page
-    assert "| every validator at W = 64 | ≥ 150 MHz on the ECP5-85F | not run | – | – |" in page
+    assert "| every validator at W = 64 | ≥ 150 MHz on the ECP5-85F | not run | – | – |" \
+        in page
 
 
 def test_page_of_the_transcoder_with_other_handlers():
