@@ -288,14 +288,14 @@ def _wide_summary(data):
 #: a byte lane, the worst pair's: at most ``goal``); ``"unpacked"`` pairs are those whose wide
 #: core has no *pack* stage (:attr:`~utfhw.hdl.cores.wide.WideTranscoder.stage_names`).
 TARGETS = (
-    ("UTF-8 → UTF-16-LE at W = 64", "wide", (("utf-8", "utf-16-le"),), 64, "ECP5-85F", "fmax",
+    ("UTF-8 → UTF-16-LE at W = 64", "wide", (("utf-8", "utf-16-le"),), 64, SUMMARY_DEVICE, "fmax",
      150),
-    ("UTF-8 → UTF-16-LE at W = 64", "wide", (("utf-8", "utf-16-le"),), 64, "ECP5-85F", "lanes",
+    ("UTF-8 → UTF-16-LE at W = 64", "wide", (("utf-8", "utf-16-le"),), 64, SUMMARY_DEVICE, "lanes",
      250),
-    ("every pair at W = 64", "wide", None, 64, "ECP5-85F", "fmax", 150),
-    ("every pair at W = 64", "wide", None, 64, "ECP5-85F", "lanes", 400),
-    ("every pair without *pack* at W = 64", "wide", "unpacked", 64, "ECP5-85F", "lanes", 30),
-    ("every validator at W = 64", "validator", None, 64, "ECP5-85F", "fmax", 150),
+    ("every pair at W = 64", "wide", None, 64, SUMMARY_DEVICE, "fmax", 150),
+    ("every pair at W = 64", "wide", None, 64, SUMMARY_DEVICE, "lanes", 400),
+    ("every pair without *pack* at W = 64", "wide", "unpacked", 64, SUMMARY_DEVICE, "lanes", 30),
+    ("every validator at W = 64", "validator", None, 64, SUMMARY_DEVICE, "fmax", 150),
     ("`PipelinedUTF8ToUTF16`", "pipelined", None, None, "iCE40 UP5K", "fmax", 100),
 )
 
@@ -320,7 +320,7 @@ def _target(data, what, kind, pairs, width, device, measure, goal):
     """A row of the targets' table: what, the goal, the figure (the worst row's, named), and
     whether it is met, or what is missing; where an Fmax goal is missed, its critical path."""
     rows = _target_rows(data, kind, pairs, width, device)
-    family = DEVICES[device][0]
+    family = data["devices"][device]["family"]
     if measure == "fmax":
         figures = [(worst_fmax(row, device), row) for row in rows]
         wanted = f"≥ {goal} MHz on the {device}"
